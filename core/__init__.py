@@ -1,0 +1,1 @@
+"""Transport-neutral logic of Biographer: never imports telegram, discord or SQL."""

@@ -1,0 +1,186 @@
+"""Pure functions that cut text into chunks with exact offsets.
+
+Prose: at most `max_chars`, cut at the latest natural boundary (blank line, newline, sentence end,
+space), consecutive chunks overlapping by `overlap` characters so no phrase is lost at a cut.
+Messages: kept whole and in order, grouped into conversation windows, rendered one per line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from core.types import Chunk, Message
+
+MAX_CHARS = 900
+OVERLAP = 150
+WINDOW_GAP = timedelta(minutes=30)
+
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*\s")
+_BOUNDARIES: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\n[ \t]*\n"),
+    re.compile(r"\n"),
+    _SENTENCE_END,
+    re.compile(r"\s"),
+)
+
+
+def _cut_point(text: str, start: int, hard_end: int, min_len: int) -> int:
+    """The end of the chunk starting at `start`: after the latest, best boundary in range."""
+    lo = start + min_len
+    for pattern in _BOUNDARIES:
+        last = None
+        for match in pattern.finditer(text, lo, hard_end):
+            last = match
+        if last is not None:
+            return last.end()
+    return hard_end
+
+
+def prose_spans(
+    text: str, *, max_chars: int = MAX_CHARS, overlap: int = OVERLAP
+) -> Iterator[tuple[int, int]]:
+    """(start, end) spans of `text`, each at most `max_chars`.
+
+    Spans keep their trailing whitespace, so together they cover the whole text (only leading
+    whitespace of the text is skipped) and any range can be read back from the chunks exactly.
+    """
+    if overlap >= max_chars // 2:
+        raise ValueError("overlap must be under half the chunk size")
+    n = len(text)
+    start = 0
+    while start < n:
+        while start < n and text[start].isspace():
+            start += 1
+        if start >= n:
+            return
+        hard_end = min(start + max_chars, n)
+        end = hard_end if hard_end == n else _cut_point(text, start, hard_end, max_chars // 3)
+        yield start, end
+        if end >= n:
+            return
+        # step back by the overlap, then forward to the next word start so no word is cut
+        next_start = max(end - overlap, start + 1)
+        space = text.find(" ", next_start, end)
+        start = space + 1 if space != -1 and space + 1 < end else next_start
+
+
+def chunk_prose(
+    text: str, *, time: datetime | None = None, max_chars: int = MAX_CHARS, overlap: int = OVERLAP
+) -> list[Chunk]:
+    return [
+        Chunk(ordinal=i, char_start=s, char_end=e, text=text[s:e], time_start=time, time_end=time)
+        for i, (s, e) in enumerate(prose_spans(text, max_chars=max_chars, overlap=overlap))
+    ]
+
+
+def render_message(message: Message) -> str:
+    """One line per message: `[YYYY-MM-DD HH:MM] Sender: text`, in the sender's wall-clock time."""
+    stamp = message.time.strftime("%Y-%m-%d %H:%M")
+    if message.kind == "system":
+        return f"[{stamp}] · {message.text}"
+    return f"[{stamp}] {message.sender}: {message.text}"
+
+
+def to_utc(moment: datetime) -> datetime:
+    return moment.astimezone(timezone.utc)
+
+
+@dataclass
+class RenderedMessage:
+    message: Message
+    char_start: int
+    char_end: int
+
+
+@dataclass
+class _Window:
+    start: int = 0  # offset of the first line in the document text
+    end: int = 0
+    lines: list[str] = field(default_factory=list)
+    speakers: dict[str, None] = field(default_factory=dict)
+    first: datetime | None = None
+    last: datetime | None = None
+
+
+class MessageChunker:
+    """Streams messages into document text and chunks, holding at most one window in memory.
+
+    Feed messages in source order with `add`; each call returns the chunks it completed and the
+    message's place in the document text. `finish` flushes the last window.
+    """
+
+    def __init__(self, *, max_chars: int = MAX_CHARS, gap: timedelta = WINDOW_GAP) -> None:
+        self.max_chars = max_chars
+        self.gap = gap
+        self.offset = 0  # length of the document text so far
+        self.ordinal = 0
+        self._window = _Window()
+
+    def add(self, message: Message) -> tuple[list[Chunk], RenderedMessage]:
+        line = render_message(message)
+        done: list[Chunk] = []
+        window = self._window
+        new_conversation = window.last is not None and message.time - window.last > self.gap
+        too_long = window.lines and (window.end - window.start) + 1 + len(line) > self.max_chars
+        if new_conversation or too_long:
+            done.extend(self._flush())
+            window = self._window
+        start = self.offset
+        end = start + len(line)
+        self.offset = end + 1  # the newline after each message
+        rendered = RenderedMessage(message, start, end)
+        if len(line) > self.max_chars:
+            # a single message longer than a chunk is split as prose, on its own
+            done.extend(self._flush())
+            done.extend(self._split_long(line, start, message))
+            return done, rendered
+        if not window.lines:
+            window.start = start
+            window.first = message.time
+        window.lines.append(line)
+        window.end = end
+        window.last = message.time
+        if message.kind != "system":
+            window.speakers[message.sender] = None
+        return done, rendered
+
+    def finish(self) -> list[Chunk]:
+        return self._flush()
+
+    def _flush(self) -> list[Chunk]:
+        window = self._window
+        self._window = _Window(last=window.last)
+        if not window.lines:
+            return []
+        chunk = Chunk(
+            ordinal=self._next_ordinal(),
+            char_start=window.start,
+            char_end=window.end,
+            text="\n".join(window.lines),
+            time_start=window.first,
+            time_end=window.last,
+            speakers=tuple(window.speakers),
+        )
+        return [chunk]
+
+    def _split_long(self, line: str, base: int, message: Message) -> list[Chunk]:
+        speakers = () if message.kind == "system" else (message.sender,)
+        return [
+            Chunk(
+                ordinal=self._next_ordinal(),
+                char_start=base + s,
+                char_end=base + e,
+                text=line[s:e],
+                time_start=message.time,
+                time_end=message.time,
+                speakers=speakers,
+            )
+            for s, e in prose_spans(line, max_chars=self.max_chars)
+        ]
+
+    def _next_ordinal(self) -> int:
+        self.ordinal += 1
+        return self.ordinal - 1

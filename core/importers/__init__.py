@@ -1,0 +1,33 @@
+"""Importers, one module per source format, and the registry that picks one by content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.errors import UnsupportedFormat
+from core.importers.base import Importer, ImportContext, read_head
+from core.importers.text import TextImporter, looks_like_text
+from core.importers.whatsapp import WhatsAppImporter
+
+__all__ = ["ImportContext", "Importer", "default_importers", "pick_importer"]
+
+
+def default_importers() -> list[Importer]:
+    """Most specific first: a WhatsApp export is also a .txt file."""
+    return [WhatsAppImporter(), TextImporter()]
+
+
+def pick_importer(path: Path, importers: list[Importer]) -> Importer:
+    head = read_head(path)
+    if not head.strip():
+        raise UnsupportedFormat(path.name, "is empty", hint="nothing to import")
+    for importer in importers:
+        if importer.sniff(path, head):
+            return importer
+    if not looks_like_text(head):
+        raise UnsupportedFormat(path.name, "is not a format Biographer knows",
+                                hint="see the README's table of supported sources")
+    raise UnsupportedFormat(
+        path.name, f"has an unsupported extension {path.suffix or '(none)'!r}",
+        hint="rename it to .txt or .md if it is plain text",
+    )

@@ -1,0 +1,58 @@
+"""The importer interface: sniff a file, parse it into SourceDocuments. No store access here."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+from core.ports import Describer, Transcriber
+from core.types import SourceDocument
+
+#: how many bytes of a file importers get to recognise it
+HEAD_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class ImportContext:
+    """What importers may know about the owner and the machine."""
+
+    timezone: ZoneInfo = ZoneInfo("UTC")  # for formats that carry local time without a zone
+    owner_aliases: frozenset[str] = frozenset()  # lower-cased names, numbers, handles, ids
+    transcriber: Transcriber | None = None
+    describer: Describer | None = None  # vision model for photos; None: photos are skipped
+    spelling_hints: Sequence[str] = field(default_factory=tuple)
+
+    def is_owner(self, *names: str | None) -> bool:
+        return any(n is not None and n.strip().lower() in self.owner_aliases for n in names)
+
+
+class Importer(Protocol):
+    name: str  # the source kind it produces, e.g. "whatsapp"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """True if this importer recognises the file from its name and first bytes."""
+        ...
+
+    def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        """Yield the documents in the file (a full-account export yields many).
+
+        Raise ImportFailed with a clear reason for a file that is recognised but broken.
+        """
+        ...
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_head(path: Path) -> bytes:
+    with path.open("rb") as f:
+        return f.read(HEAD_BYTES)

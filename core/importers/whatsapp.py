@@ -1,0 +1,517 @@
+"""WhatsApp "Export chat" text files (.txt, or _chat.txt inside the .zip), read line by line.
+
+A 1 GB export never sits in memory: a first pass reads only headers (date order, authors), a second
+pass yields messages. The layouts (iOS/Android/legacy, locales, 12/24 h, invisible marks, media
+placeholders, system lines) are described in shared/EXPORT_FORMATS.md §1; the header regexes are the
+ones §1.7 tested against ~470 real exports.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import IO
+
+from core.errors import ImportFailed
+from core.importers.base import ImportContext, file_sha256
+from core.types import Conversation, Message, SourceDocument
+
+# --- line normalisation ----------------------------------------------------------------------
+
+_STRIP = dict.fromkeys(
+    map(ord, "\ufeff\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"), None
+)
+_SPACES = {ord(c): " " for c in "\u00a0\u202f\u2009\u2007"}
+_LRM = "\u200e"
+
+
+def normalize_line(line: str) -> str:
+    """Drop bidi marks, unify odd spaces, turn native digits into ASCII (Arabic, Persian...)."""
+    line = line.rstrip("\r")
+    if line.isascii():  # the common case, kept fast for 1 GB files
+        return line
+    line = line.translate(_STRIP).translate(_SPACES)
+    if any(c.isdigit() and not "0" <= c <= "9" for c in line):
+        line = "".join(str(unicodedata.digit(c)) if c.isdigit() and not "0" <= c <= "9" else c
+                       for c in line)
+    return line
+
+
+# --- header grammar (EXPORT_FORMATS.md §1.7) ---------------------------------------------------
+
+_AMPM = r"(?:[AaPp]\.? ?[Mm]\.?|午前|午後|上午|下午|오전|오후|ص|م|SA|CH|vorm\.|nachm\.)"
+_TIME = rf"(?:{_AMPM} ?)?\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?: ?{_AMPM})?"
+_DATE = r"\d{1,4}[./-] ?\d{1,2}[./-] ?[A-Z]?\d{1,4}\.?(?: ?BE)?"
+IOS_HEADER = re.compile(rf"^\[(?P<ts>{_DATE}[,،]?(?: klo)? {_TIME}|{_TIME}, {_DATE})\] (?P<rest>.*)$")
+ANDROID_HEADER = re.compile(rf"^(?P<ts>{_DATE}[,،]? {_TIME}) [-–] (?P<rest>.*)$")
+LEGACY_IOS_HEADER = re.compile(rf"^(?P<ts>{_DATE}[,،]? {_TIME}): (?P<rest>.*)$")
+FLAVOURS: dict[str, re.Pattern[str]] = {
+    "ios": IOS_HEADER, "android": ANDROID_HEADER, "legacy-ios": LEGACY_IOS_HEADER,
+}
+
+_TS_DATE_FIRST = re.compile(rf"^(?P<date>{_DATE})[,،]?(?: klo)? (?P<time>{_TIME})$")
+_TS_TIME_FIRST = re.compile(rf"^(?P<time>{_TIME}), (?P<date>{_DATE})$")
+_DATE_PARTS = re.compile(
+    r"^(?P<a>\d{1,4})[./-] ?(?P<b>\d{1,2})[./-] ?(?P<era>[A-Z])?(?P<c>\d{1,4})\.?(?P<be> ?BE)?$"
+)
+_TIME_PARTS = re.compile(
+    rf"^(?:(?P<pre>{_AMPM}) ?)?(?P<h>\d{{1,2}})[:.](?P<m>\d{{2}})(?:[:.](?P<s>\d{{2}}))?"
+    rf"(?: ?(?P<post>{_AMPM}))?$"
+)
+_PM_WORDS = ("p", "P", "午後", "下午", "오후", "م", "CH", "nachm.")
+
+
+@dataclass(frozen=True)
+class _DateFields:
+    a: int
+    b: int
+    year: int
+    year_first: bool
+
+
+def _date_fields(date: str) -> _DateFields | None:
+    match = _DATE_PARTS.match(date)
+    if not match:
+        return None
+    a, b, c = int(match["a"]), int(match["b"]), int(match["c"])
+    if len(match["a"]) == 4:
+        return _DateFields(b, c, a, year_first=True)
+    era = match["era"]
+    if era == "R":  # Japanese calendar: Reiwa 1 = 2019
+        c += 2018
+    elif era == "H":  # Heisei 1 = 1989
+        c += 1988
+    elif match["be"]:  # Thai Buddhist calendar
+        c -= 543
+    elif c < 100:
+        c += 2000
+    return _DateFields(a, b, c, year_first=False)
+
+
+def _split_stamp(ts: str) -> tuple[str, str] | None:
+    match = _TS_DATE_FIRST.match(ts) or _TS_TIME_FIRST.match(ts)
+    return (match["date"], match["time"]) if match else None
+
+
+def _clock(time: str) -> tuple[int, int, int] | None:
+    match = _TIME_PARTS.match(time)
+    if not match:
+        return None
+    hour, minute, second = int(match["h"]), int(match["m"]), int(match["s"] or 0)
+    ampm = match["pre"] or match["post"]
+    if ampm:
+        hour = hour % 12 + (12 if ampm.startswith(_PM_WORDS) else 0)
+    return hour, minute, second
+
+
+def resolve_time(ts: str, *, day_first: bool, zone: tzinfo) -> datetime | None:
+    """The header's local wall-clock time in `zone`, or None if it is not a real date."""
+    parts = _split_stamp(ts)
+    if parts is None:
+        return None
+    fields, clock = _date_fields(parts[0]), _clock(parts[1])
+    if fields is None or clock is None:
+        return None
+    if fields.year_first:
+        month, day = fields.a, fields.b
+    elif day_first:
+        day, month = fields.a, fields.b
+    else:
+        month, day = fields.a, fields.b
+    try:
+        return datetime(fields.year, month, day, *clock, tzinfo=zone)
+    except ValueError:
+        return None
+
+
+# --- bodies: placeholders, media, system lines (§1.4, §1.5) -----------------------------------
+
+# an attached file named in the body: Android "IMG-….jpg (file attached)", iOS "<attached: …>"
+_ANDROID_FILE = re.compile(r"^(?P<file>[^\s<>][^<>]*?\.\w{2,5}) \([^()]{3,40}\)$")
+_IOS_ATTACHED = re.compile(r"<[^<>:：]{2,20}[:：] ?(?P<file>[^<>]+?\.\w{2,5})>\s*$")
+# Android "<Media omitted>" in any language: one short phrase in angle brackets
+_MEDIA_OMITTED = re.compile(r"^<[^<>\d]{3,40}>$")
+_IOS_OMITTED = re.compile(
+    r"(?:^|\s)(?P<what>image|video|audio|sticker|GIF|document|Contact card) omitted$"
+    r"|weggelassen$|omitid[ao]$|absente?$|omess[ao]$|não revelad[ao]$|відсутнє$|含まれていません$",
+    re.I,
+)
+_DROPPED = re.compile(
+    r"^(?:This message was deleted\.?|You deleted this message\.?|Waiting for this message.*|"
+    r"null|This message was edited)$", re.I,
+)
+_SYSTEM_WITH_AUTHOR = re.compile(
+    r"end-to-end encrypted|disappearing messages|security code .*changed|changed their phone number"
+    r"|^Missed (?:group )?(?:voice|video) call|^(?:Voice|Video) call|^You (?:blocked|unblocked)"
+    r"|created (?:this )?group|^You were added|pinned a message", re.I,
+)
+_ENCRYPTION = re.compile(r"end-to-end encrypted|Ende-zu-Ende|extremo a extremo|de bout en bout", re.I)
+_EDITED = " <This message was edited>"
+_QUOTES = set("\"“”«»„")
+
+_FILE_KINDS = (
+    (re.compile(r"^PTT-|-AUDIO-.*\.opus$|\.(?:opus|ogg)$", re.I), "voice note"),
+    (re.compile(r"^AUD-|-AUDIO-|\.(?:mp3|m4a|aac|wav)$", re.I), "audio"),
+    (re.compile(r"^STK-|-STICKER-|\.webp$", re.I), "sticker"),
+    (re.compile(r"^IMG-|-PHOTO-|\.(?:jpe?g|png|heic|gif)$", re.I), "photo"),
+    (re.compile(r"^VID-|-VIDEO-|-GIF-|\.(?:mp4|mov|3gp)$", re.I), "video"),
+    (re.compile(r"\.vcf$", re.I), "contact card"),
+)
+AUDIO_SUFFIXES = {".opus", ".ogg", ".oga", ".m4a", ".mp3", ".wav", ".aac"}
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".heic"}
+
+
+def file_kind(name: str) -> str:
+    for pattern, kind in _FILE_KINDS:
+        if pattern.search(name):
+            return kind
+    return "document"
+
+
+def _phone_id(author: str) -> str | None:
+    compact = re.sub(r"[\s\-()\u2011]", "", author)
+    return compact if re.fullmatch(r"\+?\d{6,15}", compact) else None
+
+
+# --- reading lines -----------------------------------------------------------------------------
+
+Opener = Callable[[], IO[bytes]]
+
+
+def _text_stream(raw: IO[bytes]) -> io.TextIOWrapper:
+    """UTF-8 (BOM or not) or UTF-16 with a BOM: both exist in the wild."""
+    start = raw.peek(4)[:4] if hasattr(raw, "peek") else b""
+    encoding = "utf-16" if start.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8-sig"
+    return io.TextIOWrapper(raw, encoding=encoding, newline="")
+
+
+def iter_lines(opener: Opener, source: str) -> Iterator[str]:
+    """Raw lines split on "\\n" only: str.splitlines would also cut at \\x0b, \\u2028... in bodies."""
+    raw = opener()
+    buffered = raw if hasattr(raw, "peek") else io.BufferedReader(raw)  # type: ignore[arg-type]
+    with _text_stream(buffered) as text:
+        pending = ""
+        try:
+            for block in iter(lambda: text.read(1 << 16), ""):
+                pending += block
+                *lines, pending = pending.split("\n")
+                yield from lines
+        except UnicodeDecodeError as error:
+            raise ImportFailed(source, f"is not valid UTF-8 or UTF-16 text ({error.reason})",
+                               hint="export the chat again from WhatsApp") from None
+        if pending:
+            yield pending
+
+
+def detect_flavour(lines: list[str]) -> str | None:
+    """iOS, Android or legacy iOS, decided once from the first headers so that a body line that
+    happens to look like another flavour is not split off."""
+    votes: Counter[str] = Counter()
+    for raw in lines:
+        line = normalize_line(raw)
+        for flavour, pattern in FLAVOURS.items():
+            match = pattern.match(line)
+            if match and _split_stamp(match["ts"]):
+                votes[flavour] += 1
+                break
+        if sum(votes.values()) >= 50:
+            break
+    return votes.most_common(1)[0][0] if votes else None
+
+
+def looks_like_whatsapp(text: str) -> bool:
+    lines = [line for line in text.split("\n")[:40] if line.strip()]
+    if len(lines) > 1 and not text.endswith("\n"):
+        lines = lines[:-1]  # the head may cut the last line
+    flavour = detect_flavour(lines)
+    if flavour is None:
+        return False
+    pattern = FLAVOURS[flavour]
+    hits = sum(1 for line in lines if pattern.match(normalize_line(line)))
+    # multi-line messages add unprefixed lines, but headers should still be frequent
+    return hits >= 1 and hits * 3 >= len(lines)
+
+
+def decode_head(head: bytes) -> str:
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return head[: len(head) // 2 * 2].decode("utf-16", errors="ignore")
+    return head.decode("utf-8-sig", errors="ignore")
+
+
+# --- the two passes ---------------------------------------------------------------------------
+
+@dataclass
+class _Header:
+    ts: str
+    author: str | None  # None: a system line without author
+    body: str
+    lrm: bool  # the raw line marked its body with U+200E: a placeholder or a system text
+
+
+def _split_header(raw: str, pattern: re.Pattern[str]) -> _Header | None:
+    match = pattern.match(normalize_line(raw))
+    if not match:
+        return None
+    rest = match["rest"]
+    author, sep, body = rest.partition(": ")
+    lrm = raw.startswith(_LRM) or f": {_LRM}" in raw
+    if not sep:
+        return _Header(match["ts"], None, rest, lrm)
+    return _Header(match["ts"], author.strip(), body, lrm)
+
+
+class _Scan:
+    """What the first pass learns: flavour, day/month order, authors."""
+
+    MAX_DATES = 200_000
+
+    def __init__(self, flavour: str) -> None:
+        self.flavour = flavour
+        self.pattern = FLAVOURS[flavour]
+        self.headers = 0
+        self.day_first: bool | None = None
+        self.dates: list[_DateFields] = []  # distinct consecutive dates, for ambiguous files
+        self._last_date = ""
+        self.author_lines: Counter[str] = Counter()
+        self.user_lines: Counter[str] = Counter()
+
+    def observe(self, header: _Header) -> None:
+        self.headers += 1
+        parts = _split_stamp(header.ts)
+        if parts and parts[0] != self._last_date:
+            self._last_date = parts[0]
+            fields = _date_fields(parts[0])
+            if fields is not None:
+                if self.day_first is None and not fields.year_first:
+                    if fields.a > 12:
+                        self.day_first = True
+                    elif fields.b > 12:
+                        self.day_first = False
+                if len(self.dates) < self.MAX_DATES:
+                    self.dates.append(fields)
+        if header.author is not None:
+            self.author_lines[header.author] += 1
+            if not header.lrm and not _SYSTEM_WITH_AUTHOR.search(header.body):
+                self.user_lines[header.author] += 1
+
+    def is_author(self, name: str) -> bool:
+        """Reject `You changed the subject to "Plans` (a system text containing ': ')."""
+        if self.author_lines[name] >= 2:
+            return True
+        return len(name) <= 60 and not (_QUOTES & set(name))
+
+    def resolve_day_first(self) -> bool:
+        if self.day_first is not None:
+            return self.day_first
+        # no day over 12 anywhere: keep the order whose dates run forward most of the time
+        return _backward_jumps(self.dates, day_first=True) <= _backward_jumps(self.dates,
+                                                                               day_first=False)
+
+    def participants(self) -> tuple[str, ...]:
+        return tuple(name for name, n in self.user_lines.most_common() if self.is_author(name))
+
+
+def _backward_jumps(dates: list[_DateFields], *, day_first: bool) -> int:
+    jumps, previous = 0, None
+    for f in dates:
+        month, day = (f.b, f.a) if day_first else (f.a, f.b)
+        key = (f.year, month, day)
+        if not (1 <= month <= 12):
+            jumps += 1
+            continue
+        if previous is not None and key < previous:
+            jumps += 1
+        previous = key
+    return jumps
+
+
+_NAME_IN_FILE = re.compile(
+    r"WhatsApp(?:[- ]Chat)?\s+(?:with|mit|con|avec|com|met|med|z|ze|s uživatelem|с контактом|с|-|–)"
+    r"\s+(?P<name>.+?)(?:\s*\(\d+\))?$", re.I,
+)
+
+
+def partner_from_name(*names: str) -> str | None:
+    for name in names:
+        match = _NAME_IN_FILE.search(name)
+        if match:
+            return match["name"].strip()
+    return None
+
+
+class ChatStream:
+    """One WhatsApp chat text, readable twice (it is a file or a zip member)."""
+
+    def __init__(self, opener: Opener, source: str) -> None:
+        self.opener = opener
+        self.source = source
+
+    def lines(self) -> Iterator[str]:
+        return iter_lines(self.opener, self.source)
+
+    def scan(self) -> _Scan:
+        first: list[str] = []
+        for line in self.lines():
+            first.append(line)
+            if len(first) >= 400:
+                break
+        flavour = detect_flavour(first)
+        if flavour is None:
+            raise ImportFailed(self.source, "has no WhatsApp message lines",
+                               hint="export the chat again with WhatsApp's Export chat")
+        scan = _Scan(flavour)
+        for raw in self.lines():
+            header = _split_header(raw, scan.pattern)
+            if header is not None:
+                scan.observe(header)
+        return scan
+
+
+@dataclass
+class _Pending:
+    time: datetime
+    author: str | None
+    lrm: bool
+    lines: list[str]
+
+
+MediaHook = Callable[[str, str], str | None]  # (file name, kind) -> extra text (transcript...)
+
+
+class _MessageBuilder:
+    def __init__(self, scan: _Scan, context: ImportContext, chat_title: str,
+                 media_hook: MediaHook | None) -> None:
+        self.scan = scan
+        self.context = context
+        self.chat_title = chat_title
+        self.media_hook = media_hook
+
+    def build(self, pending: _Pending) -> Message | None:
+        body = "\n".join(pending.lines).strip()
+        author = pending.author
+        if author is not None and not self.scan.is_author(author):
+            body, author = f"{author}: {body}", None
+        if author is None:
+            if _ENCRYPTION.search(body):
+                return None
+            return Message(sender="", text=body, time=pending.time, kind="system")
+        if _DROPPED.match(body):
+            return None  # deleted, view-once, undecryptable: no words of the author
+        first, _, rest = body.partition("\n")
+        media = self._media(first, rest)
+        if media is not None:
+            text, attachments = media
+            return self._message(author, text, pending.time, kind="media", attachments=attachments)
+        if _SYSTEM_WITH_AUTHOR.search(first) or (pending.lrm and author == self.chat_title):
+            if _ENCRYPTION.search(body):
+                return None
+            return Message(sender="", text=f"{body} ({author})" if author != self.chat_title
+                           else body, time=pending.time, kind="system")
+        if body.endswith(_EDITED):
+            body = body[: -len(_EDITED)]
+        return self._message(author, body, pending.time, kind="text")
+
+    def _media(self, first: str, rest: str) -> tuple[str, tuple[str, ...]] | None:
+        caption = rest.strip()
+        attached = _ANDROID_FILE.match(first) or _IOS_ATTACHED.search(first)
+        if attached:
+            name = attached["file"].strip()
+            kind = file_kind(name)
+            extra = self.media_hook(name, kind) if self.media_hook else None
+            label = f"[{kind}]" if kind != "document" else f"[document: {name}]"
+            text = " ".join(part for part in (label, extra, caption) if part)
+            return text, (name,)
+        if _MEDIA_OMITTED.match(first) or (len(first) < 80 and _IOS_OMITTED.search(first)):
+            what = _IOS_OMITTED.search(first)
+            label = f"[{what['what'].lower()} omitted]" if what and what["what"] else "[media omitted]"
+            return (f"{label} {caption}".strip(), ())
+        return None
+
+    def _message(self, author: str, text: str, time: datetime, *, kind: str,
+                 attachments: tuple[str, ...] = ()) -> Message:
+        phone = _phone_id(author)
+        return Message(
+            sender=author,
+            text=text,
+            time=time,
+            sender_id=phone,
+            is_owner=self.context.is_owner(author, phone),
+            kind=kind,  # type: ignore[arg-type]
+            attachments=attachments,
+        )
+
+
+def iter_messages(stream: ChatStream, scan: _Scan, context: ImportContext, *, chat_title: str,
+                  media_hook: MediaHook | None = None) -> Iterator[Message]:
+    """The second pass: headers start messages, other lines continue the current one."""
+    day_first = scan.resolve_day_first()
+    builder = _MessageBuilder(scan, context, chat_title, media_hook)
+    pending: _Pending | None = None
+    for raw in stream.lines():
+        header = _split_header(raw, scan.pattern)
+        when = (resolve_time(header.ts, day_first=day_first, zone=context.timezone)
+                if header is not None else None)
+        if header is None or when is None:
+            # not a header (or a body line that only looks like one): the message goes on
+            if pending is not None:
+                pending.lines.append(normalize_line(raw))
+            continue
+        if pending is not None:
+            message = builder.build(pending)
+            if message is not None:
+                yield message
+        pending = _Pending(when, header.author, header.lrm, [header.body])
+    if pending is not None:
+        message = builder.build(pending)
+        if message is not None:
+            yield message
+
+
+def chat_document(stream: ChatStream, context: ImportContext, *, identity: str,
+                  names: tuple[str, ...], media_hook: MediaHook | None = None) -> SourceDocument:
+    """Scan the chat, then describe it as one document whose messages are read lazily."""
+    scan = stream.scan()
+    if scan.headers == 0:
+        raise ImportFailed(stream.source, "has no WhatsApp message lines",
+                           hint="export the chat again with WhatsApp's Export chat")
+    participants = scan.participants()
+    partner = partner_from_name(*names)
+    if partner is None:
+        others = [p for p in participants if not context.is_owner(p, _phone_id(p))]
+        partner = others[0] if len(others) == 1 else Path(names[0]).stem
+    conversation = Conversation(
+        platform="whatsapp",
+        key=f"whatsapp:{partner}",
+        name=f"WhatsApp with {partner}",
+        participants=participants,
+        is_group=len(participants) > 2,
+    )
+    return SourceDocument(
+        kind="whatsapp",
+        name=conversation.name,
+        identity=identity,
+        conversation=conversation,
+        messages=iter_messages(stream, scan, context, chat_title=partner, media_hook=media_hook),
+    )
+
+
+class WhatsAppImporter:
+    """A WhatsApp chat exported as text (any file name: the name is localised)."""
+
+    name = "whatsapp"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if path.suffix.lower() not in {".txt", ""}:
+            return False
+        return looks_like_whatsapp(decode_head(head))
+
+    def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        stream = ChatStream(lambda: path.open("rb"), path.name)
+        yield chat_document(stream, context, identity=f"file:{file_sha256(path)}",
+                            names=(path.stem, path.parent.name))

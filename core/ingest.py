@@ -1,0 +1,262 @@
+"""Saving sources: parse, chunk and write each document in one transaction.
+
+Indexing (embedding) is a separate step (core/indexer.py): a saved document is keyword-searchable
+at once, and its vectors are filled in behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import json
+import logging
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+
+import aiosqlite
+
+from core.chunking import MessageChunker, chunk_prose, to_utc
+from core.errors import BiographerError, ImportFailed
+from core.importers import ImportContext, Importer, pick_importer
+from core.importers.base import file_sha256
+from core.ports import Progress, no_progress
+from core.types import Chunk, Conversation, IngestReport, Message, SourceDocument
+from storage import chunks as chunk_store
+from storage import documents as document_store
+from storage import messages as message_store
+from storage.db import transaction
+
+log = logging.getLogger(__name__)
+
+MESSAGE_BATCH = 2000
+
+
+class _NothingNew(Exception):
+    """Every message of a stream was already stored: roll the empty document back."""
+
+
+def utc_iso(moment: datetime | None) -> str | None:
+    return to_utc(moment).strftime("%Y-%m-%dT%H:%M:%SZ") if moment else None
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def chunk_record(document_id: int, identity: str, chunk: Chunk) -> chunk_store.ChunkRecord:
+    return chunk_store.ChunkRecord(
+        document_id=document_id,
+        ordinal=chunk.ordinal,
+        char_start=chunk.char_start,
+        char_end=chunk.char_end,
+        text=chunk.text,
+        time_start=utc_iso(chunk.time_start),
+        time_end=utc_iso(chunk.time_end),
+        speakers=chunk.speakers,
+        identity=text_hash(f"{identity}|{chunk.char_start}|{chunk.text}"),
+        text_hash=text_hash(chunk.text),
+    )
+
+
+def message_record(document_id: int, conversation: Conversation, dedup_key: str, message: Message,
+                   char_start: int, char_end: int) -> message_store.MessageRecord:
+    offset = message.time.utcoffset()
+    return message_store.MessageRecord(
+        document_id=document_id, platform=conversation.platform, conversation_key=conversation.key,
+        platform_id=message.platform_id, sender=message.sender, sender_id=message.sender_id,
+        is_owner=message.is_owner, time=utc_iso(message.time),
+        utc_offset_minutes=int(offset.total_seconds() // 60) if offset is not None else None,
+        kind=message.kind, reply_to=message.reply_to, forwarded_from=message.forwarded_from,
+        text=message.text, attachments=json.dumps(list(message.attachments), ensure_ascii=False),
+        dedup_key=dedup_key, char_start=char_start, char_end=char_end,
+    )
+
+
+def expand_paths(paths: Iterable[Path]) -> Iterator[Path]:
+    """Files as given, folders walked in name order; hidden files skipped."""
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                if child.is_file() and not any(p.startswith(".") for p in child.relative_to(path).parts):
+                    yield child
+        else:
+            yield path
+
+
+class DedupKeys:
+    """Stable identities of messages, so an overlapping re-export adds only what is new.
+
+    Without a platform id, identical (sender, time, text) messages are told apart by their
+    occurrence index; the counter resets whenever the time changes, keeping memory flat.
+    """
+
+    def __init__(self, platform: str, conversation_key: str) -> None:
+        self.prefix = f"{platform}|{conversation_key}"
+        self._time: str | None = None
+        self._seen: dict[str, int] = {}
+
+    def key(self, message: Message) -> str:
+        if message.platform_id:
+            return f"{self.prefix}|id|{message.platform_id}"
+        moment = utc_iso(message.time)
+        if moment != self._time:
+            self._time, self._seen = moment, {}
+        base = f"{message.sender}|{moment}|{text_hash(message.text)[:16]}"
+        occurrence = self._seen.get(base, 0)
+        self._seen[base] = occurrence + 1
+        return f"{self.prefix}|{base}|{occurrence}"
+
+
+class Ingestor:
+    def __init__(self, conn: aiosqlite.Connection, *, importers: list[Importer],
+                 context: ImportContext, raw_dir: Path) -> None:
+        self.conn = conn
+        self.importers = importers
+        self.context = context
+        self.raw_dir = raw_dir
+
+    async def ingest_paths(self, paths: Sequence[Path], *, progress: Progress = no_progress) -> IngestReport:
+        report = IngestReport()
+        files = list(expand_paths(paths))
+        for done, path in enumerate(files):
+            progress("saving", done, len(files))
+            try:
+                report.merge(await self.ingest_file(path, progress=progress))
+            except ImportFailed as error:
+                report.errors.append(str(error))
+            except OSError as error:
+                report.errors.append(f"{path.name}: cannot be read ({error.strerror or error})")
+        progress("saving", len(files), len(files))
+        return report
+
+    async def ingest_file(self, path: Path, *, progress: Progress = no_progress) -> IngestReport:
+        if not path.exists():
+            raise ImportFailed(str(path), "does not exist", hint="check the path")
+        importer = pick_importer(path, self.importers)
+        documents = await asyncio.to_thread(lambda: iter(importer.parse(path, self.context)))
+        raw_path = await asyncio.to_thread(self._keep_raw_copy, path)
+        report = IngestReport()
+        while True:
+            document = await asyncio.to_thread(next, documents, None)
+            if document is None:
+                break
+            try:
+                report.merge(await self.save_document(document, source_path=path, raw_path=raw_path))
+            except ImportFailed as error:
+                report.errors.append(str(error))
+        return report
+
+    def _keep_raw_copy(self, path: Path) -> str:
+        """A copy of the file under the data directory, named by content so copies are shared."""
+        digest = file_sha256(path)
+        self.raw_dir.mkdir(parents=True, exist_ok=True)
+        target = self.raw_dir / f"{digest}{path.suffix.lower()}"
+        if not target.exists():
+            partial = target.with_suffix(target.suffix + ".part")
+            shutil.copyfile(path, partial)
+            partial.replace(target)
+        return str(target)
+
+    async def save_document(self, document: SourceDocument, *, source_path: Path | None = None,
+                            raw_path: str | None = None) -> IngestReport:
+        """Store one document with its chunks (and messages) in one transaction."""
+        report = IngestReport()
+        if await document_store.find_by_identity(self.conn, document.identity):
+            report.documents_skipped = 1
+            return report
+        try:
+            async with transaction(self.conn):
+                conversation = document.conversation
+                document_id = await document_store.insert_document(
+                    self.conn,
+                    kind=document.kind,
+                    name=document.name,
+                    identity=document.identity,
+                    source_path=str(source_path) if source_path else None,
+                    content_hash=document.identity.removeprefix("file:"),
+                    byte_size=source_path.stat().st_size if source_path else None,
+                    raw_path=raw_path,
+                    platform=conversation.platform if conversation else None,
+                    conversation_key=conversation.key if conversation else None,
+                    is_group=conversation.is_group if conversation else False,
+                    participants=list(conversation.participants) if conversation else [],
+                    note=document.note,
+                )
+                if document.messages is not None:
+                    await self._save_messages(document, document_id, report)
+                else:
+                    await self._save_prose(document, document_id, report)
+        except _NothingNew:
+            report.documents_skipped = 1
+            return report
+        except BiographerError:
+            raise
+        except (ValueError, TypeError, KeyError, UnicodeError) as error:
+            # a parser tripping over malformed content: name the source, keep the batch going
+            log.debug("import of %s failed", document.name, exc_info=True)
+            raise ImportFailed(document.name, f"could not be parsed ({type(error).__name__}: {error})",
+                               hint="check the file is a complete, unmodified export") from error
+        report.documents_added = 1
+        return report
+
+    async def _save_prose(self, document: SourceDocument, document_id: int, report: IngestReport) -> None:
+        text = document.text or ""
+        if not text.strip():
+            raise ImportFailed(document.name, "has no text", hint="nothing to import")
+        chunks = await asyncio.to_thread(chunk_prose, text, time=document.time_start)
+        records = [chunk_record(document_id, document.identity, c) for c in chunks]
+        report.chunks_added += await chunk_store.insert_chunks(self.conn, records)
+        moment = utc_iso(document.time_start)
+        await document_store.finish_document(
+            self.conn, document_id, chunk_count=len(records), text_length=len(text),
+            time_start=moment, time_end=moment,
+        )
+
+    async def _save_messages(self, document: SourceDocument, document_id: int, report: IngestReport) -> None:
+        conversation = document.conversation
+        if conversation is None:
+            raise ImportFailed(document.name, "is a message stream without a conversation")
+        keys = DedupKeys(conversation.platform, conversation.key)
+        chunker = MessageChunker()
+        stream = iter(document.messages or ())
+        first: datetime | None = None
+        last: datetime | None = None
+        senders: dict[str, None] = {}
+        n_chunks = 0
+        while True:
+            batch = await asyncio.to_thread(lambda: list(itertools.islice(stream, MESSAGE_BATCH)))
+            if not batch:
+                break
+            keyed = [(keys.key(m), m) for m in batch]
+            known = await message_store.existing_keys(self.conn, [k for k, _ in keyed])
+            rows: list[message_store.MessageRecord] = []
+            records: list[chunk_store.ChunkRecord] = []
+            for key, message in keyed:
+                if key in known:
+                    report.messages_skipped += 1
+                    continue
+                known.add(key)
+                done, rendered = chunker.add(message)
+                records.extend(chunk_record(document_id, document.identity, c) for c in done)
+                rows.append(message_record(document_id, conversation, key, message,
+                                           rendered.char_start, rendered.char_end))
+                first = message.time if first is None or message.time < first else first
+                last = message.time if last is None or message.time > last else last
+                if message.kind != "system":
+                    senders[message.sender] = None
+            await message_store.insert_messages(self.conn, rows)
+            report.messages_added += len(rows)
+            report.chunks_added += await chunk_store.insert_chunks(self.conn, records)
+            n_chunks += len(records)
+        tail = [chunk_record(document_id, document.identity, c) for c in chunker.finish()]
+        report.chunks_added += await chunk_store.insert_chunks(self.conn, tail)
+        n_chunks += len(tail)
+        if report.messages_added == 0:
+            raise _NothingNew
+        await document_store.finish_document(
+            self.conn, document_id, chunk_count=n_chunks, text_length=max(chunker.offset - 1, 0),
+            time_start=utc_iso(first), time_end=utc_iso(last), participants=list(senders),
+        )

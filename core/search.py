@@ -1,0 +1,221 @@
+"""Hybrid search (semantic + keyword, fused by reciprocal rank), grep and read-back over the store."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+import aiosqlite
+import numpy as np
+
+from core.errors import LocatorError, UserFacingError
+from core.ingest import utc_iso
+from core.ports import Embedder
+from core.stopwords import STOP_WORDS
+from core.types import (GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText)
+from storage import chunks as chunk_store
+from storage import documents as document_store
+from storage import messages as message_store
+from storage import vectors as vector_store
+
+RRF_K = 60
+MODES = ("hybrid", "keyword", "semantic")
+# exact vector scoring of a filtered set up to this size; beyond it, oversample the index
+EXACT_FILTER_CAP = 20_000
+
+PersonNames = Callable[[str], Awaitable[list[str]]]
+
+
+async def _just_the_name(person: str) -> list[str]:
+    return [person]
+
+
+def keyword_query(query: str) -> str | None:
+    """An FTS5 expression: the query's words, stop words dropped, any of them may match."""
+    words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", query)))
+    kept = [w for w in words if w not in STOP_WORDS] or words
+    return " OR ".join(f'"{w}"' for w in kept) if kept else None
+
+
+def parse_time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+
+
+def rrf(rankings: list[list[int]], *, k: int = RRF_K) -> dict[int, float]:
+    """Reciprocal rank fusion: an item found high in several lists beats one found in one."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank + 1)
+    return scores
+
+
+class Searcher:
+    def __init__(self, conn: aiosqlite.Connection, embedder: Embedder | None, *,
+                 person_names: PersonNames = _just_the_name) -> None:
+        self.conn = conn
+        self.embedder = embedder
+        self.person_names = person_names
+
+    async def _filter(self, filters: SearchFilters) -> chunk_store.ChunkFilter:
+        speakers: tuple[str, ...] = ()
+        if filters.person:
+            speakers = tuple(dict.fromkeys(await self.person_names(filters.person)))
+        return chunk_store.ChunkFilter(
+            kinds=filters.kinds, speakers=speakers,
+            since=utc_iso(filters.since), until=utc_iso(filters.until),
+        )
+
+    async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
+                     filters: SearchFilters = SearchFilters()) -> list[SearchHit]:
+        if mode not in MODES:
+            raise UserFacingError(f"unknown search mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
+        if not query.strip():
+            raise UserFacingError("empty search query", hint="say what to look for")
+        where = await self._filter(filters)
+        depth = max(50, limit * 5)
+        if mode == "keyword":
+            ranked = await self.keyword(query, depth=limit, where=where)
+            scores = {cid: s for cid, s in ranked}
+        elif mode == "semantic":
+            ranked = await self.semantic(query, depth=limit, where=where)
+            scores = {cid: s for cid, s in ranked}
+        else:
+            keyword, semantic = await asyncio.gather(
+                self.keyword(query, depth=depth, where=where),
+                self.semantic(query, depth=depth, where=where),
+            )
+            scores = rrf([[c for c, _ in keyword], [c for c, _ in semantic]])
+        best = sorted(scores, key=scores.__getitem__, reverse=True)[:limit]
+        return await self._hits(best, scores)
+
+    async def keyword(self, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> list[tuple[int, float]]:
+        match = keyword_query(query)
+        if match is None:
+            return []
+        rows = await chunk_store.keyword_search(self.conn, match, limit=depth, where=where)
+        return [(cid, -bm25) for cid, bm25 in rows]  # bm25 is lower-is-better; flip it
+
+    async def semantic(self, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> list[tuple[int, float]]:
+        if self.embedder is None:
+            return []
+        vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
+        if where.active:
+            ids = await chunk_store.filtered_chunk_ids(self.conn, where, cap=EXACT_FILTER_CAP)
+            if len(ids) > EXACT_FILTER_CAP:
+                wide = await vector_store.bit_candidates(self.conn, vector, k=depth * 40)
+                allowed = set(await chunk_store.filtered_chunk_ids(self.conn, where, cap=10**9))
+                ids = [i for i in wide if i in allowed]
+        else:
+            # the 1-bit index finds a generous short list; float vectors rank it exactly
+            ids = await vector_store.bit_candidates(self.conn, vector, k=max(depth * 8, 400))
+        found, matrix = await vector_store.float_vectors(self.conn, ids, self.embedder.dim)
+        if not found:
+            return []
+        similarity = matrix @ vector
+        top = np.argsort(-similarity)[:depth]
+        return [(found[i], float(similarity[i])) for i in top]
+
+    async def _hits(self, ids: list[int], scores: dict[int, float]) -> list[SearchHit]:
+        rows = await chunk_store.get_chunks(self.conn, ids)
+        return [
+            SearchHit(
+                locator=Locator(r.document_id, r.char_start, r.char_end),
+                document=r.document, kind=r.kind, text=r.text.strip(), score=scores[cid],
+                time_start=parse_time(r.time_start), time_end=parse_time(r.time_end),
+                speakers=r.speakers, chunk_id=cid,
+            )
+            for cid in ids if (r := rows.get(cid)) is not None
+        ]
+
+    # ------------------------------------------------------------------ grep
+
+    async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,
+                   newest_first: bool = True, filters: SearchFilters = SearchFilters()) -> GrepPage:
+        """Every occurrence, in time order, case-insensitive: of whole words or a phrase, or of a
+        regular expression with `regex`. Ranked search is no way to answer "show me everything"."""
+        if not pattern.strip():
+            raise UserFacingError("empty grep pattern", hint="give a word, a phrase or a regex")
+        try:
+            compiled = re.compile(pattern if regex else rf"(?<!\w){re.escape(pattern)}(?!\w)",
+                                  re.IGNORECASE)
+        except re.error as error:
+            raise UserFacingError(f"bad regular expression: {error}",
+                                  hint="drop --regex to search for the text as written") from None
+        where = await self._filter(filters)
+        found: dict[tuple[int, int], tuple[chunk_store.StoredChunk, int, int]] = {}
+        async for row in self._grep_candidates(pattern, regex=regex, where=where):
+            for m in compiled.finditer(row.text):
+                key = (row.document_id, row.char_start + m.start())  # prose overlaps repeat text
+                found.setdefault(key, (row, m.start(), m.end()))
+        ordered = sorted(
+            found.values(),
+            key=lambda v: (v[0].time_start or "", v[0].document_id, v[0].char_start + v[1]),
+            reverse=newest_first,
+        )
+        page = max(page, 1)
+        matches = []
+        for row, s, e in ordered[(page - 1) * page_size: page * page_size]:
+            at = row.char_start + s
+            moment = await message_store.message_time_at(self.conn, row.document_id, at)
+            matches.append(GrepMatch(
+                locator=Locator(row.document_id, at, row.char_start + e),
+                document=row.document, kind=row.kind, line=_line_around(row.text, s, e),
+                time=parse_time(moment or row.time_start),
+            ))
+        return GrepPage(matches=matches, page=page, page_size=page_size, total=len(ordered))
+
+    async def _grep_candidates(self, pattern: str, *, regex: bool, where: chunk_store.ChunkFilter):
+        """Chunks that may hold the pattern: the keyword index narrows plain words and phrases;
+        a regex needs a full scan."""
+        words = re.findall(r"\w+", pattern)
+        if not regex and words:
+            ids = await chunk_store.matching_ids(
+                self.conn, '"' + " ".join(words).replace('"', "") + '"', where=where)
+            for i in range(0, len(ids), 1000):
+                rows = await chunk_store.get_chunks(self.conn, ids[i:i + 1000])
+                for row in rows.values():
+                    yield row
+            return
+        after = 0
+        while rows := await chunk_store.scan_chunks(self.conn, after_id=after, page_size=2000, where=where):
+            after = rows[-1].id
+            for row in rows:
+                yield row
+
+    # ------------------------------------------------------------------ read
+
+    async def read(self, locator: Locator | str, *, window: int = 0) -> SourceText:
+        """The text at a locator, widened by `window` characters each side."""
+        loc = Locator.parse(locator) if isinstance(locator, str) else locator
+        document = await document_store.get_document(self.conn, loc.document_id)
+        if document is None:
+            raise LocatorError(f"no document {loc.document_id} in the store",
+                               hint="run `biographer stats` or search again for a fresh locator")
+        start = max(0, loc.char_start - window)
+        end = min(document.text_length, loc.char_end + window)
+        pieces: list[str] = []
+        cursor = start
+        for cs, ce, text in await chunk_store.chunks_overlapping(self.conn, loc.document_id, start, end):
+            if ce <= cursor:
+                continue
+            if cs > cursor:
+                pieces.append("\n" * (cs - cursor))  # only whitespace falls between chunks
+                cursor = cs
+            pieces.append(text[cursor - cs: min(ce, end) - cs])
+            cursor = min(ce, end)
+        return SourceText(locator=Locator(loc.document_id, start, cursor), document=document.name,
+                          kind=document.kind, text="".join(pieces), document_length=document.text_length)
+
+    async def read_document(self, document_id: int) -> SourceText:
+        return await self.read(Locator(document_id, 0, 2**62))
+
+
+
+def _line_around(text: str, start: int, end: int) -> str:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start: line_end if line_end != -1 else len(text)]
+    return line if len(line) <= 300 else text[max(0, start - 120): end + 120]

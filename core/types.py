@@ -1,0 +1,183 @@
+"""Small frozen value types shared by every layer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from core.errors import LocatorError
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """Where messages were exchanged: a chat, a channel, a mailbox thread."""
+
+    platform: str  # "whatsapp", "telegram", "discord", "imessage", "instagram", "email", ...
+    key: str  # stable id of the chat on its platform (chat id, or a name when there is none)
+    name: str  # how a person would name it: "WhatsApp with Maya", "Lisbon trip"
+    participants: tuple[str, ...] = ()
+    is_group: bool = False
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message as its author sent it: original sender, original time."""
+
+    sender: str  # display name as the export shows it
+    text: str
+    time: datetime  # timezone-aware original event time, never the import time
+    sender_id: str | None = None  # stable platform id (phone, user id, address) when known
+    is_owner: bool = False
+    platform_id: str | None = None  # the platform's message id, when the format has one
+    reply_to: str | None = None  # platform id of the message replied to
+    forwarded_from: str | None = None
+    kind: Literal["text", "media", "system"] = "text"
+    attachments: tuple[str, ...] = ()  # file names referenced by the message
+
+
+@dataclass
+class SourceDocument:
+    """What an importer yields: either prose (`text`) or a stream of `messages`.
+
+    `messages` is an iterator so a 1 GB export is never held in memory at once.
+    """
+
+    kind: str  # "text", "markdown", "whatsapp", "telegram", "email", "pdf", ...
+    name: str  # shown to the owner in citations: "WhatsApp with Maya", "journal.md"
+    identity: str  # stable identity of the source: content hash of a file, chat key of a stream
+    text: str | None = None
+    messages: Iterator[Message] | None = None
+    conversation: Conversation | None = None
+    time_start: datetime | None = None  # for prose with a known date (journal, email)
+    note: str = ""  # e.g. "JSON imported as plain text"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document's plain text, with its exact place in it."""
+
+    ordinal: int
+    char_start: int
+    char_end: int
+    text: str
+    time_start: datetime | None = None
+    time_end: datetime | None = None
+    speakers: tuple[str, ...] = ()
+
+
+_LOCATOR_RE = re.compile(r"^doc(\d+):(\d+)-(\d+)$")
+
+
+@dataclass(frozen=True)
+class Locator:
+    """A stable address of text in the store: document id and a char range of its plain text."""
+
+    document_id: int
+    char_start: int
+    char_end: int
+
+    def __str__(self) -> str:
+        return f"doc{self.document_id}:{self.char_start}-{self.char_end}"
+
+    @classmethod
+    def parse(cls, value: str) -> Locator:
+        match = _LOCATOR_RE.match(value.strip())
+        if not match:
+            raise LocatorError(
+                f"not a locator: {value!r}",
+                hint="a locator looks like doc12:3400-4100, as printed by search and grep",
+            )
+        doc, start, end = (int(g) for g in match.groups())
+        if end < start:
+            raise LocatorError(f"locator {value!r} ends before it starts", hint="use START-END")
+        return cls(doc, start, end)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    locator: Locator
+    document: str  # the document's name
+    kind: str
+    text: str
+    score: float
+    time_start: datetime | None
+    time_end: datetime | None
+    speakers: tuple[str, ...]
+    chunk_id: int = 0
+
+    def to_json(self) -> dict:
+        return {
+            "locator": str(self.locator),
+            "document": self.document,
+            "kind": self.kind,
+            "text": self.text,
+            "score": round(self.score, 6),
+            "time_start": self.time_start.isoformat() if self.time_start else None,
+            "time_end": self.time_end.isoformat() if self.time_end else None,
+            "speakers": list(self.speakers),
+        }
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    kinds: tuple[str, ...] = ()  # source kinds to keep ("whatsapp", "text", ...)
+    person: str | None = None  # a speaker, by any of their names
+    since: datetime | None = None
+    until: datetime | None = None
+
+    @property
+    def active(self) -> bool:
+        return bool(self.kinds or self.person or self.since or self.until)
+
+
+@dataclass(frozen=True)
+class GrepMatch:
+    locator: Locator  # the matched text itself
+    document: str
+    kind: str
+    line: str  # the line of text around the match
+    time: datetime | None
+
+
+@dataclass(frozen=True)
+class GrepPage:
+    matches: list[GrepMatch]
+    page: int
+    page_size: int
+    total: int
+
+    @property
+    def has_more(self) -> bool:
+        return self.page * self.page_size < self.total
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """Text read back from the store by locator."""
+
+    locator: Locator
+    document: str
+    kind: str
+    text: str
+    document_length: int
+
+
+@dataclass
+class IngestReport:
+    documents_added: int = 0
+    documents_skipped: int = 0  # already imported (same content)
+    chunks_added: int = 0
+    messages_added: int = 0
+    messages_skipped: int = 0  # already in the store from an overlapping export
+    errors: list[str] = field(default_factory=list)
+
+    def merge(self, other: IngestReport) -> None:
+        self.documents_added += other.documents_added
+        self.documents_skipped += other.documents_skipped
+        self.chunks_added += other.chunks_added
+        self.messages_added += other.messages_added
+        self.messages_skipped += other.messages_skipped
+        self.errors.extend(other.errors)

@@ -1,0 +1,1 @@
+"""The only place with SQL: the single SQLite file, its migrations and repositories."""

@@ -1,0 +1,184 @@
+"""Chunks, their keyword index (FTS5) and their speakers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import aiosqlite
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """A chunk as the store keeps it (times as UTC ISO strings)."""
+
+    document_id: int
+    ordinal: int
+    char_start: int
+    char_end: int
+    text: str
+    time_start: str | None
+    time_end: str | None
+    speakers: tuple[str, ...]
+    identity: str
+    text_hash: str
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    id: int
+    document_id: int
+    document: str
+    kind: str
+    char_start: int
+    char_end: int
+    text: str
+    time_start: str | None
+    time_end: str | None
+    speakers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChunkFilter:
+    """SQL-level filters over chunks; `speakers` holds every name of the person asked for."""
+
+    kinds: tuple[str, ...] = ()
+    speakers: tuple[str, ...] = ()
+    since: str | None = None  # UTC ISO
+    until: str | None = None
+
+    def where(self, chunk: str = "c", document: str = "d") -> tuple[str, list]:
+        clauses: list[str] = []
+        params: list = []
+        if self.kinds:
+            clauses.append(f"{document}.kind IN ({','.join('?' * len(self.kinds))})")
+            params.extend(self.kinds)
+        if self.speakers:
+            clauses.append(
+                f"{chunk}.id IN (SELECT chunk_id FROM chunk_speakers WHERE speaker IN "
+                f"({','.join('?' * len(self.speakers))}))"
+            )
+            params.extend(self.speakers)
+        if self.since:
+            clauses.append(f"{chunk}.time_end >= ?")
+            params.append(self.since)
+        if self.until:
+            clauses.append(f"{chunk}.time_start <= ?")
+            params.append(self.until)
+        return (" AND ".join(clauses) or "1"), params
+
+    @property
+    def active(self) -> bool:
+        return bool(self.kinds or self.speakers or self.since or self.until)
+
+
+_SELECT = """SELECT c.id, c.document_id, d.name, d.kind, c.char_start, c.char_end, c.text,
+                    c.time_start, c.time_end, c.speakers
+             FROM chunks c JOIN documents d ON d.id = c.document_id"""
+
+
+def _stored(row: aiosqlite.Row) -> StoredChunk:
+    return StoredChunk(
+        id=row[0], document_id=row[1], document=row[2], kind=row[3], char_start=row[4],
+        char_end=row[5], text=row[6], time_start=row[7], time_end=row[8],
+        speakers=tuple(json.loads(row[9])),
+    )
+
+
+async def insert_chunks(conn: aiosqlite.Connection, records: Sequence[ChunkRecord]) -> int:
+    """Insert the chunks of a document being saved; returns how many were written.
+
+    A chunk's identity hashes its document's identity, so a new document's chunks are new.
+    """
+    if not records:
+        return 0
+    await conn.executemany(
+        """INSERT INTO chunks (document_id, ordinal, char_start, char_end, text, time_start,
+               time_end, speakers, identity, text_hash)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(identity) DO NOTHING""",
+        [(r.document_id, r.ordinal, r.char_start, r.char_end, r.text, r.time_start, r.time_end,
+          json.dumps(r.speakers, ensure_ascii=False), r.identity, r.text_hash) for r in records],
+    )
+    speaker_rows = [(r.identity, s) for r in records for s in r.speakers]
+    if speaker_rows:
+        await conn.executemany(
+            """INSERT OR IGNORE INTO chunk_speakers (chunk_id, speaker)
+               SELECT id, ? FROM chunks WHERE identity = ?""",
+            [(s, identity) for identity, s in speaker_rows],
+        )
+    return len(records)
+
+
+async def keyword_search(
+    conn: aiosqlite.Connection, match: str, *, limit: int, where: ChunkFilter
+) -> list[tuple[int, float]]:
+    """(chunk id, bm25) best first for an FTS5 MATCH expression."""
+    clause, params = where.where()
+    join = "JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" \
+        if where.active else ""
+    sql = (f"SELECT chunks_fts.rowid, bm25(chunks_fts) AS score FROM chunks_fts {join} "
+           f"WHERE chunks_fts MATCH ? AND {clause} ORDER BY score LIMIT ?")
+    async with conn.execute(sql, (match, *params, limit)) as cur:
+        return [(row[0], row[1]) for row in await cur.fetchall()]
+
+
+async def matching_ids(conn: aiosqlite.Connection, match: str, *, where: ChunkFilter) -> list[int]:
+    """Every chunk id an FTS5 expression matches (unranked), for grep."""
+    clause, params = where.where()
+    join = "JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" \
+        if where.active else ""
+    sql = f"SELECT chunks_fts.rowid FROM chunks_fts {join} WHERE chunks_fts MATCH ? AND {clause}"
+    async with conn.execute(sql, (match, *params)) as cur:
+        return [row[0] for row in await cur.fetchall()]
+
+
+async def get_chunks(conn: aiosqlite.Connection, ids: Sequence[int]) -> dict[int, StoredChunk]:
+    out: dict[int, StoredChunk] = {}
+    for i in range(0, len(ids), 500):
+        part = list(ids[i:i + 500])
+        sql = f"{_SELECT} WHERE c.id IN ({','.join('?' * len(part))})"
+        async with conn.execute(sql, part) as cur:
+            for row in await cur.fetchall():
+                out[row[0]] = _stored(row)
+    return out
+
+
+async def filtered_chunk_ids(conn: aiosqlite.Connection, where: ChunkFilter, *, cap: int) -> list[int]:
+    """Ids of the chunks a filter keeps, at most `cap` (+1 so the caller can tell it was cut)."""
+    clause, params = where.where()
+    sql = (f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
+           f"WHERE {clause} LIMIT ?")
+    async with conn.execute(sql, (*params, cap + 1)) as cur:
+        return [row[0] for row in await cur.fetchall()]
+
+
+async def chunks_overlapping(
+    conn: aiosqlite.Connection, document_id: int, start: int, end: int
+) -> list[tuple[int, int, str]]:
+    """(char_start, char_end, text) of the chunks covering [start, end) of a document, in order."""
+    async with conn.execute(
+        """SELECT char_start, char_end, text FROM chunks
+           WHERE document_id = ? AND char_end > ? AND char_start < ? ORDER BY char_start""",
+        (document_id, start, end),
+    ) as cur:
+        return [(r[0], r[1], r[2]) for r in await cur.fetchall()]
+
+
+async def scan_chunks(
+    conn: aiosqlite.Connection, *, after_id: int, page_size: int, where: ChunkFilter
+) -> list[StoredChunk]:
+    """The next page of chunks by id, for grep's full scans."""
+    clause, params = where.where()
+    sql = f"{_SELECT} WHERE c.id > ? AND {clause} ORDER BY c.id LIMIT ?"
+    async with conn.execute(sql, (after_id, *params, page_size)) as cur:
+        return [_stored(row) for row in await cur.fetchall()]
+
+
+async def count_chunks(conn: aiosqlite.Connection) -> tuple[int, int]:
+    """(all chunks, chunks still waiting for their embedding)."""
+    async with conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(embedded = 0), 0) FROM chunks"
+    ) as cur:
+        row = await cur.fetchone()
+    return row[0], row[1]

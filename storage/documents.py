@@ -1,0 +1,104 @@
+"""Documents: one row per imported file or message stream."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import aiosqlite
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    id: int
+    kind: str
+    name: str
+    identity: str
+    source_path: str | None
+    imported_at: str
+    time_start: str | None
+    time_end: str | None
+    participants: list[str]
+    chunk_count: int
+    text_length: int
+    platform: str | None
+    conversation_key: str | None
+    note: str
+
+
+def _row(row: aiosqlite.Row) -> DocumentRow:
+    return DocumentRow(
+        id=row["id"], kind=row["kind"], name=row["name"], identity=row["identity"],
+        source_path=row["source_path"], imported_at=row["imported_at"],
+        time_start=row["time_start"], time_end=row["time_end"],
+        participants=json.loads(row["participants"]), chunk_count=row["chunk_count"],
+        text_length=row["text_length"], platform=row["platform"],
+        conversation_key=row["conversation_key"], note=row["note"],
+    )
+
+
+async def find_by_identity(conn: aiosqlite.Connection, identity: str) -> int | None:
+    async with conn.execute("SELECT id FROM documents WHERE identity = ?", (identity,)) as cur:
+        row = await cur.fetchone()
+    return row[0] if row else None
+
+
+async def insert_document(
+    conn: aiosqlite.Connection,
+    *,
+    kind: str,
+    name: str,
+    identity: str,
+    source_path: str | None,
+    content_hash: str | None,
+    byte_size: int | None,
+    raw_path: str | None,
+    platform: str | None = None,
+    conversation_key: str | None = None,
+    is_group: bool = False,
+    participants: list[str] | None = None,
+    note: str = "",
+) -> int:
+    cur = await conn.execute(
+        """INSERT INTO documents (kind, name, identity, source_path, content_hash, byte_size,
+               imported_at, raw_path, platform, conversation_key, is_group, participants, note)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (kind, name, identity, source_path, content_hash, byte_size,
+         datetime.now(timezone.utc).isoformat(timespec="seconds"), raw_path, platform,
+         conversation_key, int(is_group), json.dumps(participants or []), note),
+    )
+    return cur.lastrowid
+
+
+async def finish_document(
+    conn: aiosqlite.Connection,
+    document_id: int,
+    *,
+    chunk_count: int,
+    text_length: int,
+    time_start: str | None,
+    time_end: str | None,
+    participants: list[str] | None = None,
+) -> None:
+    await conn.execute(
+        """UPDATE documents SET chunk_count = ?, text_length = ?, time_start = ?, time_end = ?,
+               participants = COALESCE(?, participants) WHERE id = ?""",
+        (chunk_count, text_length, time_start, time_end,
+         json.dumps(participants) if participants is not None else None, document_id),
+    )
+
+
+async def get_document(conn: aiosqlite.Connection, document_id: int) -> DocumentRow | None:
+    async with conn.execute("SELECT * FROM documents WHERE id = ?", (document_id,)) as cur:
+        row = await cur.fetchone()
+    return _row(row) if row else None
+
+
+async def list_documents(conn: aiosqlite.Connection) -> list[DocumentRow]:
+    async with conn.execute("SELECT * FROM documents ORDER BY id") as cur:
+        return [_row(r) for r in await cur.fetchall()]
+
+
+async def delete_document(conn: aiosqlite.Connection, document_id: int) -> None:
+    await conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))

@@ -1,0 +1,60 @@
+"""Messages: who said what, and when, kept exactly as the source had it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import aiosqlite
+
+
+class MessageRecord(NamedTuple):
+    document_id: int
+    platform: str
+    conversation_key: str
+    platform_id: str | None
+    sender: str
+    sender_id: str | None
+    is_owner: bool
+    time: str  # UTC ISO
+    utc_offset_minutes: int | None  # the sender's wall-clock offset, when known
+    kind: str
+    reply_to: str | None
+    forwarded_from: str | None
+    text: str
+    attachments: str  # JSON list
+    dedup_key: str
+    char_start: int
+    char_end: int
+
+
+async def existing_keys(conn: aiosqlite.Connection, keys: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for i in range(0, len(keys), 500):
+        part = list(keys[i:i + 500])
+        async with conn.execute(
+            f"SELECT dedup_key FROM messages WHERE dedup_key IN ({','.join('?' * len(part))})", part
+        ) as cur:
+            found.update(r[0] for r in await cur.fetchall())
+    return found
+
+
+async def insert_messages(conn: aiosqlite.Connection, rows: Sequence[MessageRecord]) -> None:
+    await conn.executemany(
+        """INSERT INTO messages (document_id, platform, conversation_key, platform_id, sender,
+               sender_id, is_owner, time, utc_offset_minutes, kind, reply_to, forwarded_from, text,
+               attachments, dedup_key, char_start, char_end)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedup_key) DO NOTHING""",
+        rows,
+    )
+
+
+async def message_time_at(conn: aiosqlite.Connection, document_id: int, position: int) -> str | None:
+    """The UTC time of the message whose rendered line holds `position` of a document."""
+    async with conn.execute(
+        """SELECT time FROM messages WHERE document_id = ? AND char_start <= ? AND char_end >= ?
+           LIMIT 1""",
+        (document_id, position, position),
+    ) as cur:
+        row = await cur.fetchone()
+    return row[0] if row else None

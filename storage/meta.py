@@ -1,0 +1,18 @@
+"""Key/value facts about the store: embedding model and dimension."""
+
+from __future__ import annotations
+
+import aiosqlite
+
+
+async def get_meta(conn: aiosqlite.Connection, key: str) -> str | None:
+    async with conn.execute("SELECT value FROM meta WHERE key = ?", (key,)) as cur:
+        row = await cur.fetchone()
+    return row[0] if row else None
+
+
+async def set_meta(conn: aiosqlite.Connection, key: str, value: str) -> None:
+    await conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )

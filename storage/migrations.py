@@ -1,0 +1,51 @@
+"""Numbered, append-only schema migrations, each recorded in `_migrations` when applied.
+
+Never edit an applied migration: add a new one. Numbers are claimed per area so parallel work
+does not collide: 1-9 memory core, 10-19 importers/people, 20-29 biographer/profile,
+30-39 front ends/scheduler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import aiosqlite
+
+Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
+MIGRATIONS: dict[int, Migration] = {}
+
+
+def migration(number: int) -> Callable[[Migration], Migration]:
+    def register(fn: Migration) -> Migration:
+        if number in MIGRATIONS:
+            raise RuntimeError(f"migration {number} defined twice")
+        MIGRATIONS[number] = fn
+        return fn
+
+    return register
+
+
+async def apply_migrations(conn: aiosqlite.Connection) -> None:
+    # import the modules that define migrations so they register themselves
+    from storage import schema  # noqa: F401
+
+    await conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+        " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
+    )
+    async with conn.execute("SELECT number FROM _migrations") as cur:
+        applied = {row[0] for row in await cur.fetchall()}
+    for number in sorted(MIGRATIONS):
+        if number in applied:
+            continue
+        fn = MIGRATIONS[number]
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            await fn(conn)
+            await conn.execute(
+                "INSERT INTO _migrations (number, name) VALUES (?, ?)", (number, fn.__name__)
+            )
+        except BaseException:
+            await conn.execute("ROLLBACK")
+            raise
+        await conn.execute("COMMIT")
