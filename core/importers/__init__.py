@@ -7,14 +7,24 @@ from pathlib import Path
 from core.errors import UnsupportedFormat
 from core.importers.base import Importer, ImportContext, read_head
 from core.importers.text import TextImporter, looks_like_text
+from core.importers.audio import AudioImporter
+from core.importers.documents import DocumentImporter
+from core.importers.image import ImageImporter
 from core.importers.whatsapp import WhatsAppImporter
+from core.importers.whatsapp_zip import WhatsAppZipImporter
 
 __all__ = ["ImportContext", "Importer", "default_importers", "pick_importer"]
 
 
 def default_importers() -> list[Importer]:
     """Most specific first: a WhatsApp export is also a .txt file."""
-    return [WhatsAppImporter(), TextImporter()]
+    return [
+        # chat exports, recognised by content
+        WhatsAppZipImporter(), WhatsAppImporter(),
+        # documents and media, recognised by extension and magic bytes
+        DocumentImporter(), AudioImporter(), ImageImporter(),
+        TextImporter(),
+    ]
 
 
 def pick_importer(path: Path, importers: list[Importer]) -> Importer:

@@ -174,6 +174,11 @@ def file_kind(name: str) -> str:
     return "document"
 
 
+def _looks_like_media(body: str) -> bool:
+    return bool(_ANDROID_FILE.match(body) or _IOS_ATTACHED.search(body)
+                or _MEDIA_OMITTED.match(body) or _IOS_OMITTED.search(body))
+
+
 def _phone_id(author: str) -> str | None:
     compact = re.sub(r"[\s\-()\u2011]", "", author)
     return compact if re.fullmatch(r"\+?\d{6,15}", compact) else None
@@ -297,7 +302,8 @@ class _Scan:
                     self.dates.append(fields)
         if header.author is not None:
             self.author_lines[header.author] += 1
-            if not header.lrm and not _SYSTEM_WITH_AUTHOR.search(header.body):
+            if not _SYSTEM_WITH_AUTHOR.search(header.body) and (
+                    not header.lrm or _looks_like_media(header.body)):
                 self.user_lines[header.author] += 1
 
     def is_author(self, name: str) -> bool:
@@ -411,8 +417,9 @@ class _MessageBuilder:
         if _SYSTEM_WITH_AUTHOR.search(first) or (pending.lrm and author == self.chat_title):
             if _ENCRYPTION.search(body):
                 return None
-            return Message(sender="", text=f"{body} ({author})" if author != self.chat_title
-                           else body, time=pending.time, kind="system")
+            # name the person (a missed call from Teo), not the chat that iOS writes as author
+            # (the same text whatever else the export holds, so re-imports dedup)
+            return Message(sender="", text=f"{body} ({author})", time=pending.time, kind="system")
         if body.endswith(_EDITED):
             body = body[: -len(_EDITED)]
         return self._message(author, body, pending.time, kind="text")

@@ -1,0 +1,98 @@
+"""Reading zip exports safely: bounded member count and size, no path escaping, cp437 names fixed.
+
+Exports arrive as zips (WhatsApp with media, Discord's package, Takeout parts). A zip is read member
+by member; a member is extracted only when a parser needs a real file (a voice note for the
+transcriber, a PDF for pypdf), and always under a folder the caller owns.
+"""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from core.errors import ImportFailed
+
+#: A life's WhatsApp-with-media or Discord package stays far below these; a zip bomb does not.
+MAX_MEMBERS = 200_000
+MAX_TOTAL_BYTES = 32 * 1024**3
+#: deflate compresses ordinary files at most ~20:1; bombs reach thousands
+MAX_RATIO = 200
+_RATIO_FLOOR = 1 << 20  # small members may compress extremely well (runs of spaces); ignore them
+
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def member_name(info: zipfile.ZipInfo) -> str:
+    """The member's real name: zips without the UTF-8 flag get cp437-decoded by Python."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return info.filename
+
+
+def open_zip(path: Path) -> zipfile.ZipFile:
+    """Open a zip and refuse it before reading anything if it is too big to be an export."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile as error:
+        raise ImportFailed(path.name, f"is not a readable zip ({error})",
+                           hint="download or export the archive again") from None
+    infos = archive.infolist()
+    if len(infos) > MAX_MEMBERS:
+        archive.close()
+        raise ImportFailed(path.name, f"holds {len(infos):,} files, more than {MAX_MEMBERS:,}",
+                           hint="unzip it and import the folders you need")
+    total = sum(info.file_size for info in infos)
+    if total > MAX_TOTAL_BYTES:
+        archive.close()
+        raise ImportFailed(path.name, f"would unpack to {total / 1024**3:.1f} GB, over the limit",
+                           hint="unzip it yourself and import the files you need")
+    for info in infos:
+        if info.file_size > _RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            archive.close()
+            raise ImportFailed(path.name, f"member {member_name(info)!r} is compressed "
+                               f"{info.file_size // max(info.compress_size, 1):,}:1 (a zip bomb?)",
+                               hint="this is not an export Biographer will unpack")
+    return archive
+
+
+def safe_relative(name: str) -> PurePosixPath | None:
+    """The member name as a relative path, or None when it would leave the extraction folder."""
+    posix = PurePosixPath(name.replace("\\", "/"))
+    if posix.is_absolute() or ".." in posix.parts or (posix.parts and ":" in posix.parts[0]):
+        return None
+    return posix
+
+
+def extract_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path) -> Path:
+    """Copy one member under `dest`, refusing names that escape it and sizes that lie."""
+    relative = safe_relative(member_name(info))
+    if relative is None or not relative.parts:
+        raise ImportFailed(member_name(info), "has a path that leaves the archive folder",
+                           hint="the archive is malformed or malicious; it was not unpacked")
+    target = (dest / Path(*relative.parts)).resolve()
+    if not target.is_relative_to(dest.resolve()):
+        raise ImportFailed(member_name(info), "has a path that leaves the archive folder",
+                           hint="the archive is malformed or malicious; it was not unpacked")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with archive.open(info) as source, target.open("wb") as sink:
+        # zipfile itself checks the CRC and the declared size while reading; the bound below
+        # also stops a member whose header understates its size
+        copied = 0
+        for block in iter(lambda: source.read(1 << 20), b""):
+            copied += len(block)
+            if copied > info.file_size:
+                raise ImportFailed(member_name(info), "is bigger than its zip header says",
+                                   hint="the archive is corrupt; export it again")
+            sink.write(block)
+    return target
+
+
+def copy_member_to(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> Path:
+    """Copy one member to an exact path chosen by the caller (the name is never trusted)."""
+    with archive.open(info) as source, target.open("wb") as sink:
+        shutil.copyfileobj(source, sink, 1 << 20)
+    return target
