@@ -55,15 +55,16 @@ class Indexer:
             batch = await vector_store.pending_chunks(self.conn, limit=self.batch_size)
             if not batch:
                 break
-            reuse = await vector_store.vectors_by_text_hash(self.conn, [h for _, _, h in batch])
-            todo = [(cid, text) for cid, text, h in batch if h not in reuse]
-            vectors: dict[int, bytes] = {cid: reuse[h] for cid, _, h in batch if h in reuse}
+            # the same text is embedded once: reuse stored vectors, and embed each new text once
+            by_hash = await vector_store.vectors_by_text_hash(self.conn, [h for _, _, h in batch])
+            todo = {h: text for _, text, h in batch if h not in by_hash}
             if todo:
                 embedded = await asyncio.to_thread(
-                    self.embedder.embed, [embedding_text(t) for _, t in todo]
+                    self.embedder.embed, [embedding_text(t) for t in todo.values()]
                 )
-                for (cid, _), vector in zip(todo, np.asarray(embedded, dtype=np.float32)):
-                    vectors[cid] = vector.tobytes()
+                for h, vector in zip(todo, np.asarray(embedded, dtype=np.float32)):
+                    by_hash[h] = vector.tobytes()
+            vectors = {cid: by_hash[h] for cid, _, h in batch}
             async with transaction(self.conn):
                 await vector_store.store_vectors(self.conn, list(vectors.items()))
             done += len(batch)

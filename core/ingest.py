@@ -75,15 +75,20 @@ def message_record(document_id: int, conversation: Conversation, dedup_key: str,
     )
 
 
-def expand_paths(paths: Iterable[Path]) -> Iterator[Path]:
-    """Files as given, folders walked in name order; hidden files skipped."""
+def expand_paths(paths: Iterable[Path], *, skip: Path | None = None) -> Iterator[Path]:
+    """Files as given, folders walked in name order; hidden files and the `skip` folder (the
+    store's own data directory, when someone ingests the folder that holds it) left out."""
+    skip = skip.resolve() if skip else None
     for path in paths:
-        if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and not any(p.startswith(".") for p in child.relative_to(path).parts):
-                    yield child
-        else:
+        if not path.is_dir():
             yield path
+            continue
+        for child in sorted(path.rglob("*")):
+            if not child.is_file() or any(p.startswith(".") for p in child.relative_to(path).parts):
+                continue
+            if skip and child.resolve().is_relative_to(skip):
+                continue
+            yield child
 
 
 class DedupKeys:
@@ -120,7 +125,7 @@ class Ingestor:
 
     async def ingest_paths(self, paths: Sequence[Path], *, progress: Progress = no_progress) -> IngestReport:
         report = IngestReport()
-        files = list(expand_paths(paths))
+        files = list(expand_paths(paths, skip=self.raw_dir.parent))
         for done, path in enumerate(files):
             progress("saving", done, len(files))
             try:

@@ -1,0 +1,49 @@
+"""Shared fixtures: every test gets its own data directory and settings, and no network."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from tests.fakes.embedder import HashEmbedder
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No BIOGRAPHER_* setting or .env of the developer leaks into a test."""
+    import os
+
+    for key in list(os.environ):
+        if key.startswith("BIOGRAPHER_"):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BIOGRAPHER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests may only talk to this machine: any other address fails loudly."""
+    real_connect = socket.socket.connect
+
+    def guarded(self, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and not (host.startswith("127.") or host in ("localhost", "::1")
+                                          or host.startswith("/")):
+            raise RuntimeError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", timezone="Europe/Lisbon", owner_aliases=["Ana"])
+
+
+@pytest.fixture
+def embedder() -> HashEmbedder:
+    return HashEmbedder()
