@@ -45,6 +45,19 @@ class Settings(BaseSettings):
     llm_base_url: str = "https://openrouter.ai/api/v1"
     llm_api_key: SecretStr | None = None
     llm_model: str = "openai/gpt-4o-mini"
+    llm_analysis_model: str | None = None  # analysis, reports, consolidation; default: llm_model
+    llm_vision_model: str | None = None  # image descriptions; default: llm_model
+    llm_timeout_seconds: float = 120.0
+    llm_max_retries: int = 4  # on 429 and 5xx, with exponential backoff
+    llm_daily_token_cap: int = 0  # 0: no cap; reached, new analysis runs stop (answers still run)
+
+    # the biographer agent
+    agent_chat_steps: int = 25  # tool calls per chat answer before a forced final answer
+    agent_analysis_steps: int = 40  # per report, consolidation, folded-in answer
+    agent_ingest_steps: int = 60  # per batch of newly imported material
+    agent_chat_tail: int = 6  # earlier chat messages (text only) in each turn's context
+    analysis_batch_chars: int = 24_000  # new material shown to one analysis run
+    question_repeat_days: int = 7  # an unanswered question is asked again after this many days
 
     # front ends
     telegram_token: SecretStr | None = None
@@ -52,6 +65,27 @@ class Settings(BaseSettings):
     telegram_api_url: str | None = None
     discord_token: SecretStr | None = None
     discord_owner_ids: CommaList = Field(default_factory=list)
+    # Telegram details: webhook instead of long polling when a public URL is set; a local Bot API
+    # server (telegram_local_mode) lifts the 20 MB download limit of the cloud API
+    telegram_webhook_url: str | None = None
+    telegram_webhook_listen: str = "0.0.0.0"
+    telegram_webhook_port: int = 8443
+    telegram_local_mode: bool = False
+    telegram_forward_burst_seconds: float = 2.0  # forwards closer than this form one import
+    allow_group_chats: bool = False  # answer the owner in group chats too
+    progress_edit_seconds: float = 2.0  # at most one progress edit per this many seconds
+
+    # scheduler (local times in `timezone`; /settings overrides these per store)
+    scheduler_enabled: bool = True
+    question_time: str = "19:00"
+    questions_per_day: int = 1
+    quiet_hours: str = "22:00-08:00"  # empty: none
+    report_day: str = "sun"
+    report_time: str = "18:00"
+    analysis_time: str = "03:00"
+    backup_time: str = "04:00"
+    backup_keep: int = 7
+    schedule_grace_hours: float = 6.0  # a run missed while down is made up on start within this
 
     _split = field_validator(
         "owner_aliases", "telegram_owner_ids", "discord_owner_ids", mode="before"

@@ -28,6 +28,8 @@ def migration(number: int) -> Callable[[Migration], Migration]:
 async def apply_migrations(conn: aiosqlite.Connection) -> None:
     # import the modules that define migrations so they register themselves
     from storage import schema  # noqa: F401
+    from storage import schema_biographer  # noqa: F401
+    from storage import schema_frontends  # noqa: F401
 
     await conn.execute(
         "CREATE TABLE IF NOT EXISTS _migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL,"

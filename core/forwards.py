@@ -1,0 +1,117 @@
+"""Forwarded messages: grouped per burst, saved under their original senders and dates."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from core.types import Conversation, Message, SourceDocument
+
+
+@dataclass(frozen=True)
+class Forwarded:
+    """One forwarded message as the platform describes its origin."""
+
+    sender: str  # the original author's name ("Maya", a hidden user's name, a channel title)
+    time: datetime  # when the original was sent, not when it was forwarded
+    text: str
+    platform_id: str  # the forward's own id in the owner's chat with the bot
+    sender_id: str | None = None  # stable id when the platform gives one (user id, chat id)
+    origin_chat: str | None = None  # the chat or channel it came from, when known
+    kind: str = "text"  # "text" or "media"
+
+
+def _names(items: Sequence[Forwarded]) -> list[str]:
+    return list(dict.fromkeys(item.sender for item in items))
+
+
+def forwards_document(items: Sequence[Forwarded], *, platform: str, chat_key: str,
+                      owner_ids: frozenset[str] = frozenset(), owner_names: frozenset[str] = frozenset()
+                      ) -> SourceDocument:
+    """One import for a burst of forwards; the owner's own forwarded words stay marked as theirs."""
+    names = _names(items)
+    first = items[0]
+    origin = first.origin_chat or ", ".join(names)
+
+    def is_owner(item: Forwarded) -> bool:
+        return (item.sender_id is not None and item.sender_id in owner_ids) or \
+            item.sender.strip().lower() in owner_names
+
+    messages = [
+        Message(sender=item.sender, text=item.text, time=item.time, sender_id=item.sender_id,
+                is_owner=is_owner(item), platform_id=f"{chat_key}:{item.platform_id}",
+                forwarded_from=item.origin_chat or item.sender,
+                kind="media" if item.kind == "media" else "text")
+        for item in items
+    ]
+    return SourceDocument(
+        kind=f"{platform}_forward",
+        name=f"Forwarded from {origin}",
+        identity=f"{platform}-forward:{chat_key}:{first.platform_id}-{items[-1].platform_id}",
+        messages=iter(messages),
+        conversation=Conversation(platform=platform, key=f"forwards:{chat_key}",
+                                  name=f"Forwarded from {origin}", participants=tuple(names),
+                                  is_group=len(names) > 1),
+    )
+
+
+def _day_span(start: datetime, end: datetime) -> str:
+    if start.date() == end.date():
+        return f"{start.day} {start:%b %Y}"
+    if (start.year, start.month) == (end.year, end.month):
+        return f"{start.day}–{end.day} {start:%b %Y}"
+    if start.year == end.year:
+        return f"{start.day} {start:%b} – {end.day} {end:%b %Y}"
+    return f"{start.day} {start:%b %Y} – {end.day} {end:%b %Y}"
+
+
+def burst_summary(items: Sequence[Forwarded], *, saved: int, zone: tzinfo) -> str:
+    """"Saved 14 messages from Maya, 3–5 May 2024"."""
+    if saved == 0:
+        return f"Those {len(items)} forwarded messages were already saved."
+    names = _names(items)
+    who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    if len(names) > 4:
+        who = f"{', '.join(names[:3])} and {len(names) - 3} others"
+    times = sorted(item.time.astimezone(zone) for item in items)
+    noun = "message" if saved == 1 else "messages"
+    return f"Saved {saved} {noun} from {who}, {_day_span(times[0], times[-1])}."
+
+
+Flush = Callable[[str, list[Forwarded]], Awaitable[None]]
+
+
+class BurstCollector:
+    """Collects forwards per chat and flushes each burst once no new one arrived for `quiet` seconds."""
+
+    def __init__(self, flush: Flush, *, quiet: float) -> None:
+        self._flush = flush
+        self._quiet = quiet
+        self._pending: dict[str, list[Forwarded]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task] = set()
+
+    def add(self, chat_key: str, item: Forwarded) -> None:
+        self._pending.setdefault(chat_key, []).append(item)
+        if timer := self._timers.pop(chat_key, None):
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._timers[chat_key] = loop.call_later(self._quiet, self._start_flush, chat_key)
+
+    def _start_flush(self, chat_key: str) -> None:
+        self._timers.pop(chat_key, None)
+        items = self._pending.pop(chat_key, [])
+        if items:
+            task = asyncio.create_task(self._flush(chat_key, items))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Flush every pending burst now and wait for all flushes (used on shutdown)."""
+        for chat_key in list(self._timers):
+            self._timers.pop(chat_key).cancel()
+            self._start_flush(chat_key)
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -1,0 +1,198 @@
+"""Scheduled jobs as plain async functions, and the runner that decides which slot is due.
+
+A job's slots are local wall-clock times. The runner settles each slot exactly once (run, skipped
+or missed) and records it in the store, so a restart never repeats a slot and a slot missed while
+the process was down is made up once on start if it is recent enough (the grace period).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+import aiosqlite
+
+from core.errors import UserFacingError
+from core.gate import AgentGate
+from core.preferences import WEEKDAYS, PreferenceStore, Preferences, parse_time
+from storage import frontend_state
+from storage.backup import backup_database
+from storage.db import transaction
+
+log = logging.getLogger(__name__)
+
+QUESTION_SPACING = timedelta(hours=3)  # between a day's prompts when more than one is allowed
+
+
+class Notifier(Protocol):
+    """Sends scheduled messages to the owner on every configured front end."""
+
+    async def send_text(self, text: str) -> None: ...
+
+    async def send_answer(self, answer: Any) -> None: ...
+
+    async def send_question(self, question_id: str, text: str) -> None:
+        """Send a question prompt and record it (PromptBook.record) so a reply answers it."""
+        ...
+
+
+def utc_iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class PromptBook:
+    """Which chat message asked which open question."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.conn = conn
+
+    async def record(self, *, question_id: str, platform: str, chat_id: str, message_id: str,
+                     sent_at: datetime) -> None:
+        async with transaction(self.conn):
+            await frontend_state.record_prompt(self.conn, question_id=question_id, platform=platform,
+                                               chat_id=chat_id, message_id=message_id,
+                                               sent_at=utc_iso(sent_at))
+
+    async def question_for_reply(self, *, platform: str, chat_id: str, message_id: str) -> str | None:
+        return await frontend_state.prompt_question(self.conn, platform=platform, chat_id=chat_id,
+                                                    message_id=message_id)
+
+    async def sent_since(self, moment: datetime) -> int:
+        return await frontend_state.prompts_sent_since(self.conn, utc_iso(moment))
+
+
+# ---------------------------------------------------------------- the jobs
+
+async def question_prompt(service: Any, *, preferences: Preferences, prompts: PromptBook,
+                          notifier: Notifier, now: datetime) -> str:
+    """Ask the most valuable open question, unless paused, quiet, over today's limit or nothing is open."""
+    local = now.astimezone(preferences.zone)
+    if preferences.paused:
+        return "paused"
+    if preferences.questions_per_day <= 0:
+        return "off"
+    if preferences.in_quiet_hours(local.time()):
+        return "quiet hours"
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    if await prompts.sent_since(midnight) >= preferences.questions_per_day:
+        return "daily limit"
+    question = await service.next_question()
+    if question is None:
+        return "nothing open"
+    await notifier.send_question(str(question.id), question.text)
+    await service.mark_asked(question.id, now)
+    return "sent"
+
+
+async def weekly_report(service: Any, *, preferences: Preferences, notifier: Notifier,
+                        gate: AgentGate) -> str:
+    """The pattern report of the last seven days."""
+    if preferences.paused:
+        return "paused"
+    async with gate.turn():
+        answer = await service.report(days=7)
+    await notifier.send_answer(answer)
+    return "sent"
+
+
+async def nightly_analysis(service: Any, *, gate: AgentGate) -> str:
+    """Analyse what is new, then consolidate the profile."""
+    async with gate.turn():
+        await service.analyze()
+        changed = await service.consolidate()
+    return "consolidated" if changed else "analysed"
+
+
+async def daily_backup(conn: aiosqlite.Connection, *, directory: Path, keep: int, now: datetime) -> str:
+    """A consistent copy of the store, keeping the newest `keep`."""
+    path = await backup_database(conn, directory, stamp=now, keep=keep)
+    return f"saved {path.name}"
+
+
+# ---------------------------------------------------------------- slots and the runner
+
+def latest_slot(now_local: datetime, times: list[time], *, weekday: int | None = None) -> datetime | None:
+    """The most recent local slot at or before `now_local` (within the last eight days)."""
+    for back in range(8):
+        day = (now_local - timedelta(days=back)).date()
+        if weekday is not None and day.weekday() != weekday:
+            continue
+        for at in sorted(times, reverse=True):
+            slot = datetime.combine(day, at, tzinfo=now_local.tzinfo)
+            if slot <= now_local:
+                return slot
+    return None
+
+
+def question_times(preferences: Preferences) -> list[time]:
+    first = datetime.combine(datetime(2000, 1, 1), parse_time(preferences.question_time))
+    count = max(preferences.questions_per_day, 1)
+    return sorted({(first + i * QUESTION_SPACING).time() for i in range(count)})
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    slots: Callable[[Preferences, datetime], datetime | None]  # latest slot for a local "now"
+    run: Callable[[Preferences, datetime], Awaitable[str]]
+
+
+class JobRunner:
+    """Runs every job whose latest slot is not yet settled; `tick()` is called every minute."""
+
+    def __init__(self, *, service: Any, conn: aiosqlite.Connection, preferences: PreferenceStore,
+                 notifier: Notifier, gate: AgentGate, backup_dir: Path, backup_keep: int,
+                 analysis_time: str, backup_time: str, grace: timedelta,
+                 clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
+        self.conn = conn
+        self.preferences = preferences
+        self.grace = grace
+        self.clock = clock
+        prompts = PromptBook(conn)
+        analysis_at, backup_at = parse_time(analysis_time), parse_time(backup_time)
+        self.jobs = [
+            Job("question_prompt", lambda p, now: latest_slot(now, question_times(p)),
+                lambda p, now: question_prompt(service, preferences=p, prompts=prompts,
+                                               notifier=notifier, now=now)),
+            Job("weekly_report",
+                lambda p, now: latest_slot(now, [parse_time(p.report_time)],
+                                           weekday=WEEKDAYS.index(p.report_day)),
+                lambda p, now: weekly_report(service, preferences=p, notifier=notifier, gate=gate)),
+            Job("nightly_analysis", lambda p, now: latest_slot(now, [analysis_at]),
+                lambda p, now: nightly_analysis(service, gate=gate)),
+            Job("backup", lambda p, now: latest_slot(now, [backup_at]),
+                lambda p, now: daily_backup(conn, directory=backup_dir, keep=backup_keep, now=now)),
+        ]
+
+    async def tick(self) -> dict[str, str]:
+        """Settle every due slot; returns {job: outcome} for the slots settled now."""
+        preferences = await self.preferences.load()
+        now = self.clock().astimezone(preferences.zone)
+        settled: dict[str, str] = {}
+        for job in self.jobs:
+            slot = job.slots(preferences, now)
+            if slot is None:
+                continue
+            last = await frontend_state.last_slot(self.conn, job.name)
+            if last is not None and last >= utc_iso(slot):
+                continue
+            outcome = "missed" if now - slot > self.grace else await self._run(job, preferences, now)
+            async with transaction(self.conn):
+                await frontend_state.settle_slot(self.conn, job.name, utc_iso(slot), outcome)
+            settled[job.name] = outcome
+            log.info("job %s slot %s: %s", job.name, slot.isoformat(), outcome)
+        return settled
+
+    async def _run(self, job: Job, preferences: Preferences, now: datetime) -> str:
+        try:
+            return await job.run(preferences, now)
+        except UserFacingError as error:
+            log.warning("job %s failed: %s", job.name, error)
+            return f"failed: {error.message}"
+        except Exception:  # the scheduler is an edge: log it, settle the slot, keep the others running
+            log.exception("job %s failed", job.name)
+            return "failed"
