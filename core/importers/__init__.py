@@ -6,6 +6,7 @@ from pathlib import Path
 
 from core.errors import UnsupportedFormat
 from core.importers.base import Importer, ImportContext, read_head
+from core.importers.telegram import TelegramImporter
 from core.importers.text import TextImporter, looks_like_text
 from core.importers.audio import AudioImporter
 from core.importers.documents import DocumentImporter
@@ -20,7 +21,7 @@ def default_importers() -> list[Importer]:
     """Most specific first: a WhatsApp export is also a .txt file."""
     return [
         # chat exports, recognised by content
-        WhatsAppZipImporter(), WhatsAppImporter(),
+        WhatsAppZipImporter(), WhatsAppImporter(), TelegramImporter(),
         # documents and media, recognised by extension and magic bytes
         DocumentImporter(), AudioImporter(), ImageImporter(),
         TextImporter(),
