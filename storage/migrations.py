@@ -1,6 +1,7 @@
 """Numbered, append-only schema migrations, each recorded in `_migrations` when applied.
 
-Never edit an applied migration: add a new one. Numbers are claimed per area so parallel work
+Never edit an applied migration: add a new one. Migrations live in storage/schema*.py modules,
+which are found and imported automatically. Numbers are claimed per area so parallel work
 does not collide: 1-9 memory core, 10-19 importers/people, 20-29 biographer/profile,
 30-39 front ends/scheduler.
 """
@@ -25,12 +26,21 @@ def migration(number: int) -> Callable[[Migration], Migration]:
     return register
 
 
-async def apply_migrations(conn: aiosqlite.Connection) -> None:
-    # import the modules that define migrations so they register themselves
-    from storage import schema  # noqa: F401
-    from storage import schema_biographer  # noqa: F401
-    from storage import schema_frontends  # noqa: F401
+def _load_schema_modules() -> None:
+    """Import every storage/schema*.py so its migrations register themselves: a feature adds
+    its schema module without editing a shared list."""
+    import importlib
+    import pkgutil
 
+    import storage
+
+    for module in pkgutil.iter_modules(storage.__path__):
+        if module.name.startswith("schema"):
+            importlib.import_module(f"storage.{module.name}")
+
+
+async def apply_migrations(conn: aiosqlite.Connection) -> None:
+    _load_schema_modules()
     await conn.execute(
         "CREATE TABLE IF NOT EXISTS _migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL,"
         " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
