@@ -10,6 +10,7 @@ from core.importers.telegram import TelegramImporter
 from core.importers.text import TextImporter, looks_like_text
 from core.importers.audio import AudioImporter
 from core.importers.documents import DocumentImporter
+from core.importers.email import EmlImporter, EmlxImporter, MboxImporter
 from core.importers.image import ImageImporter
 from core.importers.whatsapp import WhatsAppImporter
 from core.importers.whatsapp_zip import WhatsAppZipImporter
@@ -22,6 +23,7 @@ def default_importers() -> list[Importer]:
     return [
         # chat exports, recognised by content
         WhatsAppZipImporter(), WhatsAppImporter(), TelegramImporter(),
+        MboxImporter(), EmlxImporter(), EmlImporter(),
         # documents and media, recognised by extension and magic bytes
         DocumentImporter(), AudioImporter(), ImageImporter(),
         TextImporter(),

@@ -1,0 +1,312 @@
+"""E-mail: .mbox (Google Takeout), .eml and Apple Mail .emlx. One e-mail is one Message.
+
+An mbox is split on From_ lines by an incremental reader (a 2 GB Takeout is never in memory; the
+stdlib `mailbox` module indexes the whole file first and splits on any line starting "From ").
+Bodies prefer text/plain, else HTML turned into text; quoted reply chains are cut so each e-mail's
+own words are indexed once. See shared/EXPORT_FORMATS.md §7.
+"""
+
+from __future__ import annotations
+
+import logging
+import plistlib
+import re
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import IO
+
+from core.errors import ImportFailed
+from core.importers.base import ImportContext, file_sha256
+from core.types import Conversation, Message, SourceDocument
+
+log = logging.getLogger(__name__)
+
+_FROM_LINE = re.compile(
+    rb"^From \S+\s+\w{3} \w{3}\s+\d{1,2} \d{1,2}:\d\d(?::\d\d)?(?: (?P<tz>[+-]\d{4}))? \d{4}\s*$"
+)
+_FROM_ESCAPE = re.compile(rb"^>(>*From )")
+_HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]{1,40}: ")
+_KNOWN_HEADERS = (b"from:", b"date:", b"subject:", b"received:", b"message-id:", b"to:",
+                  b"mime-version:", b"return-path:", b"delivered-to:")
+_LATIN_LABELS = {"us-ascii", "ascii", "iso-8859-1", "latin-1", "latin1", "windows-1252", "cp1252"}
+
+# where a reply's quotation of the earlier mail begins
+_QUOTE_HEADERS = re.compile(
+    r"^(?:On|Am|Le|El|Il|Em|Op) [^\n]{0,200}(?:\n[^\n]{0,200})?"
+    r"(?:wrote|schrieb|a écrit|escribió|ha scritto|escreveu|schreef)[^\n]{0,120}:\s*$"
+    r"|^-{2,} ?(?:Original Message|Ursprüngliche Nachricht|Message d'origine) ?-{2,}\s*$"
+    r"|^_{10,}\s*\n(?:From|Von|De): ",
+    re.M | re.I,
+)
+
+_PARSER = BytesParser(policy=policy.default)
+
+
+def decode_part(part: EmailMessage) -> str:
+    """A text part's words, surviving mislabelled charsets (UTF-8 declared as ASCII/Latin-1)."""
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return str(payload or "")
+    declared = (part.get_content_charset() or "utf-8").lower()
+    order = ["utf-8", declared, "cp1252"] if declared in _LATIN_LABELS else [declared, "utf-8"]
+    for charset in order:
+        try:
+            return payload.decode(charset)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return payload.decode("cp1252", errors="replace")
+
+
+def html_to_text(html: str) -> str:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(["script", "style", "head"]):
+        tag.decompose()
+    # Gmail and Outlook wrap quoted replies in these; the quoted part is another e-mail's words
+    for tag in soup.select("blockquote, .gmail_quote, #appendonsend, #divRplyFwdMsg"):
+        tag.decompose()
+    lines = (" ".join(line.split()) for line in soup.get_text("\n").split("\n"))
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def strip_quoted(text: str) -> str:
+    """The e-mail's own words: cut at the quoted chain, drop `>` lines left in between."""
+    text = text.replace("\r\n", "\n")
+    match = _QUOTE_HEADERS.search(text)
+    if match:
+        text = text[: match.start()]
+    own = [line for line in text.split("\n") if not line.startswith(">")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(own)).strip()
+
+
+def body_text(message: EmailMessage) -> str:
+    plain = message.get_body(preferencelist=("plain",))
+    if plain is not None:
+        return strip_quoted(decode_part(plain))  # type: ignore[arg-type]
+    html = message.get_body(preferencelist=("html",))
+    if html is not None:
+        return strip_quoted(html_to_text(decode_part(html)))  # type: ignore[arg-type]
+    return ""
+
+
+def _header(message: EmailMessage, name: str) -> str:
+    try:
+        value = message.get(name)
+    except (ValueError, TypeError, IndexError, AttributeError):
+        return ""  # a header too malformed for the parser: treat as absent
+    return " ".join(str(value).split()) if value is not None else ""
+
+
+def _addresses(message: EmailMessage, name: str) -> list[tuple[str, str]]:
+    try:
+        header = message.get(name)
+        addresses = getattr(header, "addresses", ())
+        return [(a.display_name, a.addr_spec.lower()) for a in addresses]
+    except (ValueError, TypeError, IndexError, AttributeError):
+        return []
+
+
+def _date(message: EmailMessage, context: ImportContext, fallback: datetime | None) -> datetime | None:
+    raw = _header(message, "Date")
+    moment = None
+    if raw:
+        try:
+            moment = parsedate_to_datetime(raw)
+        except (ValueError, TypeError, IndexError):
+            moment = None
+    if moment is None:
+        return fallback
+    if moment.tzinfo is None:  # "-0000": the sender's zone is unknown
+        moment = moment.replace(tzinfo=context.timezone)
+    return moment.astimezone(context.timezone)
+
+
+def normalise_subject(subject: str) -> str:
+    return re.sub(r"^(?:\s*(?:re|fwd?|aw|wg|sv|tr)\s*(?:\[\d+\])?\s*:\s*)+", "", subject,
+                  flags=re.I).strip()
+
+
+def email_message(message: EmailMessage, context: ImportContext, *,
+                  fallback_time: datetime | None = None) -> Message | None:
+    """One e-mail as a Message: From as sender, Subject and To heading its own words."""
+    labels = {label.strip().lower() for label in _header(message, "X-Gmail-Labels").split(",")}
+    if "spam" in labels:
+        return None
+    time = _date(message, context, fallback_time)
+    if time is None:
+        log.info("skipped an e-mail without a usable date: %s", _header(message, "Subject"))
+        return None
+    senders = _addresses(message, "From")
+    name, address = senders[0] if senders else ("", "")
+    sender = name or address or _header(message, "From") or "unknown sender"
+    recipients = ", ".join(n or a for n, a in _addresses(message, "To") + _addresses(message, "Cc"))
+    subject = _header(message, "Subject")
+    body = body_text(message)
+    head = f"Subject: {subject}" + (f"\nTo: {recipients}" if recipients else "")
+    message_id = _header(message, "Message-ID").strip("<>") or None
+    in_reply_to = _header(message, "In-Reply-To").strip("<>") or None
+    return Message(
+        sender=sender,
+        text=f"{head}\n\n{body}".strip(),
+        time=time,
+        sender_id=address or None,
+        is_owner="sent" in labels or context.is_owner(name, address),
+        platform_id=message_id,
+        reply_to=in_reply_to,
+    )
+
+
+# --- mbox -------------------------------------------------------------------------------------
+
+def _from_line_time(line: bytes) -> datetime | None:
+    text = line.decode("ascii", errors="replace").split(None, 2)
+    if len(text) < 3:
+        return None
+    rest = " ".join(text[2].split())
+    for layout in ("%a %b %d %H:%M:%S %z %Y", "%a %b %d %H:%M:%S %Y"):
+        try:
+            moment = datetime.strptime(rest, layout)
+        except ValueError:
+            continue
+        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return None
+
+
+def split_mbox(stream: IO[bytes]) -> Iterator[tuple[bytes, bytes]]:
+    """(From_ line, message bytes) pairs, read incrementally.
+
+    A From_ line starts a message only after a blank line (or at the start of the file) and
+    only in its full form; `>From ` escapes in bodies are undone (mboxrd).
+    """
+    from_line: bytes | None = None
+    lines: list[bytes] = []
+    previous_blank = True
+    for line in stream:
+        if previous_blank and line.startswith(b"From ") and _FROM_LINE.match(line):
+            if from_line is not None:
+                yield from_line, b"".join(lines)
+            from_line, lines = line, []
+            previous_blank = False
+            continue
+        previous_blank = line in (b"\n", b"\r\n")
+        if line.startswith(b">") and _FROM_ESCAPE.match(line):
+            line = line[1:]
+        lines.append(line)
+    if from_line is not None:
+        yield from_line, b"".join(lines)
+
+
+class MboxImporter:
+    name = "email"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        first = head.split(b"\n", 1)[0]
+        return bool(_FROM_LINE.match(first.rstrip(b"\r") + b"\n"))
+
+    def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        mailbox = path.stem
+        conversation = Conversation(platform="email", key=f"email:mbox:{mailbox}",
+                                    name=f"E-mail: {mailbox}")
+        yield SourceDocument(
+            kind="email",
+            name=conversation.name,
+            identity=f"file:{file_sha256(path)}",
+            conversation=conversation,
+            messages=self._messages(path, context),
+        )
+
+    @staticmethod
+    def _messages(path: Path, context: ImportContext) -> Iterator[Message]:
+        with path.open("rb") as stream:
+            for from_line, data in split_mbox(stream):
+                parsed = _PARSER.parsebytes(data)
+                message = email_message(parsed, context,  # type: ignore[arg-type]
+                                        fallback_time=_from_line_time(from_line))
+                if message is not None:
+                    yield message
+
+
+# --- single messages: .eml and .emlx ----------------------------------------------------------
+
+def _single_document(path: Path, message: Message | None, subject: str,
+                     context: ImportContext) -> SourceDocument:
+    if message is None:
+        raise ImportFailed(path.name, "is an e-mail without a usable Date header",
+                           hint="check the file is a complete e-mail")
+    thread = normalise_subject(subject) or path.stem
+    conversation = Conversation(platform="email", key=f"email:thread:{thread.lower()}",
+                                name=f"E-mail: {thread}")
+    return SourceDocument(
+        kind="email",
+        name=f"E-mail: {subject or path.stem}",
+        identity=f"file:{file_sha256(path)}",
+        conversation=conversation,
+        messages=iter([message]),
+        time_start=message.time,
+    )
+
+
+def looks_like_headers(head: bytes) -> bool:
+    lines = head.replace(b"\r\n", b"\n").split(b"\n")[:40]
+    if not lines or not _HEADER_LINE.match(lines[0]):
+        return False
+    known = sum(1 for line in lines if line.lower().startswith(_KNOWN_HEADERS))
+    return known >= 2
+
+
+class EmlImporter:
+    name = "email"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if path.suffix.lower() not in {".eml", ".msg", ".txt", ""}:
+            return False
+        if head.startswith(b"From ") and b"\n" in head:
+            head = head.split(b"\n", 1)[1]  # some tools put an mbox From_ line on top
+        return looks_like_headers(head)
+
+    def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        data = path.read_bytes()
+        if data.startswith(b"From "):
+            data = data.split(b"\n", 1)[1]
+        parsed = _PARSER.parsebytes(data)
+        message = email_message(parsed, context)  # type: ignore[arg-type]
+        yield _single_document(path, message, _header(parsed, "Subject"), context)  # type: ignore[arg-type]
+
+
+class EmlxImporter:
+    """Apple Mail: a byte count line, the RFC 822 message, then an XML plist of metadata."""
+
+    name = "email"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        first, _, rest = head.partition(b"\n")
+        return path.suffix.lower() == ".emlx" and first.strip().isdigit() and looks_like_headers(rest)
+
+    def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        with path.open("rb") as f:
+            try:
+                size = int(f.readline().strip())
+            except ValueError:
+                raise ImportFailed(path.name, "is not an Apple Mail .emlx file (no byte count)",
+                                   hint="import the .emlx files of Mail's folders as they are") from None
+            data = f.read(size)
+            trailer = f.read()
+        if len(data) < size:
+            raise ImportFailed(path.name, "is cut short", hint="copy the file again from Mail's folder")
+        received = None
+        if trailer.strip():
+            try:
+                meta = plistlib.loads(trailer)
+                if "date-received" in meta:
+                    received = datetime.fromtimestamp(int(meta["date-received"]), tz=timezone.utc)
+            except (plistlib.InvalidFileException, ValueError, TypeError):
+                received = None  # the plist is optional metadata; the message itself is complete
+        parsed = _PARSER.parsebytes(data)
+        message = email_message(parsed, context, fallback_time=received)  # type: ignore[arg-type]
+        yield _single_document(path, message, _header(parsed, "Subject"), context)  # type: ignore[arg-type]

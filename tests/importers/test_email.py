@@ -1,0 +1,148 @@
+"""E-mail: Takeout mbox, .eml, Apple Mail .emlx (shared/EXPORT_FORMATS.md §7)."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core.errors import ImportFailed
+from core.importers.base import ImportContext
+from core.importers.email import MboxImporter, split_mbox, strip_quoted
+from tests.importers.conftest import only_messages, parse_all
+
+MBOX = (
+    b"From 1790123456789012345@xxx Tue Mar 05 21:07:44 +0000 2024\r\n"
+    b"X-GM-THRID: 1790123456789012345\r\n"
+    b"X-Gmail-Labels: Sent,Opened,Trips\r\n"
+    b"MIME-Version: 1.0\r\n"
+    b"Date: Tue, 5 Mar 2024 21:07:44 +0000\r\n"
+    b"Message-ID: <CAF3x-example-4711@mail.example.com>\r\n"
+    b"Subject: =?UTF-8?Q?Lisbon_=E2=9C=88?=\r\n"
+    b"From: Mara Lind <mara@example.com>\r\n"
+    b"To: Teo Ramos <teo@example.org>\r\n"
+    b'Content-Type: text/plain; charset="UTF-8"\r\n'
+    b"\r\n"
+    b"Flights are booked, Friday 06:40.\r\n"
+    b">From now on we share the calendar.\r\n"
+    b"\r\n"
+    b"From 1790123456789012399@xxx Tue Mar 05 22:00:00 +0000 2024\r\n"
+    b"X-Gmail-Labels: Inbox,Trips\r\n"
+    b"Date: Tue, 5 Mar 2024 22:00:00 +0100\r\n"
+    b"Message-ID: <reply-1@example.org>\r\n"
+    b"In-Reply-To: <CAF3x-example-4711@mail.example.com>\r\n"
+    b"Subject: Re: Lisbon\r\n"
+    b"From: =?ISO-8859-1?Q?Te=F3_Ramos?= <teo@example.org>\r\n"
+    b"To: mara@example.com\r\n"
+    b"MIME-Version: 1.0\r\n"
+    b'Content-Type: multipart/alternative; boundary="b1"\r\n'
+    b"\r\n"
+    b"--b1\r\n"
+    b'Content-Type: text/html; charset="iso-8859-1"\r\n'
+    b"\r\n"
+    b"<p>Great, caf\xe9 at the airport?</p><blockquote>old words</blockquote>\r\n"
+    b"--b1\r\n"
+    b'Content-Type: text/plain; charset="iso-8859-1"\r\n'
+    b"\r\n"
+    b"Great, caf\xe9 at the airport?\r\n"
+    b"\r\n"
+    b"On Tue, 5 Mar 2024 at 21:07, Mara Lind <mara@example.com>\r\n"
+    b"wrote:\r\n"
+    b"> Flights are booked, Friday 06:40.\r\n"
+    b"--b1--\r\n"
+    b"\r\n"
+    b"From 1790123456789012400@xxx Wed Mar 06 08:00:00 +0000 2024\r\n"
+    b"X-Gmail-Labels: Spam\r\n"
+    b"Date: Wed, 6 Mar 2024 08:00:00 +0000\r\n"
+    b"From: Prize <win@example.net>\r\n"
+    b"Subject: You won\r\n"
+    b"\r\n"
+    b"Click.\r\n"
+    b"\r\n"
+    b"From 1790123456789012401@xxx Wed Mar 06 09:00:00 +0000 2024\r\n"
+    b"From: Ana Sousa <ana@example.com>\r\n"
+    b"Subject: html only\r\n"
+    b'Content-Type: text/html; charset="us-ascii"\r\n'
+    b"\r\n"
+    b"<html><body><h1>Hello</h1><p>S\xc3\xa3o Paulo photos</p><script>x()</script></body></html>\r\n"
+)
+
+
+def test_mbox_takeout(tmp_path: Path, context: ImportContext) -> None:
+    path = tmp_path / "All mail Including Spam and Trash.mbox"
+    path.write_bytes(MBOX)
+    [(document, messages)] = parse_all(path, context)
+    assert document.conversation is not None
+    assert document.conversation.key == "email:mbox:All mail Including Spam and Trash"
+    first, reply, html_only = messages  # the spam is skipped
+    assert first.sender == "Mara Lind" and first.sender_id == "mara@example.com" and first.is_owner
+    assert first.platform_id == "CAF3x-example-4711@mail.example.com"
+    assert first.text == ("Subject: Lisbon \u2708\nTo: Teo Ramos\n\n"
+                          "Flights are booked, Friday 06:40.\nFrom now on we share the calendar.")
+    assert first.time == datetime(2024, 3, 5, 21, 7, 44, tzinfo=timezone.utc)
+    assert first.time.tzinfo is context.timezone
+    assert reply.sender == "Teó Ramos" and not reply.is_owner
+    assert reply.reply_to == "CAF3x-example-4711@mail.example.com"
+    assert reply.text.endswith("Great, café at the airport?")  # quoted chain stripped
+    assert "Flights are booked" not in reply.text
+    assert reply.time == datetime(2024, 3, 5, 21, 0, tzinfo=timezone.utc)
+    # no Date header: the From_ line's time; HTML only: turned into text, declared ASCII was UTF-8
+    assert html_only.time == datetime(2024, 3, 6, 9, 0, tzinfo=timezone.utc)
+    assert "São Paulo photos" in html_only.text and "x()" not in html_only.text
+
+
+def test_mbox_split_is_incremental_and_strict() -> None:
+    data = (b"From a@b Tue Mar 05 21:07:44 2024\n\nbody\nFrom here on, a body line\n\n"
+            b"From c@d Tue Mar 05 21:08:44 2024\n\nsecond\n")
+    parts = list(split_mbox(io.BytesIO(data)))
+    assert len(parts) == 2
+    assert b"From here on, a body line" in parts[0][1]
+
+
+def test_overlapping_mbox_exports_share_message_ids(tmp_path: Path, context: ImportContext) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    older = tmp_path / "a" / "Trips.mbox"
+    newer = tmp_path / "b" / "Trips.mbox"
+    older.write_bytes(MBOX.split(b"\r\nFrom 1790123456789012400")[0])
+    newer.write_bytes(MBOX)
+    [(d1, m1)] = parse_all(older, context)
+    [(d2, m2)] = parse_all(newer, context)
+    assert d1.conversation.key == d2.conversation.key
+    assert [m.platform_id for m in m1] == [m.platform_id for m in m2][:2]
+
+
+def test_eml_and_emlx(tmp_path: Path, context: ImportContext) -> None:
+    message = (b"Date: Tue, 5 Mar 2024 21:09:30 +0000\nFrom: Teo Ramos <teo@example.org>\n"
+               b"To: Mara Lind <mara@example.com>\nSubject: Re: Lisbon\nMessage-ID: <x1@example.org>\n"
+               b"Content-Type: text/plain; charset=utf-8\n\nSee you at the gate.\n")
+    eml = tmp_path / "reply.eml"
+    eml.write_bytes(message)
+    [(document, [m])] = parse_all(eml, context)
+    assert document.conversation.key == "email:thread:lisbon"
+    assert m.sender == "Teo Ramos" and m.text.endswith("See you at the gate.")
+    emlx = tmp_path / "1234.emlx"
+    plist = (b'<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>'
+             b"<key>date-received</key><integer>1709672970</integer></dict></plist>\n")
+    emlx.write_bytes(f"{len(message)}\n".encode() + message + plist)
+    [m2] = only_messages(emlx, context)
+    assert m2.platform_id == "x1@example.org" and m2.time == m.time
+
+
+def test_emlx_cut_short(tmp_path: Path, context: ImportContext) -> None:
+    emlx = tmp_path / "1.emlx"
+    emlx.write_bytes(b"5000\nDate: Tue, 5 Mar 2024 21:09:30 +0000\nFrom: a@b.c\nSubject: x\n\nhi\n")
+    with pytest.raises(ImportFailed, match="1.emlx: is cut short"):
+        parse_all(emlx, context)
+
+
+def test_strip_quoted_variants() -> None:
+    assert strip_quoted("Yes!\n\n-----Original Message-----\nFrom: x\nold") == "Yes!"
+    assert strip_quoted("Ja.\n\nAm 5. März 2024 schrieb Mara Lind <m@x>:\n> alt") == "Ja."
+    assert strip_quoted("mine\n> theirs\nmine again") == "mine\nmine again"
+
+
+def test_mbox_sniff_needs_a_real_from_line(tmp_path: Path) -> None:
+    assert not MboxImporter().sniff(tmp_path / "x.txt", b"From the start of my journal\n")
