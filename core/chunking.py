@@ -8,7 +8,7 @@ Messages: kept whole and in order, grouped into conversation windows, rendered o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
@@ -39,6 +39,30 @@ def _cut_point(text: str, start: int, hard_end: int, min_len: int) -> int:
     return hard_end
 
 
+def _span_at(text: str, start: int, *, final: bool, max_chars: int, overlap: int
+             ) -> tuple[int, int, int] | None:
+    """The chunk starting at or after `start` and where the next one starts, or None when the
+    text has no more words (if `final`) or more text is needed to decide (if not)."""
+    n = len(text)
+    while start < n and text[start].isspace():
+        start += 1
+    if start >= n or (not final and start + max_chars >= n):
+        return None
+    hard_end = min(start + max_chars, n)
+    end = hard_end if hard_end == n else _cut_point(text, start, hard_end, max_chars // 3)
+    if end >= n:
+        return start, end, n
+    # step back by the overlap, then forward to the next word start so no word is cut
+    next_start = max(end - overlap, start + 1)
+    space = text.find(" ", next_start, end)
+    return start, end, (space + 1 if space != -1 and space + 1 < end else next_start)
+
+
+def _check_overlap(max_chars: int, overlap: int) -> None:
+    if overlap >= max_chars // 2:
+        raise ValueError("overlap must be under half the chunk size")
+
+
 def prose_spans(
     text: str, *, max_chars: int = MAX_CHARS, overlap: int = OVERLAP
 ) -> Iterator[tuple[int, int]]:
@@ -47,24 +71,33 @@ def prose_spans(
     Spans keep their trailing whitespace, so together they cover the whole text (only leading
     whitespace of the text is skipped) and any range can be read back from the chunks exactly.
     """
-    if overlap >= max_chars // 2:
-        raise ValueError("overlap must be under half the chunk size")
-    n = len(text)
+    _check_overlap(max_chars, overlap)
     start = 0
-    while start < n:
-        while start < n and text[start].isspace():
-            start += 1
-        if start >= n:
+    while (span := _span_at(text, start, final=True, max_chars=max_chars, overlap=overlap)):
+        yield span[0], span[1]
+        if span[1] >= len(text):
             return
-        hard_end = min(start + max_chars, n)
-        end = hard_end if hard_end == n else _cut_point(text, start, hard_end, max_chars // 3)
-        yield start, end
-        if end >= n:
+        start = span[2]
+
+
+def stream_prose_spans(
+    blocks: Iterable[str], *, max_chars: int = MAX_CHARS, overlap: int = OVERLAP
+) -> Iterator[tuple[int, int, str]]:
+    """The spans prose_spans would give for "".join(blocks), with their text, holding only
+    about one chunk of text in memory (a 1 GB file streams through)."""
+    _check_overlap(max_chars, overlap)
+    buffer, base, start = "", 0, 0  # buffer holds the text from absolute offset `base`
+    for block in blocks:
+        buffer += block
+        while (span := _span_at(buffer, start, final=False, max_chars=max_chars, overlap=overlap)):
+            s, e, start = span
+            yield base + s, base + e, buffer[s:e]
+        buffer, base, start = buffer[start:], base + start, 0
+    while (span := _span_at(buffer, start, final=True, max_chars=max_chars, overlap=overlap)):
+        s, e, start = span
+        yield base + s, base + e, buffer[s:e]
+        if e >= len(buffer):
             return
-        # step back by the overlap, then forward to the next word start so no word is cut
-        next_start = max(end - overlap, start + 1)
-        space = text.find(" ", next_start, end)
-        start = space + 1 if space != -1 and space + 1 < end else next_start
 
 
 def chunk_prose(

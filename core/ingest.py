@@ -18,7 +18,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from core.chunking import MessageChunker, chunk_prose, to_utc
+from core.chunking import MessageChunker, stream_prose_spans, to_utc
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
 from core.importers.base import file_sha256
@@ -32,6 +32,7 @@ from storage.db import transaction
 log = logging.getLogger(__name__)
 
 MESSAGE_BATCH = 2000
+PROSE_BATCH = 1000  # chunks
 
 
 class _NothingNew(Exception):
@@ -208,16 +209,29 @@ class Ingestor:
         return report
 
     async def _save_prose(self, document: SourceDocument, document_id: int, report: IngestReport) -> None:
-        text = document.text or ""
-        if not text.strip():
+        """Chunk prose as it streams in, writing a batch at a time: memory stays flat."""
+        blocks = iter([document.text or ""]) if document.text_blocks is None else document.text_blocks
+        spans = stream_prose_spans(blocks)
+        moment = document.time_start
+        length = n_chunks = 0
+        while True:
+            batch = await asyncio.to_thread(lambda: list(itertools.islice(spans, PROSE_BATCH)))
+            if not batch:
+                break
+            records = [
+                chunk_record(document_id, document.identity,
+                             Chunk(ordinal=n_chunks + i, char_start=start, char_end=end, text=text,
+                                   time_start=moment, time_end=moment))
+                for i, (start, end, text) in enumerate(batch)
+            ]
+            report.chunks_added += await chunk_store.insert_chunks(self.conn, records)
+            n_chunks += len(records)
+            length = batch[-1][1]
+        if n_chunks == 0:
             raise ImportFailed(document.name, "has no text", hint="nothing to import")
-        chunks = await asyncio.to_thread(chunk_prose, text, time=document.time_start)
-        records = [chunk_record(document_id, document.identity, c) for c in chunks]
-        report.chunks_added += await chunk_store.insert_chunks(self.conn, records)
-        moment = utc_iso(document.time_start)
         await document_store.finish_document(
-            self.conn, document_id, chunk_count=len(records), text_length=len(text),
-            time_start=moment, time_end=moment,
+            self.conn, document_id, chunk_count=n_chunks, text_length=length,
+            time_start=utc_iso(moment), time_end=utc_iso(moment),
         )
 
     async def _save_messages(self, document: SourceDocument, document_id: int, report: IngestReport) -> None:

@@ -40,7 +40,7 @@ class Message:
 
 @dataclass
 class SourceDocument:
-    """What an importer yields: either prose (`text`) or a stream of `messages`.
+    """What an importer yields: prose (`text` or `text_blocks`) or a stream of `messages`.
 
     `messages` is an iterator so a 1 GB export is never held in memory at once.
     """
@@ -49,6 +49,8 @@ class SourceDocument:
     name: str  # shown to the owner in citations: "WhatsApp with Maya", "journal.md"
     identity: str  # stable identity of the source: content hash of a file, chat key of a stream
     text: str | None = None
+    # prose too big to hold at once arrives as consecutive blocks of text instead of `text`
+    text_blocks: Iterator[str] | None = None
     messages: Iterator[Message] | None = None
     conversation: Conversation | None = None
     time_start: datetime | None = None  # for prose with a known date (journal, email)

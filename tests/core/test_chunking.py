@@ -128,3 +128,21 @@ def test_a_message_longer_than_a_chunk_is_split_as_prose_on_its_own():
 def test_system_messages_are_not_speakers():
     chunks, _ = run([msg(0, "", "Maya created group", kind="system"), msg(1, "Teo", "hi")])
     assert chunks[0].speakers == ("Teo",)
+
+
+@pytest.mark.parametrize("block_size", [1, 7, 100, 899, 901, 5000])
+def test_streamed_prose_gives_the_same_chunks_in_any_block_size(block_size):
+    import random
+
+    rng = random.Random(block_size)
+    parts = []
+    for _ in range(300):
+        parts.append(" ".join(f"w{rng.randint(0, 999)}" for _ in range(rng.randint(1, 30))))
+        parts.append(rng.choice([". ", "\n", "\n\n", " ", "!\n   \n", "   "]))
+    text = "  " + "".join(parts)
+    blocks = [text[i:i + block_size] for i in range(0, len(text), block_size)]
+    from core.chunking import stream_prose_spans
+
+    streamed = list(stream_prose_spans(iter(blocks)))
+    assert [(s, e) for s, e, _ in streamed] == list(prose_spans(text))
+    assert all(text[s:e] == t for s, e, t in streamed)

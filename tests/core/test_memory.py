@@ -302,3 +302,30 @@ def test_search_hit_json_has_the_public_fields():
     assert set(hit.to_json()) >= {"locator", "document", "kind", "text", "score", "time_start",
                                   "time_end", "speakers"}
     assert json.loads(json.dumps(hit.to_json()))["locator"] == "doc3:10-20"
+
+
+async def test_text_streams_in_blocks_and_a_late_decoding_error_rolls_back(tmp_path, monkeypatch):
+    from core.importers import text as text_module
+
+    good = ("A line of a long journal. " * 40 + "\n\n") * 300  # ~300 KB
+    (tmp_path / "utf16.txt").write_text("Grandmother's lemon tree.\n" * 3, encoding="utf-16")
+    (tmp_path / "broken.txt").write_bytes(good.encode() + b"\xff\xfe broken tail")
+    (tmp_path / "long.txt").write_text(good, encoding="utf-8")
+    blocks_seen = []
+    real = text_module.read_text_blocks
+
+    def small_blocks(path, block_size=4096):
+        for block in real(path, block_size=block_size):
+            blocks_seen.append(len(block))
+            yield block
+
+    monkeypatch.setattr(text_module, "read_text_blocks", small_blocks)
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        report = await memory.ingest([tmp_path / "utf16.txt", tmp_path / "broken.txt", tmp_path / "long.txt"])
+        stats = await memory.stats()
+        whole = await memory.read("doc2:0-99999999")
+    assert report.documents_added == 2
+    assert report.errors == [report.errors[0]] and "broken.txt: is not valid UTF-8 text" in report.errors[0]
+    assert max(blocks_seen) <= 4096 and len(blocks_seen) > 100
+    assert stats["documents"] == 2
+    assert whole.text == good.rstrip(" \n") or whole.text == good
