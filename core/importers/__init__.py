@@ -9,6 +9,7 @@ from core.importers.base import Importer, ImportContext, read_head
 from core.importers.telegram import TelegramImporter
 from core.importers.text import TextImporter, looks_like_text
 from core.importers.audio import AudioImporter
+from core.importers.discord import DiscordChatExporterImporter, DiscordPackageImporter
 from core.importers.documents import DocumentImporter
 from core.importers.email import EmlImporter, EmlxImporter, MboxImporter
 from core.importers.image import ImageImporter
@@ -23,6 +24,7 @@ def default_importers() -> list[Importer]:
     return [
         # chat exports, recognised by content
         WhatsAppZipImporter(), WhatsAppImporter(), TelegramImporter(),
+        DiscordChatExporterImporter(), DiscordPackageImporter(),
         MboxImporter(), EmlxImporter(), EmlImporter(),
         # documents and media, recognised by extension and magic bytes
         DocumentImporter(), AudioImporter(), ImageImporter(),

@@ -1,0 +1,101 @@
+"""Discord: DiscordChatExporter JSON and Discord's own data package (shared/EXPORT_FORMATS.md §4)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core.errors import ImportFailed
+from core.importers.base import ImportContext
+from tests.importers.conftest import parse_all
+
+DCE = {
+    "guild": {"id": "0", "name": "Direct Messages", "iconUrl": "https://cdn.example/0.png"},
+    "channel": {"id": "1102233445566778899", "type": "DirectTextChat", "categoryId": None,
+                "category": None, "name": "teo.ramos", "topic": None},
+    "dateRange": {"after": None, "before": None},
+    "messages": [
+        {"id": "1214680773165068345", "type": "Default", "timestamp": "2024-03-05T21:07:44.123+00:00",
+         "timestampEdited": None, "isPinned": False, "content": "Flights are booked!",
+         "author": {"id": "305566778899001122", "name": "mara.lind", "discriminator": "0000",
+                    "nickname": "Mara", "isBot": False, "roles": []},
+         "attachments": [], "embeds": [], "reactions": [], "mentions": []},
+        {"id": "1214680773165068999", "type": "Reply", "timestamp": "2024-03-05T22:08:00+01:00",
+         "content": "", "author": {"id": "405566778899001122", "name": "teo.ramos", "nickname": None},
+         "attachments": [{"id": "1", "url": "media/boarding.jpg", "fileName": "boarding.jpg",
+                          "fileSizeBytes": 1000}],
+         "reference": {"messageId": "1214680773165068345", "channelId": "1102233445566778899"}},
+        {"id": "1214680773165069000", "type": "ChannelPinnedMessage",
+         "timestamp": "2024-03-05T21:09:00+00:00", "content": "Mara pinned a message.",
+         "author": {"id": "305566778899001122", "name": "mara.lind", "nickname": "Mara"}},
+    ],
+    "messageCount": 3,
+}
+
+
+def test_discord_chat_exporter(tmp_path: Path, context: ImportContext) -> None:
+    context = ImportContext(owner_aliases=context.owner_aliases | {"mara.lind"})
+    path = tmp_path / "Direct Messages - teo.ramos [1102233445566778899].json"
+    path.write_text(json.dumps(DCE))
+    [(document, messages)] = parse_all(path, context)
+    assert document.conversation.key == "discord:1102233445566778899"
+    assert document.conversation.participants == ("Mara", "teo.ramos")
+    assert not document.conversation.is_group
+    first, reply, pinned = messages
+    assert first.sender == "Mara" and first.is_owner and first.sender_id == "305566778899001122"
+    assert first.platform_id == "1214680773165068345"
+    assert first.time == datetime(2024, 3, 5, 21, 7, 44, 123000, tzinfo=timezone.utc)
+    assert first.time.tzinfo is context.timezone
+    assert reply.reply_to == first.platform_id and reply.kind == "media"
+    assert reply.text == "[attachments: boarding.jpg]" and not reply.is_owner
+    assert reply.time == datetime(2024, 3, 5, 21, 8, tzinfo=timezone.utc)
+    assert pinned.kind == "system"
+
+
+def test_discord_chat_exporter_truncated(tmp_path: Path, context: ImportContext) -> None:
+    path = tmp_path / "chan.json"
+    path.write_text(json.dumps(DCE)[:300])
+    with pytest.raises(ImportFailed, match="chan.json: is not valid JSON"):
+        parse_all(path, context)
+
+
+def make_package(tmp_path: Path) -> Path:
+    messages = tmp_path / "package" / "Messages"
+    channel = messages / "c1102233445566778899"
+    channel.mkdir(parents=True)
+    (messages / "index.json").write_text(json.dumps(
+        {"1102233445566778899": "Direct Message with teo.ramos#0"}))
+    (channel / "channel.json").write_text(json.dumps(
+        {"id": "1102233445566778899", "type": "DM", "recipients": ["1", "2"]}))
+    account = tmp_path / "package" / "Account"
+    account.mkdir()
+    (account / "user.json").write_text(json.dumps({"id": "305566778899001122", "username": "mara.lind"}))
+    return channel
+
+
+def test_discord_package_json_and_csv(tmp_path: Path, context: ImportContext) -> None:
+    channel = make_package(tmp_path)
+    (channel / "messages.json").write_text(
+        '[{"ID": 1214680773165068345, "Timestamp": "2024-03-05 21:07:44", '
+        '"Contents": "see you at the gate", "Attachments": ""},'
+        '{"ID": 1214681100000000001, "Timestamp": "2024-03-05 21:09:02", "Contents": "", '
+        '"Attachments": "https://cdn.example/a/1/boarding.jpg?ex=0&is=0&hm=0"}]')
+    [(document, messages)] = parse_all(channel / "messages.json", context)
+    assert document.name == "Discord: Direct Message with teo.ramos#0"
+    assert document.conversation.key == "discord:1102233445566778899"
+    assert [m.sender for m in messages] == ["mara.lind", "mara.lind"]
+    assert all(m.is_owner for m in messages)
+    assert messages[0].platform_id == "1214680773165068345"  # beyond 2**53, kept exact
+    assert messages[0].time == datetime(2024, 3, 5, 21, 7, 44, tzinfo=timezone.utc)
+    assert messages[1].text == "[attachments: boarding.jpg]"
+    (channel / "messages.json").unlink()
+    (channel / "messages.csv").write_text(
+        'ID,Timestamp,Contents,Attachments\n'
+        '1214680773165068345,2024-03-05 21:07:44.123000+00:00,"first line\nsecond line",\n')
+    [(csv_doc, [row])] = parse_all(channel / "messages.csv", context)
+    assert row.text == "first line\nsecond line"
+    assert row.platform_id == "1214680773165068345"
+    assert csv_doc.conversation.key == document.conversation.key
