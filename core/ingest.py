@@ -150,7 +150,8 @@ class Ingestor:
             if document is None:
                 break
             try:
-                report.merge(await self.save_document(document, source_path=path, raw_path=raw_path))
+                report.merge(await self.save_document(document, source_path=path, raw_path=raw_path,
+                                                      progress=progress))
             except ImportFailed as error:
                 report.errors.append(str(error))
         return report
@@ -167,7 +168,7 @@ class Ingestor:
         return str(target)
 
     async def save_document(self, document: SourceDocument, *, source_path: Path | None = None,
-                            raw_path: str | None = None) -> IngestReport:
+                            raw_path: str | None = None, progress: Progress = no_progress) -> IngestReport:
         """Store one document with its chunks (and messages) in one transaction."""
         report = IngestReport()
         if await document_store.find_by_identity(self.conn, document.identity):
@@ -192,9 +193,9 @@ class Ingestor:
                     note=document.note,
                 )
                 if document.messages is not None:
-                    await self._save_messages(document, document_id, report)
+                    await self._save_messages(document, document_id, report, progress)
                 else:
-                    await self._save_prose(document, document_id, report)
+                    await self._save_prose(document, document_id, report, progress)
         except _NothingNew:
             report.documents_skipped = 1
             return report
@@ -208,7 +209,8 @@ class Ingestor:
         report.documents_added = 1
         return report
 
-    async def _save_prose(self, document: SourceDocument, document_id: int, report: IngestReport) -> None:
+    async def _save_prose(self, document: SourceDocument, document_id: int, report: IngestReport,
+                          progress: Progress) -> None:
         """Chunk prose as it streams in, writing a batch at a time: memory stays flat."""
         blocks = iter([document.text or ""]) if document.text_blocks is None else document.text_blocks
         spans = stream_prose_spans(blocks)
@@ -227,6 +229,7 @@ class Ingestor:
             report.chunks_added += await chunk_store.insert_chunks(self.conn, records)
             n_chunks += len(records)
             length = batch[-1][1]
+            progress("chunks", n_chunks, None)
         if n_chunks == 0:
             raise ImportFailed(document.name, "has no text", hint="nothing to import")
         await document_store.finish_document(
@@ -234,7 +237,8 @@ class Ingestor:
             time_start=utc_iso(moment), time_end=utc_iso(moment),
         )
 
-    async def _save_messages(self, document: SourceDocument, document_id: int, report: IngestReport) -> None:
+    async def _save_messages(self, document: SourceDocument, document_id: int, report: IngestReport,
+                             progress: Progress) -> None:
         conversation = document.conversation
         if conversation is None:
             raise ImportFailed(document.name, "is a message stream without a conversation")
@@ -270,6 +274,7 @@ class Ingestor:
             report.messages_added += len(rows)
             report.chunks_added += await chunk_store.insert_chunks(self.conn, records)
             n_chunks += len(records)
+            progress("messages", report.messages_added + report.messages_skipped, None)
         tail = [chunk_record(document_id, document.identity, c) for c in chunker.finish()]
         report.chunks_added += await chunk_store.insert_chunks(self.conn, tail)
         n_chunks += len(tail)
