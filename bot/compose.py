@@ -12,6 +12,7 @@ from core.errors import UserFacingError
 from core.importers import ImportContext
 from core.memory import Memory
 from core.ports import Embedder
+from core.providers.lazy import LazyEmbedder
 from storage.db import open_database
 
 
@@ -51,5 +52,5 @@ def import_context(settings: Settings) -> ImportContext:
 async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -> AsyncIterator[Memory]:
     """The memory core over the configured store, closed on exit."""
     async with open_database(settings.database_path) as conn:
-        yield Memory(conn, embedder=embedder or build_embedder(settings),
+        yield Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
                      context=import_context(settings), raw_dir=settings.raw_dir)
