@@ -1,0 +1,134 @@
+"""Instagram and Facebook Messenger "Download your information" JSON (message_N.json), and the
+Messenger end-to-end-encrypted download. See shared/EXPORT_FORMATS.md §6.
+
+Meta writes every string's UTF-8 bytes as separate \\u00XX escapes ("JosÃ©"); each string is
+repaired with the exact inverse. A message_N.json holds at most about 10,000 messages, so it is
+loaded whole; files are newest-first and are put back in time order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from core.errors import ImportFailed
+from core.importers.base import ImportContext, file_sha256
+from core.types import Conversation, Message, SourceDocument
+
+_MESSAGE_FILE = re.compile(r"^message_\d+\.json$", re.I)
+_MEDIA_KEYS = {"photos": "photo", "videos": "video", "gifs": "GIF", "audio_files": "voice message",
+               "files": "file"}
+# Instagram writes these generated sentences as if they were message text
+_GENERATED = re.compile(r"^(?:Liked a message|Reacted .{1,8} to your message|.{0,80} sent an attachment\.)$")
+
+
+def unmojibake(text: str) -> str:
+    try:
+        return text.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return text  # already right: has characters above U+00FF, or is not UTF-8 bytes
+
+
+def _fix(obj: dict[str, Any]) -> dict[str, Any]:
+    return {key: unmojibake(value) if isinstance(value, str)
+            else [unmojibake(v) if isinstance(v, str) else v for v in value] if isinstance(value, list)
+            else value for key, value in obj.items()}
+
+
+def _platform(path: Path, data: dict[str, Any]) -> str:
+    lowered = str(path).lower()
+    if "instagram" in lowered:
+        return "instagram"
+    if "facebook" in lowered or "thread_type" in data or "threadName" in data:
+        return "messenger"
+    return "instagram" if "_" in data.get("thread_path", "") and "inbox/" not in lowered else "messenger"
+
+
+class MetaImporter:
+    name = "meta"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if not head.lstrip().startswith(b"{"):
+            return False
+        dyi = b'"participants"' in head and (b'"sender_name"' in head or b'"timestamp_ms"' in head
+                                              or _MESSAGE_FILE.match(path.name) is not None)
+        e2ee = b'"threadName"' in head or (b'"senderName"' in head and b'"participants"' in head)
+        return dyi or e2ee
+
+    def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        try:
+            with path.open("rb") as f:
+                data = json.load(f, object_hook=_fix)
+        except json.JSONDecodeError as error:
+            raise ImportFailed(path.name, f"is not valid JSON ({error.msg} at line {error.lineno})",
+                               hint="the download may be incomplete; download it again") from None
+        except UnicodeDecodeError as error:
+            raise ImportFailed(path.name, f"is not UTF-8 JSON ({error.reason})",
+                               hint="download it again in JSON format") from None
+        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+            raise ImportFailed(path.name, "is JSON without a list of messages",
+                               hint="pick JSON (not HTML) when downloading your information")
+        e2ee = "threadName" in data
+        platform = _platform(path, data)
+        thread = (data.get("thread_path") or "").rsplit("/", 1)[-1] or path.parent.name
+        if e2ee:
+            thread = path.stem
+        raw_participants = data.get("participants") or []
+        participants = tuple(p["name"] if isinstance(p, dict) else str(p) for p in raw_participants)
+        title = data.get("title") or data.get("threadName") or ", ".join(participants) or thread
+        conversation = Conversation(
+            platform=platform,
+            key=f"{platform}:{thread}",
+            name=f"{'Instagram' if platform == 'instagram' else 'Messenger'} with {title}",
+            participants=participants,
+            is_group=len(participants) > 2 or data.get("thread_type") == "RegularGroup",
+        )
+        messages = [m for m in (self._message(obj, context, e2ee) for obj in data["messages"]) if m]
+        messages.sort(key=lambda m: m.time)  # stable: same-millisecond messages keep file order
+        yield SourceDocument(
+            kind=platform,
+            name=conversation.name,
+            identity=f"file:{file_sha256(path)}",
+            conversation=conversation,
+            messages=iter(messages),
+        )
+
+    @staticmethod
+    def _message(obj: dict[str, Any], context: ImportContext, e2ee: bool) -> Message | None:
+        sender = obj.get("senderName" if e2ee else "sender_name") or "unknown"
+        millis = obj.get("timestamp" if e2ee else "timestamp_ms")
+        if millis is None or obj.get("is_unsent") or obj.get("isUnsent"):
+            return None
+        text = (obj.get("text" if e2ee else "content") or "").strip()
+        if _GENERATED.match(text):
+            text = ""
+        attachments: list[str] = []
+        labels: list[str] = []
+        for key, label in _MEDIA_KEYS.items():
+            for item in obj.get(key) or []:
+                attachments.append(str(item.get("uri", "")))
+                labels.append(f"[{label}]")
+        for item in obj.get("media") or []:
+            attachments.append(str(item.get("uri", "")))
+            labels.append("[media]")
+        share = obj.get("share") or {}
+        if share.get("link"):
+            labels.append(f"[link: {share['link']}]")
+        if obj.get("call_duration") is not None:
+            labels.append(f"[call, {obj['call_duration']} s]")
+        body = " ".join(dict.fromkeys(labels)) + (" " if labels and text else "") + text
+        if not body.strip():
+            return None
+        time = datetime.fromtimestamp(int(millis) / 1000, tz=timezone.utc).astimezone(context.timezone)
+        return Message(
+            sender=sender,
+            text=body.strip(),
+            time=time,
+            is_owner=context.is_owner(sender),
+            kind="text" if text else "media",
+            attachments=tuple(a for a in attachments if a),
+        )

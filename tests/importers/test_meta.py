@@ -1,0 +1,70 @@
+"""Instagram / Messenger "Download your information" JSON (shared/EXPORT_FORMATS.md §6)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core.errors import ImportFailed
+from core.importers.base import ImportContext
+from core.importers.meta import unmojibake
+from tests.importers.conftest import parse_all
+
+# as stored on disk: UTF-8 bytes written as \u00XX escapes
+ON_DISK = r'''{"participants": [{"name": "Teo Ramos"}, {"name": "Mara Lind"}],
+ "messages": [
+  {"sender_name": "Teo Ramos", "timestamp_ms": 1709672970000,
+   "photos": [{"uri": "your_instagram_activity/messages/inbox/teoramos_1015/photos/4312.jpg",
+               "creation_timestamp": 1709672969}], "is_geoblocked_for_viewer": false},
+  {"sender_name": "Mara Lind", "timestamp_ms": 1709672864000,
+   "content": "Caf\u00c3\u00a9 at 8? \u00f0\u009f\u0098\u0082",
+   "reactions": [{"reaction": "\u00e2\u009d\u00a4", "actor": "Teo Ramos"}]},
+  {"sender_name": "Jos\u00c3\u00a9 Alves", "timestamp_ms": 1709672800000, "content": "Liked a message"},
+  {"sender_name": "Jos\u00c3\u00a9 Alves", "timestamp_ms": 1709672700000, "content": "Ol\u00c3\u00a1"}],
+ "title": "Teo Ramos", "is_still_participant": true, "thread_path": "inbox/teoramos_1015",
+ "magic_words": []}'''
+
+
+def test_instagram_thread(tmp_path: Path, context: ImportContext) -> None:
+    folder = tmp_path / "your_instagram_activity" / "messages" / "inbox" / "teoramos_1015"
+    folder.mkdir(parents=True)
+    path = folder / "message_1.json"
+    path.write_text(ON_DISK)
+    [(document, messages)] = parse_all(path, context)
+    assert document.conversation.key == "instagram:teoramos_1015"
+    assert document.name == "Instagram with Teo Ramos"
+    # oldest first, generated "Liked a message" dropped, names and emoji repaired
+    assert [(m.sender, m.text) for m in messages] == [
+        ("José Alves", "Olá"),
+        ("Mara Lind", "Café at 8? \U0001f602"),
+        ("Teo Ramos", "[photo]"),
+    ]
+    assert messages[1].is_owner and not messages[2].is_owner
+    assert messages[1].time == datetime(2024, 3, 5, 21, 7, 44, tzinfo=timezone.utc)
+    assert messages[2].attachments[0].endswith("4312.jpg")
+
+
+def test_unmojibake_leaves_good_text_alone() -> None:
+    assert unmojibake("Café ☕") == "Café ☕"
+    assert unmojibake("CafÃ©") == "Café"
+
+
+def test_e2ee_download(tmp_path: Path, context: ImportContext) -> None:
+    path = tmp_path / "Teo Ramos.json"
+    path.write_text(json.dumps({
+        "participants": ["Mara Lind", "Teo Ramos"], "threadName": "Teo Ramos",
+        "messages": [{"isUnsent": False, "media": [], "reactions": [], "senderName": "Mara Lind",
+                      "text": "see you", "timestamp": 1709672864000, "type": "text"}]}))
+    [(document, [message])] = parse_all(path, context)
+    assert document.conversation.platform == "messenger"
+    assert message.text == "see you" and message.is_owner
+
+
+def test_truncated_meta_json(tmp_path: Path, context: ImportContext) -> None:
+    path = tmp_path / "message_1.json"
+    path.write_text(ON_DISK[:200])
+    with pytest.raises(ImportFailed, match="message_1.json: is not valid JSON"):
+        parse_all(path, context)
