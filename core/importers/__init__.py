@@ -13,6 +13,7 @@ from core.importers.discord import DiscordChatExporterImporter, DiscordPackageIm
 from core.importers.documents import DocumentImporter
 from core.importers.email import EmlImporter, EmlxImporter, MboxImporter
 from core.importers.image import ImageImporter
+from core.importers.imessage import IMessageImporter
 from core.importers.meta import MetaImporter
 from core.importers.whatsapp import WhatsAppImporter
 from core.importers.whatsapp_zip import WhatsAppZipImporter
@@ -26,6 +27,7 @@ def default_importers() -> list[Importer]:
         # chat exports, recognised by content
         WhatsAppZipImporter(), WhatsAppImporter(), TelegramImporter(),
         DiscordChatExporterImporter(), DiscordPackageImporter(), MetaImporter(),
+        IMessageImporter(),
         MboxImporter(), EmlxImporter(), EmlImporter(),
         # documents and media, recognised by extension and magic bytes
         DocumentImporter(), AudioImporter(), ImageImporter(),
