@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import aiosqlite
 
 from core.errors import UserFacingError
-from core.gate import AgentGate
+from core.gate import AgentGate, ImportLane
 from core.preferences import WEEKDAYS, PreferenceStore, Preferences, parse_time
 from storage import frontend_state
 from storage.backup import backup_database
@@ -35,7 +35,7 @@ class Notifier(Protocol):
 
     async def send_answer(self, answer: Any) -> None: ...
 
-    async def send_question(self, question_id: str, text: str) -> None:
+    async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         """Send a question prompt and record it (PromptBook.record) so a reply answers it."""
         ...
 
@@ -47,19 +47,22 @@ def utc_iso(moment: datetime) -> str:
 class PromptBook:
     """Which chat message asked which open question."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: aiosqlite.Connection, *, lane: ImportLane) -> None:
         self.conn = conn
+        self.lane = lane
 
     async def record(self, *, question_id: str, platform: str, chat_id: str, message_id: str,
                      sent_at: datetime) -> None:
-        async with transaction(self.conn):
+        async with self.lane.turn(), transaction(self.conn):
             await frontend_state.record_prompt(self.conn, question_id=question_id, platform=platform,
                                                chat_id=chat_id, message_id=message_id,
                                                sent_at=utc_iso(sent_at))
 
-    async def question_for_reply(self, *, platform: str, chat_id: str, message_id: str) -> str | None:
-        return await frontend_state.prompt_question(self.conn, platform=platform, chat_id=chat_id,
-                                                    message_id=message_id)
+    async def question_for_reply(self, *, platform: str, chat_id: str, message_id: str) -> int | None:
+        """The open question a chat message asked, if it was a prompt."""
+        found = await frontend_state.prompt_question(self.conn, platform=platform, chat_id=chat_id,
+                                                     message_id=message_id)
+        return int(found) if found is not None else None
 
     async def sent_since(self, moment: datetime) -> int:
         return await frontend_state.prompts_sent_since(self.conn, utc_iso(moment))
@@ -83,7 +86,7 @@ async def question_prompt(service: Any, *, preferences: Preferences, prompts: Pr
     question = await service.next_question()
     if question is None:
         return "nothing open"
-    await notifier.send_question(str(question.id), question.text)
+    await notifier.send_question(str(question.id), question.text, sent_at=now)
     await service.mark_asked(question.id, now)
     return "sent"
 
