@@ -7,12 +7,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from core.biographer import AgentConfig
 from core.config import Settings
 from core.errors import UserFacingError
 from core.importers import ImportContext
 from core.memory import Memory
-from core.ports import Embedder
+from core.ports import LLM, Embedder
 from core.providers.lazy import LazyEmbedder
+from core.service import Service
 from storage.db import open_database
 
 
@@ -54,3 +56,40 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
     async with open_database(settings.database_path) as conn:
         yield Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
                      context=import_context(settings), raw_dir=settings.raw_dir)
+
+
+def build_llm(settings: Settings) -> LLM:
+    from core.providers.openai_chat import OpenAIChat
+
+    return OpenAIChat(
+        base_url=settings.llm_base_url,
+        api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
+        models={"chat": settings.llm_model,
+                "analysis": settings.llm_analysis_model or settings.llm_model,
+                "vision": settings.llm_vision_model or settings.llm_model},
+        timeout=settings.llm_timeout_seconds, max_retries=settings.llm_max_retries,
+    )
+
+
+def agent_config(settings: Settings) -> AgentConfig:
+    return AgentConfig(
+        chat_steps=settings.agent_chat_steps, analysis_steps=settings.agent_analysis_steps,
+        ingest_steps=settings.agent_ingest_steps, chat_tail=settings.agent_chat_tail,
+        batch_chars=settings.analysis_batch_chars, daily_token_cap=settings.llm_daily_token_cap,
+        question_repeat_days=settings.question_repeat_days,
+        owner=settings.owner_aliases[0] if settings.owner_aliases else "the owner",
+        zone=timezone_of(settings),
+    )
+
+
+@asynccontextmanager
+async def open_service(settings: Settings, *, llm: LLM | None = None,
+                       embedder: Embedder | None = None) -> AsyncIterator[Service]:
+    """The service (memory core + biographer) over the configured store and model, closed on exit."""
+    model = llm or build_llm(settings)
+    try:
+        async with open_memory(settings, embedder=embedder) as memory:
+            yield Service(memory=memory, llm=model, config=agent_config(settings))
+    finally:
+        if llm is None:
+            await model.close()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -44,3 +45,44 @@ class Describer(Protocol):
     def describe(self, path: Path, *, hints: Sequence[str] = ()) -> str:
         """Blocking; callers run it off the event loop."""
         ...
+
+
+# ---------------------------------------------------------------- chat models
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # raw JSON text as the model wrote it: it may be malformed
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.prompt_tokens + other.prompt_tokens,
+                     self.completion_tokens + other.completion_tokens)
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class Completion:
+    content: str | None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = Usage()
+    model: str = ""
+
+
+class LLM(Protocol):
+    """A chat model with native tool calling. `role` picks the configured model for the job
+    ("chat", "analysis", "vision") unless `model` names one."""
+
+    async def complete(self, messages: list[dict], *, tools: list[dict] | None = None,
+                       model: str | None = None, role: str = "chat") -> Completion: ...
+
+    def model_for(self, role: str) -> str: ...

@@ -47,3 +47,12 @@ def settings(tmp_path: Path) -> Settings:
 @pytest.fixture
 def embedder() -> HashEmbedder:
     return HashEmbedder()
+
+
+@pytest.fixture
+def fake_openai():
+    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/fakes/openai_server.py)."""
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer() as server:
+        yield server

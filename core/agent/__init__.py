@@ -1,0 +1,1 @@
+"""The biographer agent: the tool loop, its tools, citation checks and prompts."""

@@ -1,0 +1,396 @@
+"""The biographer's runs: chat answers, analysis of new material, answers to open questions,
+pattern reports and consolidation. Each run sees only the system prompt, the current bio.md,
+a bounded chat tail (text only) and its own input; tool traffic dies with the run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone, tzinfo
+
+from core.agent import prompts
+from core.agent.citations import check_citations
+from core.agent.loop import LoopResult, ToolLoop
+from core.agent.tools import Toolbox, Turn
+from core.chunking import render_message
+from core.errors import ModelUnavailable, UserFacingError
+from core.memory import Memory
+from core.ports import LLM, Progress, Usage, no_progress
+from core.profile import GENERATED, citations_in, consolidation_problems, section_span, sections_of
+from core.profile_book import Clock, ProfileBook, iso, parse_iso, render, utc_now
+from core.types import (AnalysisResult, Answer, Conversation, Locator, Message, OpenQuestion,
+                        SourceDocument, TimelineEvent)
+from storage import chat as chat_store
+from storage import documents as document_store
+from storage import questions as question_store
+from storage import runs as run_store
+from storage import timeline as timeline_store
+from storage.db import transaction
+
+log = logging.getLogger(__name__)
+
+REPORT_KIND = "biographer_report"
+CHAT_KIND = "biographer_chat"
+NOT_ANALYSED = (REPORT_KIND,)  # the biographer's own writing is not evidence about the owner
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    chat_steps: int = 25
+    analysis_steps: int = 40
+    ingest_steps: int = 60
+    chat_tail: int = 6
+    batch_chars: int = 24_000
+    daily_token_cap: int = 0  # 0: none
+    question_repeat_days: int = 7
+    owner: str = "the owner"
+    zone: tzinfo = timezone.utc
+
+
+class TokenCapReached(UserFacingError):
+    """Today's token cap is spent: analysis waits; the owner's own questions still run."""
+
+
+class Biographer:
+    def __init__(self, memory: Memory, llm: LLM | None, *, config: AgentConfig = AgentConfig(),
+                 clock: Clock = utc_now) -> None:
+        self.memory = memory
+        self.conn = memory.conn
+        self.llm = llm
+        self.config = config
+        self.clock = clock
+        self.book = ProfileBook(self.conn, clock=clock)
+        self.toolbox = Toolbox(memory=memory, book=self.book, zone=config.zone,
+                               remember=lambda text, when: self.remember(text, when=when))
+
+    # ------------------------------------------------------------------ runs
+
+    def _require_llm(self) -> LLM:
+        if self.llm is None:
+            raise ModelUnavailable("no language model is configured",
+                                   hint="set BIOGRAPHER_LLM_BASE_URL, BIOGRAPHER_LLM_MODEL and BIOGRAPHER_LLM_API_KEY")
+        return self.llm
+
+    async def _start(self, kind: str, role: str) -> int:
+        llm = self._require_llm()
+        async with transaction(self.conn):
+            return await run_store.start_run(self.conn, kind=kind, role=role, model=llm.model_for(role),
+                                             at=iso(self.clock()))
+
+    async def _finish(self, run_id: int, *, status: str, usage: Usage, steps: int = 0,
+                      tool_errors: int = 0, note: str = "") -> None:
+        async with transaction(self.conn):
+            await run_store.finish_run(self.conn, run_id, at=iso(self.clock()), status=status, steps=steps,
+                                       tool_errors=tool_errors, prompt_tokens=usage.prompt_tokens,
+                                       completion_tokens=usage.completion_tokens, note=note)
+
+    async def _context(self, kind: str) -> list[dict]:
+        """The fixed head of every request: the rules, the job, and the current bio.md."""
+        return [
+            {"role": "system", "content": prompts.system_prompt(
+                kind, now=self.clock().astimezone(self.config.zone), timezone=str(self.config.zone),
+                owner=self.config.owner)},
+            {"role": "system", "content": prompts.profile_message(await self.bio())},
+        ]
+
+    async def _agent(self, *, kind: str, prompt: str, role: str, budget: int, user: list[dict],
+                     turn: Turn | None = None, edit_kind: str = "edit") -> tuple[LoopResult, Turn]:
+        run_id = await self._start(kind, role)
+        turn = turn or Turn(run_id=None)
+        turn.run_id, turn.edit_kind = run_id, edit_kind
+        loop = ToolLoop(self._require_llm(), self.toolbox, role=role, budget=budget)
+        messages = await self._context(prompt) + user
+        try:
+            result = await loop.run(messages, turn)
+        except BaseException:
+            partial = loop.result
+            await self._finish(run_id, status="failed", usage=partial.usage, steps=partial.steps,
+                               tool_errors=partial.tool_errors)
+            raise
+        await self._finish(run_id, status="forced" if result.forced else "done", usage=result.usage,
+                           steps=result.steps, tool_errors=result.tool_errors)
+        return result, turn
+
+    async def _cited(self, result: LoopResult, turn: Turn) -> Answer:
+        return await check_citations(result.content, turn.evidence, self._read_text, run_id=turn.run_id)
+
+    async def _read_text(self, locator: Locator, window: int) -> str:
+        return (await self.memory.read(locator, window=window)).text
+
+    async def _check_cap(self) -> None:
+        cap = self.config.daily_token_cap
+        if cap and await self.tokens_today() >= cap:
+            raise TokenCapReached(f"today's token cap ({cap:,}) is spent; analysis waits until tomorrow (UTC)",
+                                  hint="your own questions still get answers; raise BIOGRAPHER_LLM_DAILY_TOKEN_CAP "
+                                       "to analyse more today")
+
+    async def tokens_today(self) -> int:
+        start = self.clock().astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+        return await run_store.tokens_since(self.conn, iso(start))
+
+    # ------------------------------------------------------------------ chat
+
+    async def ask(self, text: str, *, conversation: str = "cli") -> Answer:
+        if not text.strip():
+            raise UserFacingError("nothing to answer", hint="ask a question about your life")
+        tail = await chat_store.tail(self.conn, conversation, limit=self.config.chat_tail)
+        user = [{"role": role, "content": said} for role, said in tail] + [{"role": "user", "content": text}]
+        result, turn = await self._agent(kind="chat", prompt="chat", role="chat", budget=self.config.chat_steps,
+                                         user=user, edit_kind="correction")
+        answer = await self._cited(result, turn)
+        async with transaction(self.conn):
+            now = iso(self.clock())
+            await chat_store.add_turn(self.conn, conversation=conversation, role="user", text=text, at=now)
+            await chat_store.add_turn(self.conn, conversation=conversation, role="assistant", text=answer.text, at=now)
+        # what the owner tells the biographer is evidence about them, like any other source
+        await self.remember(text, conversation=conversation)
+        return answer
+
+    async def remember(self, text: str, *, when: datetime | None = None, conversation: str = "biographer") -> Locator:
+        """Store the owner's words as a dated source; returns where they are."""
+        if not text.strip():
+            raise UserFacingError("nothing to remember", hint="say what to keep")
+        moment = when or self.clock()
+        moment = (moment if moment.tzinfo else moment.replace(tzinfo=self.config.zone)).astimezone(self.config.zone)
+        message = Message(sender=self.config.owner, text=text.strip(), time=moment, is_owner=True)
+        identity = "biographer:" + hashlib.sha1(f"{conversation}|{iso(moment)}|{text}".encode()).hexdigest()
+        await self.memory.save([SourceDocument(
+            kind=CHAT_KIND, name="Told to the biographer", identity=identity, messages=iter([message]),
+            conversation=Conversation(platform="biographer", key=conversation, name="Told to the biographer",
+                                      participants=(self.config.owner,)),
+        )])
+        document_id = await document_store.find_by_identity(self.conn, identity)
+        return Locator(document_id, 0, len(render_message(message)))
+
+    # ------------------------------------------------------------------ questions
+
+    async def open_questions(self) -> list[OpenQuestion]:
+        return [_question(r) for r in await question_store.list_questions(self.conn, statuses=("open", "asked"))]
+
+    async def next_question(self) -> OpenQuestion | None:
+        horizon = self.clock() - timedelta(days=self.config.question_repeat_days)
+        row = await question_store.next_question(self.conn, asked_before=iso(horizon))
+        return _question(row) if row else None
+
+    async def mark_asked(self, question_id: int, when: datetime) -> None:
+        async with transaction(self.conn):
+            await question_store.mark_asked(self.conn, question_id, iso(when))
+
+    async def answer_question(self, question_id: int, text: str) -> Answer:
+        row = await question_store.get_question(self.conn, question_id)
+        if row is None:
+            raise UserFacingError(f"there is no question #{question_id}", hint="see `biographer questions`")
+        question = _question(row)
+        if question.status not in ("open", "asked"):
+            raise UserFacingError(f"question #{question_id} is already {question.status}",
+                                  hint="tell me in the chat if something changed")
+        locator = await self.remember(text, conversation="questions")
+        source = await self.memory.read(locator)
+        turn = Turn(run_id=None)
+        turn.evidence.add(locator, source.document, await self.toolbox.when_at(locator))
+        user = [{"role": "user", "content":
+                 f"Open question #{question.id}: {question.text}\n"
+                 + (f"Why it matters: {question.why}\n" if question.why else "")
+                 + "The owner's answer:\n"
+                 + self.toolbox._source(locator, source.document, await self.toolbox.when_at(locator), source.text)}]
+        result, turn = await self._agent(kind="answer", prompt="answer", role="analysis",
+                                         budget=self.config.analysis_steps, user=user, turn=turn,
+                                         edit_kind="correction")
+        if question_id not in turn.questions_resolved:
+            # the owner answered it: it is closed whether or not the model remembered to say so
+            async with transaction(self.conn):
+                await question_store.resolve(self.conn, question_id, status="answered",
+                                             resolution=f"answered by the owner [{locator}]", at=iso(self.clock()))
+        async with transaction(self.conn):  # folded in already: analysis need not read it again
+            await chat_store.mark_analyzed(self.conn, locator.document_id, locator.char_end,
+                                           run_id=turn.run_id, at=iso(self.clock()))
+        return await self._cited(result, turn)
+
+    # ------------------------------------------------------------------ profile
+
+    async def bio(self) -> str:
+        return render(await self.book.text(), events=await self.timeline(), questions=await self.open_questions())
+
+    async def timeline(self) -> list[TimelineEvent]:
+        return [TimelineEvent(id=r[0], date=r[1], title=r[2], detail=r[3], locators=tuple(_json_list(r[4])))
+                for r in await timeline_store.list_events(self.conn)]
+
+    # ------------------------------------------------------------------ analysis
+
+    async def analyze(self, *, progress: Progress = no_progress, max_batches: int | None = None) -> AnalysisResult:
+        """Read new material oldest first, one budgeted run per batch, until done or capped."""
+        outcome = AnalysisResult()
+        total = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED)
+        documents: set[int] = set()
+        while True:
+            rows = await chat_store.pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED, limit=500)
+            if not rows:
+                break
+            if max_batches is not None and outcome.batches >= max_batches:
+                outcome.stopped = f"stopped after {max_batches} batches; run analyze again to go on"
+                break
+            try:
+                await self._check_cap()
+            except TokenCapReached as error:
+                outcome.stopped = error.message
+                break
+            batch = _batch(rows, self.config.batch_chars)
+            progress("analysing", outcome.chunks_read, total)
+            turn = await self._analyse_batch(batch, number=outcome.batches + 1)
+            outcome.batches += 1
+            outcome.chunks_read += len(batch)
+            outcome.edits += turn.edits
+            outcome.questions_added += turn.questions_added
+            outcome.events_added += turn.events_added
+            outcome.run_ids.append(turn.run_id)
+            documents.update(r[0] for r in batch)
+        progress("analysing", outcome.chunks_read, total)
+        outcome.documents = len(documents)
+        outcome.remaining_chunks = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED)
+        return outcome
+
+    async def _analyse_batch(self, batch: list[tuple], *, number: int) -> Turn:
+        turn = Turn(run_id=None)
+        blocks = []
+        for document_id, start, end, text, time_start, _time_end, name, kind in batch:
+            locator = Locator(document_id, start, end)
+            when = parse_iso(time_start)
+            when = when.astimezone(self.config.zone) if when else None
+            turn.evidence.add(locator, name, when)
+            blocks.append(self.toolbox._source(locator, name, when, text, kind=kind))
+        first, last = batch[0][4], batch[-1][5] or batch[-1][4]
+        header = (f"New material, batch {number}: {len(batch)} passages from "
+                  f"{len({r[0] for r in batch})} sources, {(first or 'undated')[:10]} to {(last or 'undated')[:10]}.")
+        user = [{"role": "user", "content": header + "\n\n" + "\n".join(blocks)}]
+        _result, turn = await self._agent(kind="ingest_analysis", prompt="analysis", role="analysis",
+                                          budget=self.config.ingest_steps, user=user, turn=turn)
+        async with transaction(self.conn):
+            reached: dict[int, int] = {}
+            for document_id, _start, end, *_ in batch:
+                reached[document_id] = max(reached.get(document_id, 0), end)
+            for document_id, end in reached.items():
+                await chat_store.mark_analyzed(self.conn, document_id, end, run_id=turn.run_id, at=iso(self.clock()))
+        return turn
+
+    # ------------------------------------------------------------------ report
+
+    async def report(self, *, days: int = 7) -> Answer:
+        await self._check_cap()
+        until = self.clock()
+        since = until - timedelta(days=days)
+        documents = [d for d in await chat_store.documents_between(self.conn, iso(since), iso(until))
+                     if d[2] != REPORT_KIND]
+        listing = "\n".join(f"- doc{d[0]} {d[1]} ({d[2]}), {(d[3] or '?')[:10]} to {(d[4] or '?')[:10]}"
+                            for d in documents) or "- (no sources with material in this period)"
+        zone = self.config.zone
+        user = [{"role": "user", "content":
+                 f"Period: {since.astimezone(zone):%Y-%m-%d} to {until.astimezone(zone):%Y-%m-%d} ({days} days).\n"
+                 f"Sources with material in the period:\n{listing}\n"
+                 "Read them with search, grep (since/until) and read_source."}]
+        result, turn = await self._agent(kind="report", prompt="report", role="analysis",
+                                         budget=self.config.analysis_steps, user=user)
+        answer = await self._cited(result, turn)
+        await self.memory.save([SourceDocument(
+            kind=REPORT_KIND, identity=f"report:{turn.run_id}",
+            name=f"Pattern report {since.astimezone(zone):%Y-%m-%d} – {until.astimezone(zone):%Y-%m-%d}",
+            text=answer.render(), time_start=until)])
+        return answer
+
+    # ------------------------------------------------------------------ consolidation
+
+    async def consolidate(self, *, force: bool = False) -> bool:
+        """Rewrite each section coherently; a rewrite that loses a citation or a section is refused."""
+        if not force and await self.book.edits_since_consolidation() == 0:
+            return False
+        await self._check_cap()
+        llm = self._require_llm()
+        run_id = await self._start("consolidation", "analysis")
+        usage, refused = Usage(), []
+        before = await self.book.text()
+        after = before
+        try:
+            for section in sections_of(before):
+                if section in GENERATED:
+                    continue
+                start, end = section_span(after, section)
+                body = after[start:end].strip()
+                if not body:
+                    continue
+                completion = await llm.complete(
+                    [{"role": "system", "content": prompts.system_prompt(
+                        "consolidate", now=self.clock().astimezone(self.config.zone),
+                        timezone=str(self.config.zone), owner=self.config.owner)},
+                     {"role": "user", "content": f"Section: {section}\n<section>\n{body}\n</section>"}],
+                    role="analysis")
+                usage = usage + completion.usage
+                rewritten = _unfenced(completion.content or "")
+                problems = _section_problems(body, rewritten)
+                if problems:
+                    refused.append(f"{section}: {problems}")
+                    log.warning("consolidation of %s refused: %s", section, problems)
+                    continue
+                after = after[:start] + "\n" + rewritten + "\n\n" + after[end:].lstrip("\n")
+            problems = consolidation_problems(before, after)
+            if problems:  # belt and braces: the section checks should have caught it
+                refused.append("; ".join(problems))
+                after = before
+        except BaseException:
+            await self._finish(run_id, status="failed", usage=usage)
+            raise
+        replaced = after != before
+        if replaced:
+            await self.book.replace(after, kind="consolidation", run_id=run_id)
+        await self._finish(run_id, status="done" if not refused else "partly refused", usage=usage,
+                           note="; ".join(refused))
+        return replaced
+
+    # ------------------------------------------------------------------ usage
+
+    async def usage(self, *, days: int = 30) -> dict:
+        """{day: {role: {"runs", "prompt_tokens", "completion_tokens"}}}, newest day first."""
+        out: dict[str, dict[str, dict[str, int]]] = {}
+        for day, role, runs, prompt, completion in await run_store.usage_by_day(self.conn, days=days):
+            out.setdefault(day, {})[role] = {"runs": runs, "prompt_tokens": prompt or 0,
+                                             "completion_tokens": completion or 0}
+        return out
+
+
+def _batch(rows: list[tuple], budget: int) -> list[tuple]:
+    """As many passages as fit in `budget` characters (at least one)."""
+    batch, used = [], 0
+    for row in rows:
+        if batch and used + len(row[3]) > budget:
+            break
+        batch.append(row)
+        used += len(row[3])
+    return batch
+
+
+def _section_problems(old: str, new: str) -> str:
+    if not new.strip():
+        return "the rewrite is empty"
+    if re.search(r"^#{1,2} ", new, re.MULTILINE):
+        return "the rewrite adds headings"
+    dropped = sorted(citations_in(old) - citations_in(new))
+    return f"citations dropped: {', '.join(dropped)}" if dropped else ""
+
+
+def _unfenced(text: str) -> str:
+    text = text.strip()
+    match = re.fullmatch(r"```[a-zA-Z]*\n(.*)\n```", text, re.DOTALL)
+    return (match.group(1) if match else text).strip()
+
+
+def _json_list(value: str) -> list[str]:
+    return list(json.loads(value or "[]"))
+
+
+def _question(row: tuple) -> OpenQuestion:
+    qid, text, why, priority, status, _run, locators, created, asked, times, answered, resolution = row
+    return OpenQuestion(id=qid, text=text, why=why, priority=priority, status=status,
+                        created_at=parse_iso(created), asked_at=parse_iso(asked), times_asked=times,
+                        answered_at=parse_iso(answered), resolution=resolution,
+                        locators=tuple(_json_list(locators)))

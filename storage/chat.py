@@ -1,0 +1,68 @@
+"""The chat with the owner (text only) and how far analysis has read each document."""
+
+from __future__ import annotations
+
+import aiosqlite
+
+
+async def add_turn(conn: aiosqlite.Connection, *, conversation: str, role: str, text: str, at: str) -> None:
+    await conn.execute("INSERT INTO chat_turns (conversation, role, text, at) VALUES (?, ?, ?, ?)",
+                       (conversation, role, text, at))
+
+
+async def tail(conn: aiosqlite.Connection, conversation: str, *, limit: int) -> list[tuple[str, str]]:
+    """The last `limit` (role, text) pairs of a conversation, oldest first."""
+    async with conn.execute(
+        "SELECT role, text FROM chat_turns WHERE conversation = ? ORDER BY id DESC LIMIT ?",
+        (conversation, limit),
+    ) as cur:
+        rows = [tuple(r) for r in await cur.fetchall()]
+    return rows[::-1]
+
+
+async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...], limit: int) -> list[tuple]:
+    """Chunks analysis has not read yet, oldest material first:
+    (document_id, char_start, char_end, text, time_start, time_end, document name, kind)."""
+    marks = ",".join("?" * len(exclude_kinds)) or "''"
+    async with conn.execute(
+        f"""SELECT c.document_id, c.char_start, c.char_end, c.text, c.time_start, c.time_end, d.name, d.kind
+            FROM chunks c JOIN documents d ON d.id = c.document_id
+            LEFT JOIN analysis_progress p ON p.document_id = c.document_id
+            WHERE c.char_end > COALESCE(p.analyzed_to, 0) AND d.kind NOT IN ({marks})
+            ORDER BY COALESCE(d.time_start, d.imported_at), d.id, c.char_start LIMIT ?""",
+        (*exclude_kinds, limit),
+    ) as cur:
+        return [tuple(r) for r in await cur.fetchall()]
+
+
+async def count_pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...]) -> int:
+    marks = ",".join("?" * len(exclude_kinds)) or "''"
+    async with conn.execute(
+        f"""SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.document_id
+            LEFT JOIN analysis_progress p ON p.document_id = c.document_id
+            WHERE c.char_end > COALESCE(p.analyzed_to, 0) AND d.kind NOT IN ({marks})""",
+        exclude_kinds,
+    ) as cur:
+        (count,) = await cur.fetchone()
+    return count
+
+
+async def mark_analyzed(conn: aiosqlite.Connection, document_id: int, analyzed_to: int, *,
+                        run_id: int | None, at: str) -> None:
+    await conn.execute(
+        """INSERT INTO analysis_progress (document_id, analyzed_to, run_id, updated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT(document_id) DO UPDATE SET analyzed_to = MAX(analyzed_to, excluded.analyzed_to),
+               run_id = excluded.run_id, updated_at = excluded.updated_at""",
+        (document_id, analyzed_to, run_id, at),
+    )
+
+
+async def documents_between(conn: aiosqlite.Connection, since: str, until: str) -> list[tuple]:
+    """(id, name, kind, time_start, time_end) of documents with material in a period."""
+    async with conn.execute(
+        """SELECT id, name, kind, time_start, time_end FROM documents
+           WHERE COALESCE(time_end, imported_at) >= ? AND COALESCE(time_start, imported_at) <= ?
+           ORDER BY COALESCE(time_start, imported_at) LIMIT 200""",
+        (since, until),
+    ) as cur:
+        return [tuple(r) for r in await cur.fetchall()]

@@ -1,0 +1,64 @@
+"""Agent runs and their token usage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import aiosqlite
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: int
+    kind: str
+    role: str
+    model: str
+    started_at: str
+    finished_at: str | None
+    status: str
+    steps: int
+    tool_errors: int
+    prompt_tokens: int
+    completion_tokens: int
+    note: str
+
+
+async def start_run(conn: aiosqlite.Connection, *, kind: str, role: str, model: str, at: str) -> int:
+    cur = await conn.execute(
+        "INSERT INTO runs (kind, role, model, started_at) VALUES (?, ?, ?, ?)", (kind, role, model, at))
+    return cur.lastrowid
+
+
+async def finish_run(conn: aiosqlite.Connection, run_id: int, *, at: str, status: str, steps: int,
+                     tool_errors: int, prompt_tokens: int, completion_tokens: int, note: str = "") -> None:
+    await conn.execute(
+        """UPDATE runs SET finished_at = ?, status = ?, steps = ?, tool_errors = ?,
+               prompt_tokens = ?, completion_tokens = ?, note = ? WHERE id = ?""",
+        (at, status, steps, tool_errors, prompt_tokens, completion_tokens, note, run_id),
+    )
+
+
+async def get_run(conn: aiosqlite.Connection, run_id: int) -> RunRow | None:
+    async with conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)) as cur:
+        row = await cur.fetchone()
+    return RunRow(*row) if row else None
+
+
+async def tokens_since(conn: aiosqlite.Connection, since: str) -> int:
+    async with conn.execute(
+        "SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0) FROM runs WHERE started_at >= ?",
+        (since,),
+    ) as cur:
+        (total,) = await cur.fetchone()
+    return total
+
+
+async def usage_by_day(conn: aiosqlite.Connection, *, days: int) -> list[tuple[str, str, int, int, int]]:
+    """(day, role, runs, prompt tokens, completion tokens), newest day first."""
+    async with conn.execute(
+        """SELECT substr(started_at, 1, 10) AS day, role, COUNT(*), SUM(prompt_tokens),
+                  SUM(completion_tokens)
+           FROM runs GROUP BY day, role ORDER BY day DESC, role LIMIT ?""",
+        (days * 8,),
+    ) as cur:
+        return [tuple(r) for r in await cur.fetchall()]

@@ -1,0 +1,33 @@
+"""Timeline events: dated moments of the owner's life, each with its sources."""
+
+from __future__ import annotations
+
+import json
+
+import aiosqlite
+
+
+async def add_event(conn: aiosqlite.Connection, *, date: str, title: str, detail: str,
+                    locators: list[str], run_id: int | None, at: str) -> tuple[int, bool]:
+    """(id, created): an event with the same date and title merges its sources into the old one."""
+    async with conn.execute(
+        "SELECT id, locators FROM timeline_events WHERE date = ? AND lower(title) = lower(?)", (date, title)
+    ) as cur:
+        row = await cur.fetchone()
+    if row:
+        merged = list(dict.fromkeys(json.loads(row[1]) + locators))
+        await conn.execute("UPDATE timeline_events SET locators = ? WHERE id = ?", (json.dumps(merged), row[0]))
+        return row[0], False
+    cur = await conn.execute(
+        """INSERT INTO timeline_events (date, title, detail, locators, run_id, created_at)
+           VALUES (?, ?, ?, ?, ?, ?)""",
+        (date, title, detail, json.dumps(locators), run_id, at),
+    )
+    return cur.lastrowid, True
+
+
+async def list_events(conn: aiosqlite.Connection) -> list[tuple]:
+    async with conn.execute(
+        "SELECT id, date, title, detail, locators, run_id, created_at FROM timeline_events ORDER BY date, id"
+    ) as cur:
+        return [tuple(r) for r in await cur.fetchall()]

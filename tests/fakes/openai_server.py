@@ -1,0 +1,157 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1, for testing the real `openai` client.
+
+Queue replies (plain answers, tool calls, HTTP errors); every request body is recorded. Usage is
+reported as the real APIs do, estimated at 4 characters per token of the JSON the model would
+read (messages and tool schemas) and of what it writes: good enough to compare prompts.
+
+    with FakeOpenAIServer() as server:
+        server.call("search", {"query": "Lisbon"})
+        server.reply("You moved to Lisbon in 2019 [doc1:0-120].")
+        llm = OpenAIChat(base_url=server.base_url, api_key="test", models={"chat": "fake"})
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+@dataclass
+class Scripted:
+    status: int = 200
+    content: str | None = None
+    tool_calls: list[tuple[str, str]] = field(default_factory=list)  # (name, raw arguments)
+    error: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class FakeOpenAIServer:
+    def __init__(self, *, api_key: str | None = None, model: str = "fake-model") -> None:
+        self.api_key = api_key  # when set, other keys get a 401 like the real APIs
+        self.model = model
+        self.script: deque[Scripted] = deque()
+        self.requests: list[dict] = []  # every chat request body, in order
+        self.usage: list[dict] = []  # the usage reported for each answered request
+        self.unscripted = 0  # requests that found the queue empty
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # ---------------------------------------------------------- scripting
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def reply(self, content: str) -> FakeOpenAIServer:
+        self.script.append(Scripted(content=content))
+        return self
+
+    def call(self, name: str, arguments: dict | str, *, content: str | None = None) -> FakeOpenAIServer:
+        """One tool call; `arguments` as a dict, or a raw string to script malformed JSON."""
+        return self.calls([(name, arguments)], content=content)
+
+    def calls(self, calls: list[tuple[str, dict | str]], *, content: str | None = None) -> FakeOpenAIServer:
+        raw = [(n, a if isinstance(a, str) else json.dumps(a)) for n, a in calls]
+        self.script.append(Scripted(content=content, tool_calls=raw))
+        return self
+
+    def fail(self, status: int, message: str = "scripted failure", *,
+             retry_after_ms: int | None = 1) -> FakeOpenAIServer:
+        headers = {"retry-after-ms": str(retry_after_ms)} if retry_after_ms is not None else {}
+        self.script.append(Scripted(status=status, error=message, headers=headers))
+        return self
+
+    # ---------------------------------------------------------- lifecycle
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # ---------------------------------------------------------- serving
+
+    def _answer(self, body: dict) -> tuple[int, dict, dict[str, str]]:
+        with self._lock:
+            self.requests.append(body)
+            step = self.script.popleft() if self.script else None
+            if step is None:
+                self.unscripted += 1
+                return 400, _error("fake server: no scripted reply left", "invalid_request_error"), {}
+            if step.status != 200:
+                return step.status, _error(step.error, "server_error"), step.headers
+            calls = [{"id": f"call_{next(self._ids)}", "type": "function",
+                      "function": {"name": n, "arguments": a}} for n, a in step.tool_calls]
+            prompt = estimate_tokens(json.dumps(body.get("messages", []), ensure_ascii=False)
+                                     + json.dumps(body.get("tools", []), ensure_ascii=False))
+            written = estimate_tokens((step.content or "") + "".join(n + a for n, a in step.tool_calls))
+            usage = {"prompt_tokens": prompt, "completion_tokens": written, "total_tokens": prompt + written}
+            self.usage.append(usage)
+            message: dict = {"role": "assistant", "content": step.content}
+            if calls:
+                message["tool_calls"] = calls
+            return 200, {
+                "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 0,
+                "model": body.get("model", self.model),
+                "choices": [{"index": 0, "message": message,
+                             "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": usage,
+            }, {}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:  # keep test output clean
+                pass
+
+            def _send(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": fake.model, "object": "model"}]})
+                else:
+                    self._send(404, _error(f"no route {self.path}", "not_found"))
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
+                    self._send(401, _error("Incorrect API key provided", "invalid_api_key"))
+                elif self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(*fake._answer(body))
+                else:
+                    self._send(404, _error(f"no route {self.path}", "not_found"))
+
+        return Handler
+
+
+def _error(message: str, kind: str) -> dict:
+    return {"error": {"message": message, "type": kind, "code": kind}}
