@@ -70,6 +70,10 @@ def docx_text(path: Path) -> str:
     return "\n\n".join(lines)
 
 
+_BLOCK_TAGS = ["p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article",
+               "blockquote", "pre", "table", "ul", "ol", "header", "footer", "title"]
+
+
 def html_text(path: Path, data: bytes | None = None) -> str:
     from bs4 import BeautifulSoup
 
@@ -78,8 +82,13 @@ def html_text(path: Path, data: bytes | None = None) -> str:
         tag.decompose()
     for level in range(1, 7):
         for heading in soup.find_all(f"h{level}"):
-            heading.insert_before("\n" + "#" * level + " ")
-    text = soup.get_text("\n")
+            heading.insert(0, "#" * level + " ")
+    # block elements end lines; inline ones (<b>, <a>) stay inside their sentence
+    for block in soup.find_all(_BLOCK_TAGS):
+        block.append("\n")
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    text = soup.get_text()
     lines = [" ".join(line.split()) for line in text.split("\n")]
     return "\n".join(_squeeze_blank(lines)).strip()
 

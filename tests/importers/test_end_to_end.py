@@ -1,0 +1,92 @@
+"""Importers through the real store (Memory.ingest): message counts, dedup on overlapping
+re-exports, and a batch that goes on past a broken file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.core.helpers import memory_at
+from tests.importers.test_telegram import CHAT, FULL
+from tests.importers.test_whatsapp import IOS_NO_MEDIA
+
+LOCOMO = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval" / "locomo"
+
+
+def locomo_conversations() -> list[dict]:
+    manifest = LOCOMO / "manifest.json"
+    if not manifest.is_file():
+        pytest.skip(f"the LoCoMo exports are not here ({LOCOMO.resolve()})")
+    return json.loads(manifest.read_text())["conversations"]
+
+
+def test_every_locomo_export_parses_with_its_turn_count() -> None:
+    from core.importers import default_importers, pick_importer
+    from core.importers.base import ImportContext
+
+    for conversation in locomo_conversations():
+        path = LOCOMO / conversation["export"]
+        importer = pick_importer(path, default_importers())
+        [document] = list(importer.parse(path, ImportContext()))
+        messages = list(document.messages or [])
+        assert len(messages) == conversation["turns"], conversation["sample_id"]
+        speakers = {m.sender for m in messages}
+        assert speakers == {conversation["speaker_a"], conversation["speaker_b"]}
+
+
+async def test_locomo_exports_ingest_with_their_turn_counts(tmp_path: Path, embedder) -> None:
+    conversations = locomo_conversations()
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        report = await memory.ingest([LOCOMO / "exports"], index=False)
+    assert report.errors == []
+    assert report.documents_added == len(conversations)
+    assert report.messages_added == sum(c["turns"] for c in conversations)
+
+
+async def test_overlapping_whatsapp_export_adds_only_new_messages(tmp_path: Path, embedder) -> None:
+    old = tmp_path / "old" / "WhatsApp Chat with Teo Ramos.txt"
+    new = tmp_path / "new" / "WhatsApp Chat with Teo Ramos.txt"
+    old.parent.mkdir()
+    new.parent.mkdir()
+    old.write_text(IOS_NO_MEDIA)
+    new.write_text(IOS_NO_MEDIA + "[15/03/2024, 09:00:00] Teo Ramos: new one\r\n")
+    async with memory_at(tmp_path / "data", embedder, owner="Mara Lind") as memory:
+        first = await memory.ingest([old], index=False)
+        second = await memory.ingest([new], index=False)
+        again = await memory.ingest([new], index=False)
+    assert first.messages_added == 4
+    assert second.messages_added == 1 and second.messages_skipped == 4
+    assert again.documents_skipped == 1 and again.messages_added == 0
+
+
+async def test_full_telegram_export_after_single_chat(tmp_path: Path, embedder) -> None:
+    single = tmp_path / "single" / "result.json"
+    full = tmp_path / "full" / "result.json"
+    for path, data in ((single, CHAT), (full, FULL)):
+        path.parent.mkdir()
+        path.write_text(json.dumps(data))
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        first = await memory.ingest([single], index=False)
+        second = await memory.ingest([full], index=False)
+    assert first.messages_added == 5
+    assert second.messages_added == 1 + 2  # message 9010, and the group's two messages
+    assert second.messages_skipped == 5
+
+
+async def test_a_batch_goes_on_past_broken_files(tmp_path: Path, embedder) -> None:
+    good = tmp_path / "WhatsApp Chat with Teo Ramos.txt"
+    good.write_text(IOS_NO_MEDIA)
+    truncated = tmp_path / "result.json"
+    truncated.write_text(json.dumps(CHAT)[:400])
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    utf16 = tmp_path / "journal.txt"
+    utf16.write_bytes("\ufeffDear diary, Lisbon was lovely.".encode("utf-16-le"))
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        report = await memory.ingest([good, truncated, empty, utf16], index=False)
+    assert report.documents_added == 2
+    assert len(report.errors) == 2
+    assert any(e.startswith("result.json: is not valid JSON") for e in report.errors)
+    assert any(e.startswith("empty.txt: is empty") for e in report.errors)
