@@ -110,9 +110,11 @@ async def nightly_analysis(service: Any, *, gate: AgentGate) -> str:
     return "consolidated" if changed else "analysed"
 
 
-async def daily_backup(conn: aiosqlite.Connection, *, directory: Path, keep: int, now: datetime) -> str:
-    """A consistent copy of the store, keeping the newest `keep`."""
-    path = await backup_database(conn, directory, stamp=now, keep=keep)
+async def daily_backup(conn: aiosqlite.Connection, *, directory: Path, keep: int, now: datetime,
+                       lane: ImportLane) -> str:
+    """A consistent copy of the store, keeping the newest `keep` (taken between writes)."""
+    async with lane.turn():
+        path = await backup_database(conn, directory, stamp=now, keep=keep)
     return f"saved {path.name}"
 
 
@@ -148,14 +150,15 @@ class JobRunner:
     """Runs every job whose latest slot is not yet settled; `tick()` is called every minute."""
 
     def __init__(self, *, service: Any, conn: aiosqlite.Connection, preferences: PreferenceStore,
-                 notifier: Notifier, gate: AgentGate, backup_dir: Path, backup_keep: int,
+                 prompts: PromptBook, notifier: Notifier, gate: AgentGate, lane: ImportLane,
+                 backup_dir: Path, backup_keep: int,
                  analysis_time: str, backup_time: str, grace: timedelta,
                  clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
         self.conn = conn
         self.preferences = preferences
+        self.lane = lane
         self.grace = grace
         self.clock = clock
-        prompts = PromptBook(conn)
         analysis_at, backup_at = parse_time(analysis_time), parse_time(backup_time)
         self.jobs = [
             Job("question_prompt", lambda p, now: latest_slot(now, question_times(p)),
@@ -168,7 +171,8 @@ class JobRunner:
             Job("nightly_analysis", lambda p, now: latest_slot(now, [analysis_at]),
                 lambda p, now: nightly_analysis(service, gate=gate)),
             Job("backup", lambda p, now: latest_slot(now, [backup_at]),
-                lambda p, now: daily_backup(conn, directory=backup_dir, keep=backup_keep, now=now)),
+                lambda p, now: daily_backup(conn, directory=backup_dir, keep=backup_keep, now=now,
+                                          lane=lane)),
         ]
 
     async def tick(self) -> dict[str, str]:
@@ -184,7 +188,7 @@ class JobRunner:
             if last is not None and last >= utc_iso(slot):
                 continue
             outcome = "missed" if now - slot > self.grace else await self._run(job, preferences, now)
-            async with transaction(self.conn):
+            async with self.lane.turn(), transaction(self.conn):
                 await frontend_state.settle_slot(self.conn, job.name, utc_iso(slot), outcome)
             settled[job.name] = outcome
             log.info("job %s slot %s: %s", job.name, slot.isoformat(), outcome)

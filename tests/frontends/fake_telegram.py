@@ -95,6 +95,8 @@ class FakeTelegram:
         offset = int(params.get("offset") or 0)
         deadline = time.monotonic() + min(float(params.get("timeout") or 0), 1.0)
         async with self._changed:
+            # like Telegram: an offset confirms every earlier update, which is then forgotten
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
             while True:
                 ready = [u for u in self._updates if u["update_id"] >= offset]
                 remaining = deadline - time.monotonic()

@@ -1,0 +1,71 @@
+"""The scheduler: APScheduler in the bot's event loop, ticking the JobRunner once a minute."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+
+from bot.common import FrontendDeps
+from core.jobs import JobRunner, Notifier
+
+log = logging.getLogger(__name__)
+
+
+class Broadcast:
+    """A Notifier that sends to every running front end."""
+
+    def __init__(self, notifiers: Sequence[Notifier]) -> None:
+        self.notifiers = list(notifiers)
+
+    async def send_text(self, text: str) -> None:
+        for notifier in self.notifiers:
+            await notifier.send_text(text)
+
+    async def send_answer(self, answer: Any) -> None:
+        for notifier in self.notifiers:
+            await notifier.send_answer(answer)
+
+    async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
+        for notifier in self.notifiers:
+            await notifier.send_question(question_id, text, sent_at=sent_at)
+
+
+def build_runner(deps: FrontendDeps, notifier: Notifier, **overrides: Any) -> JobRunner:
+    settings = deps.settings
+    options: dict[str, Any] = dict(
+        service=deps.service, conn=deps.memory.conn, preferences=deps.preferences, prompts=deps.prompts,
+        notifier=notifier, gate=deps.gate, lane=deps.lane, backup_dir=settings.data_dir / "backups",
+        backup_keep=settings.backup_keep, analysis_time=settings.analysis_time,
+        backup_time=settings.backup_time, grace=timedelta(hours=settings.schedule_grace_hours))
+    options.update(overrides)
+    return JobRunner(**options)
+
+
+@asynccontextmanager
+async def running_scheduler(runner: JobRunner, *, every_seconds: float = 60.0) -> AsyncIterator[AsyncIOScheduler]:
+    """Tick at once (making up a recently missed slot) and then every minute; on exit, stop and let a
+    tick in flight finish."""
+    in_flight = asyncio.Lock()
+
+    async def tick() -> None:
+        async with in_flight:
+            await runner.tick()
+
+    scheduler = AsyncIOScheduler(timezone=timezone.utc)
+    scheduler.add_job(tick, IntervalTrigger(seconds=every_seconds), id="tick",
+                      next_run_time=datetime.now(timezone.utc), coalesce=True, max_instances=1,
+                      misfire_grace_time=max(int(every_seconds), 1))
+    scheduler.start()
+    try:
+        yield scheduler
+    finally:
+        scheduler.pause()  # no new tick; APScheduler's shutdown would cancel the one in flight
+        async with in_flight:
+            scheduler.shutdown(wait=False)
