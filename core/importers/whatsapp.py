@@ -14,6 +14,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import IO
@@ -29,6 +30,7 @@ _STRIP = dict.fromkeys(
 )
 _SPACES = {ord(c): " " for c in "\u00a0\u202f\u2009\u2007"}
 _LRM = "\u200e"
+_NATIVE_DIGIT = re.compile(r"[^\D0-9]")  # a Unicode digit other than 0-9 (Arabic, Persian...)
 
 
 def normalize_line(line: str) -> str:
@@ -37,9 +39,8 @@ def normalize_line(line: str) -> str:
     if line.isascii():  # the common case, kept fast for 1 GB files
         return line
     line = line.translate(_STRIP).translate(_SPACES)
-    if any(c.isdigit() and not "0" <= c <= "9" for c in line):
-        line = "".join(str(unicodedata.digit(c)) if c.isdigit() and not "0" <= c <= "9" else c
-                       for c in line)
+    if _NATIVE_DIGIT.search(line):
+        line = _NATIVE_DIGIT.sub(lambda m: str(unicodedata.digit(m.group())), line)
     return line
 
 
@@ -75,6 +76,7 @@ class _DateFields:
     year_first: bool
 
 
+@lru_cache(maxsize=8192)  # dates and clock times repeat on thousands of lines
 def _date_fields(date: str) -> _DateFields | None:
     match = _DATE_PARTS.match(date)
     if not match:
@@ -94,11 +96,13 @@ def _date_fields(date: str) -> _DateFields | None:
     return _DateFields(a, b, c, year_first=False)
 
 
+@lru_cache(maxsize=8192)  # dates and clock times repeat on thousands of lines
 def _split_stamp(ts: str) -> tuple[str, str] | None:
     match = _TS_DATE_FIRST.match(ts) or _TS_TIME_FIRST.match(ts)
     return (match["date"], match["time"]) if match else None
 
 
+@lru_cache(maxsize=8192)  # dates and clock times repeat on thousands of lines
 def _clock(time: str) -> tuple[int, int, int] | None:
     match = _TIME_PARTS.match(time)
     if not match:
@@ -426,7 +430,7 @@ class _MessageBuilder:
 
     def _media(self, first: str, rest: str) -> tuple[str, tuple[str, ...]] | None:
         caption = rest.strip()
-        attached = _ANDROID_FILE.match(first) or _IOS_ATTACHED.search(first)
+        attached = _ANDROID_FILE.match(first) or (first.endswith(">") and _IOS_ATTACHED.search(first))
         if attached:
             name = attached["file"].strip()
             kind = file_kind(name)
