@@ -168,10 +168,23 @@ def _own_name(folder: Path, context: ImportContext) -> str:
     return "me"
 
 
+def _package_metadata(path: Path) -> bool:
+    """channel.json / index.json of a data package, met when a whole folder is imported."""
+    name = path.name.lower()
+    if name == "channel.json":
+        return any((path.parent / m).is_file() for m in ("messages.json", "messages.csv"))
+    if name == "index.json" and path.parent.name.lower() == "messages":
+        return any((child / "channel.json").is_file() for child in path.parent.iterdir()
+                   if child.is_dir())
+    return False
+
+
 class DiscordPackageImporter:
     name = "discord"
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        if _package_metadata(path):
+            return True
         if path.name.lower() == "messages.csv":
             return head.lstrip(b"\xef\xbb\xbf").startswith(_CSV_HEADER)
         if path.name.lower() == "messages.json":
@@ -180,6 +193,8 @@ class DiscordPackageImporter:
         return False
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        if _package_metadata(path):
+            return  # read together with the channel's messages, not as a document of its own
         folder = path.parent
         meta = _channel_metadata(folder)
         channel_id = str(meta.get("id") or folder.name.removeprefix("c"))

@@ -99,3 +99,14 @@ def test_discord_package_json_and_csv(tmp_path: Path, context: ImportContext) ->
     assert row.text == "first line\nsecond line"
     assert row.platform_id == "1214680773165068345"
     assert csv_doc.conversation.key == document.conversation.key
+
+
+async def test_discord_package_folder_imports_only_messages(tmp_path: Path, embedder) -> None:
+    from tests.core.helpers import memory_at
+
+    channel = make_package(tmp_path)
+    (channel / "messages.json").write_text(
+        '[{"ID": 1, "Timestamp": "2024-03-05 21:07:44", "Contents": "hello", "Attachments": ""}]')
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        report = await memory.ingest([tmp_path / "package" / "Messages"], index=False)
+    assert report.errors == [] and report.documents_added == 1 and report.messages_added == 1
