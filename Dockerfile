@@ -1,0 +1,27 @@
+# Biographer: the bots, the scheduler and the store in one small image.
+FROM python:3.11-slim
+
+# ffmpeg decodes voice notes and round videos for transcription
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ffmpeg \
+    && rm -rf /var/lib/apt/lists/*
+
+ENV PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    BIOGRAPHER_DATA_DIR=/data
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+COPY core ./core
+COPY storage ./storage
+RUN pip install .
+
+RUN useradd --create-home --uid 1000 biographer && mkdir -p /data && chown biographer /data
+USER biographer
+VOLUME ["/data"]
+
+# SIGTERM (docker stop) finishes imports in progress, stops the scheduler and closes the store
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["biographer"]
+CMD ["run"]
