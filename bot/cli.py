@@ -149,8 +149,12 @@ async def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.cli_agent import render_usage
+    from core.service import Service
+
     async with open_memory(settings) as memory:
         stats = await memory.stats()
+        stats["token_usage"] = await Service(memory=memory).usage()  # per day and role
     if args.json:
         print(json.dumps(stats, indent=1))
         return 0
@@ -160,6 +164,7 @@ async def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     pending = stats["chunks_pending_index"]
     print(f"embedding model: {stats['embedding_model'] or '(none yet)'}"
           + (f"; {pending} chunks not embedded yet (keyword search only)" if pending else ""))
+    print(render_usage(stats["token_usage"]))
     return 0
 
 

@@ -40,32 +40,32 @@ class OpenAIChat:
         try:
             response = await self._client.chat.completions.create(model=name, messages=messages, **extra)
         except openai.AuthenticationError as error:
-            log.warning("model endpoint refused the key: %s", error)
+            log.info("model endpoint refused the key: %s", error)
             raise ModelUnavailable("the model endpoint refused the API key",
                                    hint="check BIOGRAPHER_LLM_API_KEY") from None
         except openai.APITimeoutError as error:
-            log.warning("model endpoint timed out: %s", error)
+            log.info("model endpoint timed out: %s", error)
             raise ModelUnavailable(f"the model at {self.base_url} did not answer in time",
                                    hint="try again, or raise BIOGRAPHER_LLM_TIMEOUT_SECONDS") from None
         except openai.APIConnectionError as error:
-            log.warning("cannot reach model endpoint: %s", error)
+            log.info("cannot reach model endpoint: %s", error)
             raise ModelUnavailable(f"cannot reach the model at {self.base_url}",
                                    hint="check BIOGRAPHER_LLM_BASE_URL and that the server is running") from None
         except openai.RateLimitError as error:
-            log.warning("model endpoint rate limit: %s", error)
+            log.info("model endpoint rate limit: %s", error)
             raise ModelUnavailable("the model endpoint is rate limiting us, even after retries",
                                    hint="wait a few minutes, or check the account's limits and credit") from None
         except openai.NotFoundError as error:
-            log.warning("model not found: %s", error)
+            log.info("model not found: %s", error)
             raise ModelUnavailable(f"the endpoint does not serve the model {name!r}",
                                    hint="check BIOGRAPHER_LLM_MODEL (and the analysis/vision models)") from None
         except openai.BadRequestError as error:
-            log.warning("model endpoint rejected the request: %s", error)
+            log.info("model endpoint rejected the request: %s", error)
             raise ModelUnavailable(f"the model {name!r} rejected the request",
                                    hint="pick a model that supports tool calling, "
                                         "and check the context length it allows") from None
         except openai.APIStatusError as error:
-            log.warning("model endpoint error %s: %s", error.status_code, error)
+            log.info("model endpoint error %s: %s", error.status_code, error)
             raise ModelUnavailable(f"the model endpoint failed (HTTP {error.status_code})",
                                    hint="try again later; the provider's status page may say more") from None
         return _completion(response, name)
