@@ -1,0 +1,72 @@
+"""LoCoMo retrieval benchmark: one store per conversation, then the harness's evidence recall for
+each search mode beside its built-in BM25 baseline.
+
+    python bench/locomo.py            # build missing stores, run every mode, print the table
+    python bench/locomo.py --rebuild  # rebuild the stores first
+
+The eval folder is read in place (../shared/eval/locomo); stores go to bench/stores/<sample_id>
+and the harness's raw output to bench/out/ (both git-ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL = ROOT.parent / "shared" / "eval" / "locomo"
+STORES = ROOT / "bench" / "stores"
+OUT = ROOT / "bench" / "out"
+BIOGRAPHER = str(Path(sys.executable).with_name("biographer"))
+MODES = ("hybrid", "keyword", "semantic")
+ROW = re.compile(r"^(\d \S+|all excl\. adversarial|all)\s+(\d+)\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+(\d+)"
+                 r"\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+(\d+)\s+([\d.]+)", re.M)
+
+
+def build(rebuild: bool) -> None:
+    for export in sorted((EVAL / "exports").iterdir()):
+        store = STORES / export.name
+        if rebuild and store.exists():
+            shutil.rmtree(store)
+        if (store / "biographer.sqlite3").exists():
+            continue
+        subprocess.run([BIOGRAPHER, "--data-dir", str(store), "ingest", str(export)], check=True)
+
+
+def harness(name: str, args: list[str]) -> dict[str, tuple]:
+    out = subprocess.run([sys.executable, str(EVAL / "recall.py"), "--k", "5,10", *args],
+                         cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    (OUT / f"locomo-{name}.txt").write_text(out)
+    return {m[1]: (int(m[2]), float(m[3]), int(m[4]), float(m[5]), int(m[6]), float(m[7]))
+            for m in ROW.finditer(out)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rebuild", action="store_true")
+    args = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    build(args.rebuild)
+    results = {"bm25 baseline": harness("baseline", ["--baseline", "bm25"])}
+    store = (STORES / "{sample_id}").relative_to(ROOT)
+    for mode in MODES:
+        results[mode] = harness(mode, [
+            "--batch", "--cmd",
+            f"{BIOGRAPHER} --data-dir {store} search --json --mode {mode} --limit {{k}} --queries {{queries}}"])
+    rows = list(results["hybrid"])
+    print("| category | n | " + " | ".join(f"{name} r@5 / r@10" for name in results) + " |")
+    print("|---|---|" + "---|" * len(results))
+    for row in rows:
+        n = results["hybrid"][row][0]
+        cells = [f"{r[row][1]:.3f} / {r[row][3]:.3f}" for r in results.values()]
+        print(f"| {row} | {n} | " + " | ".join(cells) + " |")
+    print("| chars@10 (all) | | " + " | ".join(f"{r['all'][4]:,}" for r in results.values()) + " |")
+    print("| ms per query (all) | | " + " | ".join(f"{r['all'][5]:.1f}" for r in results.values()) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""In-process LoCoMo recall for trying ranking variants quickly (the figures in the README come
+from bench/locomo.py, which drives the real CLI through the harness).
+
+The keyword and semantic candidate lists come from the real `Searcher.keyword`/`Searcher.semantic`
+(cached per question); each variant is a fusion function over them. Scoring is the harness's own
+(`recall.score`, imported from ../shared/eval/locomo/recall.py).
+
+    python bench/locomo_tune.py            # every variant below
+    python bench/locomo_tune.py rrf60 date  # variants whose name contains one of these
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core import search as search_mod  # noqa: E402
+from core.config import Settings  # noqa: E402
+from bot.compose import build_embedder  # noqa: E402
+from storage import chunks as chunk_store  # noqa: E402
+from storage import vectors as vector_store  # noqa: E402
+from storage.db import open_database  # noqa: E402
+
+EVAL = ROOT.parent / "shared" / "eval" / "locomo"
+STORES = ROOT / "bench" / "stores"
+DEPTH = 100
+
+
+def load_recall():
+    spec = importlib.util.spec_from_file_location("recall", EVAL / "recall.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def candidates(items: list[dict]) -> dict:
+    """Per question: keyword list, semantic list (id, score), and chunk rows of each conversation."""
+    settings = Settings()
+    embedder = build_embedder(settings)
+    by_conv = defaultdict(list)
+    for it in items:
+        by_conv[it["sample_id"]].append(it)
+    out = {"q": {}, "chunks": {}}
+    for sid, group in by_conv.items():
+        async with open_database(STORES / sid / "biographer.sqlite3") as conn:
+            s = search_mod.Searcher(conn, embedder)
+            where = chunk_store.ChunkFilter()
+            vectors = embedder.embed([it["question"] for it in group])
+            for it, vec in zip(group, vectors):
+                kw = await s.keyword(it["question"], depth=DEPTH, where=where)
+                sem = await s.semantic(it["question"], depth=DEPTH, where=where, query_vector=vec)
+                out["q"][it["qid"]] = (kw, sem)
+            rows = await chunk_store.scan_chunks(conn, after_id=0, page_size=10**6, where=where)
+            out["chunks"][sid] = {r.id: r for r in rows}
+            found, matrix = await vector_store.float_vectors(conn, [r.id for r in rows], embedder.dim)
+            out.setdefault("vectors", {})[sid] = dict(zip(found, matrix))
+    return out
+
+
+def main() -> None:
+    recall = load_recall()
+    items = [json.loads(line) for line in (EVAL / "qa.jsonl").open() if line.strip()]
+    items = [it for it in items if it.get("evidence_text")]
+    data = asyncio.run(candidates(items))
+    from bench import variants  # the fusion functions under test
+
+    variants.VECTORS.update({id(data["chunks"][sid]): v for sid, v in data["vectors"].items()})
+    names = [n for n in variants.VARIANTS if not sys.argv[1:] or any(a in n for a in sys.argv[1:])]
+    cats = {1: "multi-hop", 2: "temporal", 3: "open-dom", 4: "single", 5: "advers"}
+    print(f"{'variant':<28}{'all@5':>7}{'all@10':>7}" + "".join(f"{c:>10}" for c in cats.values())
+          + f"{'chars@10':>9}")
+    for name in names:
+        fuse = variants.VARIANTS[name]
+        per_cat = defaultdict(list)
+        r5, r10, chars = [], [], []
+        for it in items:
+            kw, sem = data["q"][it["qid"]]
+            chunks = data["chunks"][it["sample_id"]]
+            texts = fuse(it["question"], kw, sem, chunks)[:10]
+            sc = recall.score(it, texts, [5, 10])
+            r5.append(sc[5]["all"])
+            r10.append(sc[10]["all"])
+            chars.append(sc[10]["chars"])
+            per_cat[it["category"]].append(sc[10]["all"])
+        print(f"{name:<28}{statistics.fmean(r5):>7.3f}{statistics.fmean(r10):>7.3f}"
+              + "".join(f"{statistics.fmean(per_cat[c]):>10.3f}" for c in cats)
+              + f"{statistics.fmean(chars):>9.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
