@@ -161,11 +161,16 @@ class TelegramFrontend:
     @asynccontextmanager
     async def _typing(self, chat_id: int) -> AsyncIterator[None]:
         """Keep the "typing…" indicator on while the agent works (Telegram clears it after 5 s)."""
+        async def show() -> None:
+            with suppress(TelegramError):
+                await self.app.bot.send_chat_action(chat_id, ChatAction.TYPING)
+
         async def keep() -> None:
             while True:
-                with suppress(TelegramError):
-                    await self.app.bot.send_chat_action(chat_id, ChatAction.TYPING)
                 await asyncio.sleep(4)
+                await show()
+
+        await show()
 
         task = asyncio.create_task(keep())
         try:

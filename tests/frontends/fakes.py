@@ -31,6 +31,16 @@ class ScriptedBiographer:
     asked: list[tuple[int, datetime]] = field(default_factory=list)
     answered: list[tuple[int, str]] = field(default_factory=list)
     reports: int = 0
+    answers: list[str] = field(default_factory=list)  # replies to ask(), in order
+    asks: list[tuple[str, str]] = field(default_factory=list)
+    slow: float = 0.0
+
+    async def ask(self, text: str, *, conversation: str = "") -> Reply:
+        import asyncio
+
+        self.asks.append((text, conversation))
+        await asyncio.sleep(self.slow)
+        return Reply(self.answers.pop(0))
 
     async def next_question(self) -> Question | None:
         asked = {q for q, _ in self.asked}
