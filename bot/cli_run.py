@@ -6,8 +6,7 @@ import argparse
 import asyncio
 import logging
 import signal
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any
 
 from bot import compose
@@ -19,18 +18,9 @@ from core.errors import UserFacingError
 log = logging.getLogger(__name__)
 
 
-@asynccontextmanager
-async def open_runtime_service(settings: Settings) -> AsyncIterator[Any]:
-    """The biographer service when the composition root offers it, else the memory core alone."""
-    open_service = getattr(compose, "open_service", None)
-    if open_service is not None:
-        async with open_service(settings) as service:
-            yield service
-        return
-    from core.service import Service
-
-    async with compose.open_memory(settings) as memory:
-        yield Service(memory=memory)
+def open_runtime_service(settings: Settings) -> AbstractAsyncContextManager[Any]:
+    """The service (memory core + biographer) over the configured store and model."""
+    return compose.open_service(settings)
 
 
 async def serve(settings: Settings, stop: asyncio.Event) -> None:
