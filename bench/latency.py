@@ -124,9 +124,10 @@ async def query(path: Path, runs: int, warmup: int) -> dict:
     p = zipf_probabilities()
     queries = []
     for _ in range(runs + warmup):
-        # like a question: a few common words and one or two rarer ones
-        common = words[rng.choice(300, size=int(rng.integers(2, 5)))]
-        rare = words[rng.integers(300, VOCAB, size=int(rng.integers(1, 3)))]
+        # like a question after its stop words are dropped: a few common words and one or two
+        # rarer ones (the top 100 of a Zipf vocabulary stand for the function words dropped)
+        common = words[rng.integers(100, 2000, size=int(rng.integers(2, 5)))]
+        rare = words[rng.integers(2000, VOCAB, size=int(rng.integers(1, 3)))]
         queries.append(" ".join([*common, *rare]))
     vectors = unit_vectors(rng, len(queries))
     timings = {"hybrid": [], "keyword": [], "semantic": []}
