@@ -8,6 +8,7 @@ current SQLite (FTS5 included) and extension loading enabled, the same on every 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -48,14 +49,28 @@ async def open_database(path: Path) -> AsyncIterator[aiosqlite.Connection]:
         await conn.close()
 
 
+def write_lock(conn: aiosqlite.Connection) -> asyncio.Lock:
+    """The lock that makes transactions on one connection take turns.
+
+    The bot shares one connection between chat, imports and the scheduler; without it a second
+    task's BEGIN would land inside the first task's open transaction and fail.
+    """
+    lock = getattr(conn, "_biographer_write_lock", None)
+    if lock is None:
+        lock = asyncio.Lock()
+        setattr(conn, "_biographer_write_lock", lock)
+    return lock
+
+
 @asynccontextmanager
 async def transaction(conn: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Connection]:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error or cancellation."""
-    await conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        await conn.execute("ROLLBACK")
-        raise
-    else:
-        await conn.execute("COMMIT")
+    """BEGIN IMMEDIATE ... COMMIT, one task at a time, rolled back on any error or cancellation."""
+    async with write_lock(conn):
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            await conn.execute("ROLLBACK")
+            raise
+        else:
+            await conn.execute("COMMIT")

@@ -329,3 +329,20 @@ async def test_text_streams_in_blocks_and_a_late_decoding_error_rolls_back(tmp_p
     assert max(blocks_seen) <= 4096 and len(blocks_seen) > 100
     assert stats["documents"] == 2
     assert whole.text == good.rstrip(" \n") or whole.text == good
+
+
+async def test_concurrent_writers_on_one_connection_take_turns(tmp_path, sources):
+    """Chat, imports and the scheduler share one connection in the bot: transactions must not
+    nest. An ingest and other writes started together all land."""
+    from storage.db import transaction
+    from storage.meta import get_meta, set_meta
+
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        async def write(i: int) -> None:
+            async with transaction(memory.conn):
+                await set_meta(memory.conn, f"k{i}", str(i))
+                await asyncio.sleep(0)
+
+        await asyncio.gather(memory.ingest([sources]), *(write(i) for i in range(20)))
+        assert [await get_meta(memory.conn, f"k{i}") for i in range(20)] == [str(i) for i in range(20)]
+        assert (await memory.stats())["documents"] == 2
