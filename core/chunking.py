@@ -111,7 +111,8 @@ def chunk_prose(
 
 def render_message(message: Message) -> str:
     """One line per message: `[YYYY-MM-DD HH:MM] Sender: text`, in the sender's wall-clock time."""
-    stamp = message.time.strftime("%Y-%m-%d %H:%M")
+    t = message.time
+    stamp = f"{t.year:04d}-{t.month:02d}-{t.day:02d} {t.hour:02d}:{t.minute:02d}"
     if message.kind == "system":
         return f"[{stamp}] · {message.text}"
     return f"[{stamp}] {message.sender}: {message.text}"

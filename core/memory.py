@@ -31,8 +31,12 @@ class Memory:
 
     async def ingest(self, paths: Sequence[Path], *, progress: Progress = no_progress,
                      index: bool = True) -> IngestReport:
-        """Save every file (each document in one transaction), then embed what is new."""
-        await self.indexer.check_model()
+        """Save every file (each document in one transaction), then embed what is new.
+
+        With `index=False` the model is not even loaded: saving needs none, and a model mismatch
+        is reported when indexing runs."""
+        if index:
+            await self.indexer.check_model()
         report = await self.ingestor.ingest_paths(paths, progress=progress)
         if index:
             await self.indexer.index_pending(progress=progress)
