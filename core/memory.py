@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import aiosqlite
@@ -11,23 +12,29 @@ from core.importers import ImportContext, Importer, default_importers
 from core.indexer import Indexer
 from core.ingest import Ingestor
 from core.ports import Embedder, Progress, no_progress
-from core.search import PersonNames, Searcher, _just_the_name
+from core.search import PersonNames, Searcher
 from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
+from core.spelling_hints import spelling_hints
 from storage import chunks as chunk_store
+from storage import messages as message_store
+from storage import people as people_store
+from storage import profile as profile_store
 from storage.meta import get_meta
 
 
 class Memory:
     def __init__(self, conn: aiosqlite.Connection, *, embedder: Embedder, context: ImportContext,
                  raw_dir: Path, importers: list[Importer] | None = None,
-                 person_names: PersonNames = _just_the_name) -> None:
+                 person_names: PersonNames | None = None) -> None:
         self.conn = conn
         self.embedder = embedder
         self.context = context
         self.ingestor = Ingestor(conn, importers=importers or default_importers(), context=context,
                                  raw_dir=raw_dir)
         self.indexer = Indexer(conn, embedder)
-        self.searcher = Searcher(conn, embedder, person_names=person_names)
+        # the person filter matches every name the people table knows for that person
+        self.searcher = Searcher(conn, embedder,
+                                 person_names=person_names or (lambda name: people_store.names_of(conn, name)))
 
     async def ingest(self, paths: Sequence[Path], *, progress: Progress = no_progress,
                      index: bool = True) -> IngestReport:
@@ -37,7 +44,11 @@ class Memory:
         is reported when indexing runs."""
         if index:
             await self.indexer.check_model()
+        if self.context.transcriber is not None or self.context.describer is not None:
+            await self.refresh_spelling_hints()
         report = await self.ingestor.ingest_paths(paths, progress=progress)
+        if report.messages_added:
+            await people_store.sync_from_messages(self.conn)
         if index:
             await self.indexer.index_pending(progress=progress)
         return report
@@ -48,9 +59,20 @@ class Memory:
         report = IngestReport()
         for document in documents:
             report.merge(await self.ingestor.save_document(document))
+        if report.messages_added:
+            await people_store.sync_from_messages(self.conn)
         if index:
             await self.indexer.index_pending()
         return report
+
+    async def refresh_spelling_hints(self) -> Sequence[str]:
+        """Names the transcriber and the vision model should spell right, from the profile
+        (bio.md) and the people who write most, as they are now."""
+        profile = await profile_store.get_profile(self.conn) or ""
+        names = await message_store.frequent_senders(self.conn, limit=200)
+        self.context = replace(self.context, spelling_hints=tuple(spelling_hints(profile, names)))
+        self.ingestor.context = self.context
+        return self.context.spelling_hints
 
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.index_pending(progress=progress)

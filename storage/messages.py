@@ -58,3 +58,12 @@ async def message_time_at(conn: aiosqlite.Connection, document_id: int, position
     ) as cur:
         row = await cur.fetchone()
     return row[0] if row else None
+
+
+async def frequent_senders(conn: aiosqlite.Connection, *, limit: int) -> list[str]:
+    """Sender names, most messages first."""
+    async with conn.execute(
+        """SELECT sender FROM messages WHERE sender != '' GROUP BY sender
+           ORDER BY COUNT(*) DESC LIMIT ?""", (limit,),
+    ) as cur:
+        return [row[0] for row in await cur.fetchall()]
