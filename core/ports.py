@@ -30,7 +30,11 @@ class Transcriber(Protocol):
 
 
 class Progress(Protocol):
-    """Reports long work: the CLI draws a bar, the bots edit a status message."""
+    """Reports long work: the CLI draws a bar, the bots edit a status message.
+
+    Stages: "saving" (files done of total), "messages" and "chunks" (read so far in the current
+    document; total None), "indexing" (chunks embedded of those pending).
+    """
 
     def __call__(self, stage: str, done: int, total: int | None) -> None: ...
 
