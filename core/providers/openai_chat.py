@@ -8,14 +8,11 @@ a ModelUnavailable that says what to check; the raw error goes to the log only.
 
 from __future__ import annotations
 
-import logging
-
 import openai
 
 from core.errors import ModelUnavailable
 from core.ports import Completion, ToolCall, Usage
-
-log = logging.getLogger(__name__)
+from core.providers.openai_errors import Endpoint, endpoint_errors
 
 
 class OpenAIChat:
@@ -37,37 +34,12 @@ class OpenAIChat:
                        model: str | None = None, role: str = "chat") -> Completion:
         name = model or self.model_for(role)
         extra = {"tools": tools, "tool_choice": "auto"} if tools else {}
-        try:
+        endpoint = Endpoint("the model", self.base_url, "BIOGRAPHER_LLM_BASE_URL", "BIOGRAPHER_LLM_API_KEY",
+                            name, "BIOGRAPHER_LLM_MODEL (and the analysis/vision models)")
+        with endpoint_errors(endpoint, bad_request=lambda _: ModelUnavailable(
+                f"the model {name!r} rejected the request",
+                hint="pick a model that supports tool calling, and check the context length it allows")):
             response = await self._client.chat.completions.create(model=name, messages=messages, **extra)
-        except openai.AuthenticationError as error:
-            log.info("model endpoint refused the key: %s", error)
-            raise ModelUnavailable("the model endpoint refused the API key",
-                                   hint="check BIOGRAPHER_LLM_API_KEY") from None
-        except openai.APITimeoutError as error:
-            log.info("model endpoint timed out: %s", error)
-            raise ModelUnavailable(f"the model at {self.base_url} did not answer in time",
-                                   hint="try again, or raise BIOGRAPHER_LLM_TIMEOUT_SECONDS") from None
-        except openai.APIConnectionError as error:
-            log.info("cannot reach model endpoint: %s", error)
-            raise ModelUnavailable(f"cannot reach the model at {self.base_url}",
-                                   hint="check BIOGRAPHER_LLM_BASE_URL and that the server is running") from None
-        except openai.RateLimitError as error:
-            log.info("model endpoint rate limit: %s", error)
-            raise ModelUnavailable("the model endpoint is rate limiting us, even after retries",
-                                   hint="wait a few minutes, or check the account's limits and credit") from None
-        except openai.NotFoundError as error:
-            log.info("model not found: %s", error)
-            raise ModelUnavailable(f"the endpoint does not serve the model {name!r}",
-                                   hint="check BIOGRAPHER_LLM_MODEL (and the analysis/vision models)") from None
-        except openai.BadRequestError as error:
-            log.info("model endpoint rejected the request: %s", error)
-            raise ModelUnavailable(f"the model {name!r} rejected the request",
-                                   hint="pick a model that supports tool calling, "
-                                        "and check the context length it allows") from None
-        except openai.APIStatusError as error:
-            log.info("model endpoint error %s: %s", error.status_code, error)
-            raise ModelUnavailable(f"the model endpoint failed (HTTP {error.status_code})",
-                                   hint="try again later; the provider's status page may say more") from None
         return _completion(response, name)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import openai
 
-from core.errors import ModelUnavailable
+from core.providers.openai_errors import Endpoint, endpoint_errors
 
 
 class OpenAIEmbedder:
@@ -16,6 +16,8 @@ class OpenAIEmbedder:
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed",
                                      timeout=timeout, max_retries=3)
         self._model = model
+        self._endpoint = Endpoint("the embedding model", str(base_url), "BIOGRAPHER_EMBEDDING_BASE_URL",
+                                  "BIOGRAPHER_EMBEDDING_API_KEY", model, "BIOGRAPHER_EMBEDDING_MODEL")
         self.name = f"openai:{model}"
         self.batch_size = batch_size
         self.max_tokens = 8192
@@ -27,17 +29,8 @@ class OpenAIEmbedder:
         return np.vstack(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        try:
+        with endpoint_errors(self._endpoint):
             response = self._client.embeddings.create(model=self._model, input=texts)
-        except openai.AuthenticationError:
-            raise ModelUnavailable("the embedding endpoint refused the API key",
-                                   hint="check BIOGRAPHER_EMBEDDING_API_KEY") from None
-        except openai.APIConnectionError:
-            raise ModelUnavailable("cannot reach the embedding endpoint",
-                                   hint="check BIOGRAPHER_EMBEDDING_BASE_URL and that the server runs") from None
-        except openai.APIStatusError as error:
-            raise ModelUnavailable(f"the embedding endpoint answered {error.status_code}",
-                                   hint="check BIOGRAPHER_EMBEDDING_MODEL names a model it serves") from None
         data = sorted(response.data, key=lambda d: d.index)
         vectors = np.array([d.embedding for d in data], dtype=np.float32)
         return vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)

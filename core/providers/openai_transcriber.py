@@ -8,7 +8,8 @@ from pathlib import Path
 
 import openai
 
-from core.errors import ImportFailed, ModelUnavailable
+from core.errors import ImportFailed
+from core.providers.openai_errors import Endpoint, endpoint_errors
 from core.spelling_hints import initial_prompt
 
 
@@ -20,6 +21,8 @@ class OpenAITranscriber:
                  client: openai.OpenAI | None = None) -> None:
         self.model = model
         self.language = language
+        self._endpoint = Endpoint("the transcription model", base_url, "BIOGRAPHER_TRANSCRIPTION_BASE_URL",
+                                  "BIOGRAPHER_TRANSCRIPTION_API_KEY", model, "BIOGRAPHER_TRANSCRIPTION_MODEL")
         self.client = client or openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed",
                                               timeout=timeout, max_retries=2)
 
@@ -28,21 +31,10 @@ class OpenAITranscriber:
         extra = {"prompt": prompt} if prompt else {}
         if self.language:
             extra["language"] = self.language
-        try:
-            with path.open("rb") as audio:
-                result = self.client.audio.transcriptions.create(
-                    model=self.model, file=(path.name, audio), **extra)
-        except openai.APIConnectionError as error:
-            raise ModelUnavailable(f"the transcription endpoint cannot be reached ({error})",
-                                   hint="check the transcription base URL and that the server runs") from None
-        except openai.AuthenticationError:
-            raise ModelUnavailable("the transcription endpoint refused the API key",
-                                   hint="check the transcription API key") from None
-        except openai.BadRequestError as error:
-            raise ImportFailed(path.name, f"was refused by the transcription endpoint ({error.message})",
-                               hint="convert it to .ogg, .mp3 or .wav and try again") from None
-        except openai.APIStatusError as error:
-            raise ModelUnavailable(f"the transcription endpoint failed (HTTP {error.status_code})",
-                                   hint="try again later, or switch to local transcription") from None
+        refused = lambda error: ImportFailed(  # noqa: E731
+            path.name, f"was refused by the transcription endpoint ({error.message})",
+            hint="convert it to .ogg, .mp3 or .wav and try again")
+        with endpoint_errors(self._endpoint, bad_request=refused), path.open("rb") as audio:
+            result = self.client.audio.transcriptions.create(model=self.model, file=(path.name, audio), **extra)
         text = result if isinstance(result, str) else getattr(result, "text", "")
         return (text or "").strip()

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import openai
 
-from core.errors import ImportFailed, ModelUnavailable
+from core.errors import ImportFailed
+from core.providers.openai_errors import Endpoint, endpoint_errors
 
 PROMPT = ("Describe this photo for the owner's private archive, in 2-5 plain sentences: who or what "
           "is in it, where it seems to be, what is happening. Then copy any readable text in it "
@@ -23,6 +24,8 @@ class OpenAIDescriber:
     def __init__(self, *, base_url: str, api_key: str | None, model: str, timeout: float = 120.0,
                  max_retries: int = 3) -> None:
         self.model = model
+        self._endpoint = Endpoint("the vision model", base_url, "BIOGRAPHER_LLM_BASE_URL",
+                                  "BIOGRAPHER_LLM_API_KEY", model, "BIOGRAPHER_LLM_VISION_MODEL")
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed",
                                     timeout=timeout, max_retries=max_retries)
 
@@ -33,7 +36,10 @@ class OpenAIDescriber:
         mime = mimetypes.guess_type(path.name)[0] or "image/jpeg"
         data = base64.b64encode(path.read_bytes()).decode("ascii")
         known = f" (people and places the owner knows: {', '.join(hints[:30])})" if hints else ""
-        try:
+        refused = lambda error: ImportFailed(  # noqa: E731
+            path.name, f"was refused by the vision model ({error.message})",
+            hint="check BIOGRAPHER_LLM_VISION_MODEL names a model that reads images")
+        with endpoint_errors(self._endpoint, bad_request=refused):
             response = self.client.chat.completions.create(
                 model=self.model,
                 messages=[{"role": "user", "content": [
@@ -41,16 +47,4 @@ class OpenAIDescriber:
                     {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}},
                 ]}],
             )
-        except openai.APIConnectionError:
-            raise ModelUnavailable("the vision model's endpoint cannot be reached",
-                                   hint="check BIOGRAPHER_LLM_BASE_URL and that the server runs") from None
-        except openai.AuthenticationError:
-            raise ModelUnavailable("the vision model's endpoint refused the API key",
-                                   hint="check BIOGRAPHER_LLM_API_KEY") from None
-        except openai.BadRequestError as error:
-            raise ImportFailed(path.name, f"was refused by the vision model ({error.message})",
-                               hint="check BIOGRAPHER_LLM_VISION_MODEL names a model that reads images") from None
-        except openai.APIStatusError as error:
-            raise ModelUnavailable(f"the vision model failed (HTTP {error.status_code})",
-                                   hint="try again later") from None
         return (response.choices[0].message.content or "").strip()

@@ -42,6 +42,7 @@ class FakeOpenAIServer:
         self.requests: list[dict] = []  # every chat request body, in order
         self.usage: list[dict] = []  # the usage reported for each answered request
         self.unscripted = 0  # requests that found the queue empty
+        self.embedding_requests: list[dict] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -117,6 +118,20 @@ class FakeOpenAIServer:
                 "usage": usage,
             }, {}
 
+    def _embeddings(self, body: dict) -> dict:
+        """Deterministic vectors (the tests' hashed bag of words), listed in reverse order: the
+        API numbers them by `index`, and clients must not rely on the order."""
+        from tests.fakes.embedder import HashEmbedder
+
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        with self._lock:
+            self.embedding_requests.append(body)
+        vectors = HashEmbedder().embed(texts) * 3.0  # not unit length: clients normalise
+        data = [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
+        return {"object": "list", "data": data[::-1], "model": body.get("model", self.model),
+                "usage": {"prompt_tokens": sum(estimate_tokens(t) for t in texts),
+                          "total_tokens": sum(estimate_tokens(t) for t in texts)}}
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
@@ -147,6 +162,8 @@ class FakeOpenAIServer:
                     self._send(401, _error("Incorrect API key provided", "invalid_api_key"))
                 elif self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(*fake._answer(body))
+                elif self.path.rstrip("/").endswith("/embeddings"):
+                    self._send(200, fake._embeddings(body))
                 else:
                     self._send(404, _error(f"no route {self.path}", "not_found"))
 
