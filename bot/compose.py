@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import SecretStr
@@ -92,7 +93,16 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
                      context=import_context(settings), raw_dir=settings.raw_dir)
 
 
-def build_llm(settings: Settings) -> LLM:
+def is_local_url(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.") or "." not in host  # "ollama" in compose
+
+
+def build_llm(settings: Settings) -> LLM | None:
+    """The chat model client, or None while none is configured: a remote endpoint needs a key,
+    and without one nothing is sent anywhere (the biographer then says what to set)."""
+    if settings.llm_api_key is None and not is_local_url(settings.llm_base_url):
+        return None
     from core.providers.openai_chat import OpenAIChat
 
     return OpenAIChat(
@@ -125,5 +135,5 @@ async def open_service(settings: Settings, *, llm: LLM | None = None,
         async with open_memory(settings, embedder=embedder) as memory:
             yield Service(memory=memory, llm=model, config=agent_config(settings))
     finally:
-        if llm is None:
+        if llm is None and model is not None:
             await model.close()

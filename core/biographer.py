@@ -71,7 +71,9 @@ class Biographer:
     def _require_llm(self) -> LLM:
         if self.llm is None:
             raise ModelUnavailable("no language model is configured",
-                                   hint="set BIOGRAPHER_LLM_BASE_URL, BIOGRAPHER_LLM_MODEL and BIOGRAPHER_LLM_API_KEY")
+                                   hint="set BIOGRAPHER_LLM_API_KEY for OpenRouter (the default) or "
+                                        "OpenAI, or point BIOGRAPHER_LLM_BASE_URL at a local Ollama "
+                                        "(http://localhost:11434/v1): see .env.example")
         return self.llm
 
     async def _start(self, kind: str, role: str) -> int:

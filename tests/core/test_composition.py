@@ -87,3 +87,20 @@ async def test_open_memory_builds_a_working_store(tmp_path):
     async with open_memory(settings, embedder=HashEmbedder()) as memory:
         assert (await memory.ingest([tmp_path / "n.txt"])).documents_added == 1
         assert memory.context.transcriber is None
+
+
+def test_no_chat_model_is_built_for_a_remote_endpoint_without_a_key(tmp_path):
+    from bot.compose import build_llm
+
+    assert build_llm(Settings(data_dir=tmp_path)) is None  # OpenRouter by default: needs a key
+    assert build_llm(Settings(data_dir=tmp_path, llm_api_key="k")) is not None
+    assert build_llm(Settings(data_dir=tmp_path, llm_base_url="http://localhost:11434/v1")) is not None
+    assert build_llm(Settings(data_dir=tmp_path, llm_base_url="http://ollama:11434/v1")) is not None
+
+
+def test_ask_without_a_model_says_what_to_set_and_sends_nothing(tmp_path, capsys):
+    from bot.cli import main
+
+    assert main(["--data-dir", str(tmp_path / "d"), "ask", "anything?"]) == 2
+    err = capsys.readouterr().err
+    assert "no language model is configured" in err and "BIOGRAPHER_LLM_API_KEY" in err
