@@ -80,6 +80,8 @@ async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     print(f"added {report.documents_added} documents ({report.chunks_added} chunks, "
           f"{report.messages_added} messages); skipped {report.documents_skipped} already imported"
           + (f", {report.messages_skipped} messages already stored" if report.messages_skipped else "")
+          + (f"; {report.media_with_exports} media files read with their chat export"
+             if report.media_with_exports else "")
           + (f"; {len(report.errors)} failed" if report.errors else ""))
     if stats["chunks_pending_index"]:
         print(f"{stats['chunks_pending_index']} chunks wait for their embeddings: "

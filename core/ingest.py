@@ -21,7 +21,8 @@ import aiosqlite
 from core.chunking import MessageChunker, stream_prose_spans, to_utc
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
-from core.importers.base import file_sha256
+from core.importers.base import file_sha256, reads_media_beside
+from core.importers.media import is_media
 from core.ports import Progress, no_progress
 from core.types import Chunk, Conversation, IngestReport, Message, SourceDocument
 from storage import chunks as chunk_store
@@ -133,21 +134,37 @@ class Ingestor:
     async def ingest_paths(self, paths: Sequence[Path], *, progress: Progress = no_progress) -> IngestReport:
         report = IngestReport()
         files = list(expand_paths(paths, skip=self.raw_dir.parent))
-        for done, path in enumerate(files):
-            progress("saving", done, len(files))
+        planned: list[tuple[Path, Importer]] = []
+        for path in files:
             try:
-                report.merge(await self.ingest_file(path, progress=progress))
+                planned.append((path, self._importer_for(path)))
             except ImportFailed as error:
                 report.errors.append(str(error))
             except OSError as error:
                 report.errors.append(f"{path.name}: cannot be read ({error.strerror or error})")
-        progress("saving", len(files), len(files))
+        export_folders = {path.parent for path, importer in planned if reads_media_beside(importer)}
+        for done, (path, importer) in enumerate(planned):
+            progress("saving", done, len(planned))
+            if is_media(path) and any(path.is_relative_to(folder) for folder in export_folders):
+                report.media_with_exports += 1  # read with its chat, not a second time
+                continue
+            try:
+                report.merge(await self.ingest_file(path, importer=importer, progress=progress))
+            except ImportFailed as error:
+                report.errors.append(str(error))
+            except OSError as error:
+                report.errors.append(f"{path.name}: cannot be read ({error.strerror or error})")
+        progress("saving", len(planned), len(planned))
         return report
 
-    async def ingest_file(self, path: Path, *, progress: Progress = no_progress) -> IngestReport:
+    def _importer_for(self, path: Path) -> Importer:
         if not path.exists():
             raise ImportFailed(str(path), "does not exist", hint="check the path")
-        importer = pick_importer(path, self.importers)
+        return pick_importer(path, self.importers)
+
+    async def ingest_file(self, path: Path, *, importer: Importer | None = None,
+                          progress: Progress = no_progress) -> IngestReport:
+        importer = importer or self._importer_for(path)
         documents = await asyncio.to_thread(lambda: iter(importer.parse(path, self.context)))
         raw_path = await asyncio.to_thread(self._keep_raw_copy, path)
         report = IngestReport()

@@ -174,6 +174,7 @@ class IngestReport:
     chunks_added: int = 0
     messages_added: int = 0
     messages_skipped: int = 0  # already in the store from an overlapping export
+    media_with_exports: int = 0  # voice notes and photos of a chat export, read with the chat
     errors: list[str] = field(default_factory=list)
 
     def merge(self, other: IngestReport) -> None:
@@ -182,6 +183,7 @@ class IngestReport:
         self.chunks_added += other.chunks_added
         self.messages_added += other.messages_added
         self.messages_skipped += other.messages_skipped
+        self.media_with_exports += other.media_with_exports
         self.errors.extend(other.errors)
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, file_sha256
+from core.importers.media import AUDIO_SUFFIXES
 from core.importers.text import date_in_name
 from core.types import SourceDocument
 
-AUDIO_SUFFIXES = {".ogg", ".oga", ".opus", ".m4a", ".mp3", ".wav", ".aac", ".flac", ".caf"}
 _MAGIC = (b"OggS", b"RIFF", b"ID3", b"fLaC", b"caff", b"\xff\xfb", b"\xff\xf3", b"\xff\xf2")
 
 # dates that messengers put in voice-note names: PTT-20240305-WA0009.opus (WhatsApp Android),
@@ -41,8 +41,8 @@ def transcribe(path: Path, context: ImportContext) -> str:
     """The words spoken in `path`; ImportFailed with a fix when no transcriber is configured."""
     if context.transcriber is None:
         raise ImportFailed(path.name, "is audio, and no speech-to-text model is configured",
-                           hint="set BIOGRAPHER_TRANSCRIBER=local (faster-whisper) or an "
-                                "OpenAI-compatible transcription endpoint")
+                           hint="set BIOGRAPHER_TRANSCRIPTION_BACKEND=local (faster-whisper, the "
+                                "default) or openai")
     return context.transcriber.transcribe(path, hints=tuple(context.spelling_hints)).strip()
 
 

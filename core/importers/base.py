@@ -30,6 +30,13 @@ class ImportContext:
         return any(n is not None and n.strip().lower() in self.owner_aliases for n in names)
 
 
+def reads_media_beside(importer: Importer) -> bool:
+    """True for exports whose voice notes and photos lie in their folder and are read with them
+    (unzipped WhatsApp, Telegram Desktop; they set `reads_media_beside = True`): a folder walk
+    leaves those files to the export instead of importing them twice."""
+    return bool(getattr(importer, "reads_media_beside", False))
+
+
 class Importer(Protocol):
     name: str  # the source kind it produces, e.g. "whatsapp"
 

@@ -1,5 +1,5 @@
-"""Photos and screenshots: described by a vision model when one is configured, else skipped with
-a note saying how to turn it on (the original stays in the data directory's raw copies)."""
+"""Photos and screenshots: described by a vision model when one is configured; otherwise kept
+as a dated record of the photo (its name and date), with a note on how to have it described."""
 
 from __future__ import annotations
 
@@ -9,18 +9,11 @@ from pathlib import Path
 from core.errors import ImportFailed
 from core.importers.audio import time_from_name
 from core.importers.base import ImportContext, file_sha256
+from core.importers.media import IMAGE_SUFFIXES
 from core.types import SourceDocument
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".heic", ".gif"}
 _MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8")
-
-
-def describe(path: Path, context: ImportContext) -> str:
-    if context.describer is None:
-        raise ImportFailed(path.name, "is an image: stored, but skipped because no vision model "
-                           "is configured", hint="set a vision model (BIOGRAPHER_VISION_MODEL) to "
-                           "have photos described")
-    return context.describer.describe(path, hints=tuple(context.spelling_hints)).strip()
+NOT_DESCRIBED = "not described: no vision model is configured (set BIOGRAPHER_LLM_VISION_MODEL)"
 
 
 class ImageImporter:
@@ -33,15 +26,19 @@ class ImageImporter:
         return head.startswith(_MAGIC) or is_webp or head[4:8] == b"ftyp"
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
-        text = describe(path, context)
+        when = time_from_name(path.name, context)
+        digest = file_sha256(path)
+        if context.describer is None:
+            # the photo is on record (and its raw copy kept); setting a vision model and importing
+            # it again adds the description, as a document of its own identity
+            stamp = f", {when:%Y-%m-%d}" if when else ""
+            yield SourceDocument(kind="image", name=path.name, identity=f"file:{digest}:undescribed",
+                                 text=f"Photo {path.name}{stamp} ({NOT_DESCRIBED}).",
+                                 time_start=when, note=NOT_DESCRIBED)
+            return
+        text = context.describer.describe(path, hints=tuple(context.spelling_hints)).strip()
         if not text:
             raise ImportFailed(path.name, "got an empty description from the vision model",
                                hint="try another vision model")
-        yield SourceDocument(
-            kind="image",
-            name=path.name,
-            identity=f"file:{file_sha256(path)}",
-            text=text,
-            time_start=time_from_name(path.name, context),
-            note="described by a vision model",
-        )
+        yield SourceDocument(kind="image", name=path.name, identity=f"file:{digest}", text=text,
+                             time_start=when, note="described by a vision model")

@@ -198,6 +198,7 @@ def _is_path(value: Any) -> bool:
 
 class TelegramImporter:
     name = "telegram"
+    reads_media_beside = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
         if not head.lstrip().startswith(b"{"):

@@ -21,6 +21,7 @@ from typing import IO
 
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, file_sha256
+from core.importers.media import FolderMedia
 from core.types import Conversation, Message, SourceDocument
 
 # --- line normalisation ----------------------------------------------------------------------
@@ -167,8 +168,6 @@ _FILE_KINDS = (
     (re.compile(r"^VID-|-VIDEO-|-GIF-|\.(?:mp4|mov|3gp)$", re.I), "video"),
     (re.compile(r"\.vcf$", re.I), "contact card"),
 )
-AUDIO_SUFFIXES = {".opus", ".ogg", ".oga", ".m4a", ".mp3", ".wav", ".aac"}
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".heic"}
 
 
 def file_kind(name: str) -> str:
@@ -516,6 +515,7 @@ class WhatsAppImporter:
     """A WhatsApp chat exported as text (any file name: the name is localised)."""
 
     name = "whatsapp"
+    reads_media_beside = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
         if path.suffix.lower() not in {".txt", ""}:
@@ -524,5 +524,7 @@ class WhatsAppImporter:
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         stream = ChatStream(lambda: path.open("rb"), path.name)
+        # an unzipped export keeps its voice notes and photos beside the chat text
         yield chat_document(stream, context, identity=f"file:{file_sha256(path)}",
-                            names=(path.stem, path.parent.name))
+                            names=(path.stem, path.parent.name),
+                            media_hook=FolderMedia(path.parent, context))

@@ -15,13 +15,12 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from core.errors import ImportFailed, UserFacingError
+from core.errors import ImportFailed
 from core.importers.archive import ZIP_MAGIC, copy_member_to, member_name, open_zip
 from core.importers.base import ImportContext, file_sha256
 from core.importers.documents import DocumentImporter
+from core.importers.media import can_read, media_words
 from core.importers.whatsapp import (
-    AUDIO_SUFFIXES,
-    IMAGE_SUFFIXES,
     ChatStream,
     chat_document,
     decode_head,
@@ -64,26 +63,11 @@ class _Media:
 
     def __call__(self, name: str, kind: str) -> str | None:
         info = self.by_name.get(name)
-        suffix = PurePosixPath(name).suffix.lower()
-        if info is None:
+        if info is None or not can_read(name, self.context):
             return None
-        wants_audio = suffix in AUDIO_SUFFIXES and self.context.transcriber is not None
-        wants_image = suffix in IMAGE_SUFFIXES and self.context.describer is not None
-        if not (wants_audio or wants_image):
-            return None
-        local = self._extract(info, suffix)
+        local = self._extract(info, PurePosixPath(name).suffix.lower())
         try:
-            if wants_audio:
-                assert self.context.transcriber is not None
-                text = self.context.transcriber.transcribe(
-                    local, hints=tuple(self.context.spelling_hints))
-                return f"(transcript) {text.strip()}" if text.strip() else None
-            assert self.context.describer is not None
-            return f"(description) {self.context.describer.describe(local).strip()}"
-        except UserFacingError as error:
-            # one unreadable voice note must not sink a ten-year chat
-            log.warning("%s: %s", name, error)
-            return f"(not transcribed: {error.message})"
+            return media_words(local, self.context, name=name)
         finally:
             local.unlink(missing_ok=True)
 

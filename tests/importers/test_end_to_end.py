@@ -90,3 +90,42 @@ async def test_a_batch_goes_on_past_broken_files(tmp_path: Path, embedder) -> No
     assert len(report.errors) == 2
     assert any(e.startswith("result.json: is not valid JSON") for e in report.errors)
     assert any(e.startswith("empty.txt: is empty") for e in report.errors)
+
+
+async def test_an_unzipped_whatsapp_export_reads_its_voice_notes_once(tmp_path: Path, embedder) -> None:
+    """The folder holds the chat text and the files it names: the voice note is transcribed into
+    its message, and neither file is imported a second time on its own."""
+    from dataclasses import replace
+
+    from tests.core.helpers import memory_at
+
+    class Transcriber:
+        def __init__(self) -> None:
+            self.heard: list[str] = []
+
+        def transcribe(self, path: Path, *, hints=()) -> str:
+            self.heard.append(path.name)
+            return "meet me at the ferry"
+
+    folder = tmp_path / "WhatsApp Chat with Maya"
+    folder.mkdir()
+    (folder / "WhatsApp Chat with Maya.txt").write_text(
+        "05/03/2024, 21:07 - Maya: PTT-20240305-WA0009.opus (file attached)\n"
+        "05/03/2024, 21:08 - Maya: IMG-20240305-WA0010.jpg (file attached)\n"
+        "the view from the boat\n"
+        "05/03/2024, 21:09 - Ana: ok!\n", encoding="utf-8")
+    (folder / "PTT-20240305-WA0009.opus").write_bytes(b"OggS" + b"\x00" * 64)
+    (folder / "IMG-20240305-WA0010.jpg").write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 64)
+    transcriber = Transcriber()
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        memory.context = replace(memory.context, transcriber=transcriber)
+        memory.ingestor.context = memory.context
+        report = await memory.ingest([tmp_path])
+        stats = await memory.stats()
+        async with memory.conn.execute("SELECT text FROM messages ORDER BY time") as cur:
+            texts = [r[0] for r in await cur.fetchall()]
+    assert report.errors == [] and report.documents_added == 1
+    assert report.media_with_exports == 2 and stats["documents"] == 1
+    assert transcriber.heard == ["PTT-20240305-WA0009.opus"]
+    assert texts[0] == "[voice note] (transcript) meet me at the ferry"
+    assert texts[1] == "[photo] the view from the boat"  # no vision model: the caption stays
