@@ -2,7 +2,10 @@
 from bench/locomo.py, which drives the real CLI through the harness).
 
 The keyword and semantic candidate lists come from the real `Searcher.keyword`/`Searcher.semantic`
-(cached per question); each variant is a fusion function over them. Scoring is the harness's own
+at the shipped depths (cached per question; a depth-100 semantic list too); each variant is a
+fusion function over them. The "shipped" variant runs core/ranking.py itself and reproduces the
+CLI's figures exactly; variants that need more keyword queries use a read-only connection to the
+store, and the "linesem" ones embed every message line first (about 30 s). Scoring is the harness's own
 (`recall.score`, imported from ../shared/eval/locomo/recall.py).
 
     python bench/locomo_tune.py            # every variant below
@@ -14,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import sqlite3
 import statistics
 import sys
 from collections import defaultdict
@@ -56,13 +60,34 @@ async def candidates(items: list[dict]) -> dict:
             vectors = embedder.embed([it["question"] for it in group])
             for it, vec in zip(group, vectors):
                 kw = await s.keyword(it["question"], depth=DEPTH, where=where)
-                sem = await s.semantic(it["question"], depth=DEPTH, where=where, query_vector=vec)
+                # the shipped depths: SEMANTIC_DEPTH from its sign-bit candidates
+                sem = await s.semantic(it["question"], depth=search_mod.SEMANTIC_DEPTH, where=where,
+                                       query_vector=vec)
                 out["q"][it["qid"]] = (kw, sem)
+                out.setdefault("semdeep", {})[it["qid"]] = await s.semantic(
+                    it["question"], depth=100, where=where, query_vector=vec)
+                out.setdefault("qvec", {})[it["question"]] = vec
             rows = await chunk_store.scan_chunks(conn, after_id=0, page_size=10**6, where=where)
             out["chunks"][sid] = {r.id: r for r in rows}
             found, matrix = await vector_store.float_vectors(conn, [r.id for r in rows], embedder.dim)
             out.setdefault("vectors", {})[sid] = dict(zip(found, matrix))
+            # a plain read-only connection for variants that run further keyword queries
+            out.setdefault("fts", {})[sid] = sqlite3.connect(
+                f"file:{STORES / sid / 'biographer.sqlite3'}?mode=ro", uri=True)
     return out
+
+
+def embed_lines(data: dict, variants) -> None:
+    """Each message line of every chunk embedded on its own (timestamp dropped), for the
+    max-pooled "linesem" variants (about 30 s for LoCoMo's 5,900 lines)."""
+    import re
+
+    import numpy as np
+    embedder = build_embedder(Settings())
+    for ch in data["chunks"].values():
+        lines = [(cid, re.sub(r"^\[[^\]]*\] ", "", line)) for cid, r in ch.items() for line in r.text.split("\n")]
+        matrix = np.asarray(embedder.embed([t for _, t in lines]), dtype=np.float32)
+        variants.LINES[id(ch)] = (np.array([cid for cid, _ in lines]), matrix)
 
 
 def main() -> None:
@@ -73,7 +98,11 @@ def main() -> None:
     from bench import variants  # the fusion functions under test
 
     variants.VECTORS.update({id(data["chunks"][sid]): v for sid, v in data["vectors"].items()})
+    variants.QVEC.update(data["qvec"])
     names = [n for n in variants.VARIANTS if not sys.argv[1:] or any(a in n for a in sys.argv[1:])]
+    if any(n.startswith("linesem") for n in names):
+        embed_lines(data, variants)
+    variants.FTS.update({id(data["chunks"][sid]): db for sid, db in data["fts"].items()})
     cats = {1: "multi-hop", 2: "temporal", 3: "open-dom", 4: "single", 5: "advers"}
     print(f"{'variant':<28}{'all@5':>7}{'all@10':>7}" + "".join(f"{c:>10}" for c in cats.values())
           + f"{'chars@10':>9}")
@@ -84,6 +113,7 @@ def main() -> None:
         for it in items:
             kw, sem = data["q"][it["qid"]]
             chunks = data["chunks"][it["sample_id"]]
+            variants.SEMDEEP[(it["question"], id(chunks))] = data["semdeep"][it["qid"]]
             texts = fuse(it["question"], kw, sem, chunks)[:10]
             sc = recall.score(it, texts, [5, 10])
             r5.append(sc[5]["all"])
