@@ -34,7 +34,8 @@ def endpoint_errors(endpoint: Endpoint, *, bad_request: Callable[[openai.BadRequ
     try:
         yield
     except openai.AuthenticationError as error:
-        log.info("%s refused the key: %s", e.what, error)
+        # not the provider's text: it can quote part of the key
+        log.info("%s refused the key (HTTP %s)", e.what, error.status_code)
         raise ModelUnavailable(f"{e.what} endpoint refused the API key", hint=f"check {e.key_setting}") from None
     except openai.APITimeoutError as error:
         log.info("%s timed out: %s", e.what, error)
