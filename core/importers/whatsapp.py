@@ -156,8 +156,12 @@ _SYSTEM_WITH_AUTHOR = re.compile(
     r"|^Missed (?:group )?(?:voice|video) call|^(?:Voice|Video) call|^You (?:blocked|unblocked)"
     r"|created (?:this )?group|^You were added|pinned a message", re.I,
 )
+# a word every _SYSTEM_WITH_AUTHOR alternative contains
+_SYSTEM_WORDS = ("encrypted", "disappearing", "security code", "phone number", " call", "blocked",
+                 "created", "you were added", "pinned")
 _ENCRYPTION = re.compile(r"end-to-end encrypted|Ende-zu-Ende|extremo a extremo|de bout en bout", re.I)
 _EDITED = " <This message was edited>"
+_SHORT = 80  # placeholders and notices are shorter than this
 _QUOTES = set("\"“”«»„")
 
 _FILE_KINDS = (
@@ -179,7 +183,17 @@ def file_kind(name: str) -> str:
 
 def _looks_like_media(body: str) -> bool:
     return bool(_ANDROID_FILE.match(body) or _IOS_ATTACHED.search(body)
-                or _MEDIA_OMITTED.match(body) or _IOS_OMITTED.search(body))
+                or _MEDIA_OMITTED.match(body) or (len(body) < _SHORT and _IOS_OMITTED.search(body)))
+
+
+def _is_system_text(text: str) -> bool:
+    """WhatsApp's own notices are one short line; a long message that mentions "pinned a
+    message" is someone's words (and checking only short lines keeps the scan cheap)."""
+    if len(text) >= _SHORT * 2:
+        return False
+    lower = text.lower()
+    # a plain-substring screen first: the case-insensitive regex was a third of the parse time
+    return any(word in lower for word in _SYSTEM_WORDS) and bool(_SYSTEM_WITH_AUTHOR.search(text))
 
 
 def _phone_id(author: str) -> str | None:
@@ -305,7 +319,7 @@ class _Scan:
                     self.dates.append(fields)
         if header.author is not None:
             self.author_lines[header.author] += 1
-            if not _SYSTEM_WITH_AUTHOR.search(header.body) and (
+            if not _is_system_text(header.body) and (
                     not header.lrm or _looks_like_media(header.body)):
                 self.user_lines[header.author] += 1
 
@@ -417,7 +431,7 @@ class _MessageBuilder:
         if media is not None:
             text, attachments = media
             return self._message(author, text, pending.time, kind="media", attachments=attachments)
-        if _SYSTEM_WITH_AUTHOR.search(first) or (pending.lrm and author == self.chat_title):
+        if _is_system_text(first) or (pending.lrm and author == self.chat_title):
             if _ENCRYPTION.search(body):
                 return None
             # name the person (a missed call from Teo), not the chat that iOS writes as author
@@ -437,7 +451,7 @@ class _MessageBuilder:
             label = f"[{kind}]" if kind != "document" else f"[document: {name}]"
             text = " ".join(part for part in (label, extra, caption) if part)
             return text, (name,)
-        if _MEDIA_OMITTED.match(first) or (len(first) < 80 and _IOS_OMITTED.search(first)):
+        if _MEDIA_OMITTED.match(first) or (len(first) < _SHORT and _IOS_OMITTED.search(first)):
             what = _IOS_OMITTED.search(first)
             label = f"[{what['what'].lower()} omitted]" if what and what["what"] else "[media omitted]"
             return (f"{label} {caption}".strip(), ())
