@@ -100,15 +100,6 @@ def stream_prose_spans(
             return
 
 
-def chunk_prose(
-    text: str, *, time: datetime | None = None, max_chars: int = MAX_CHARS, overlap: int = OVERLAP
-) -> list[Chunk]:
-    return [
-        Chunk(ordinal=i, char_start=s, char_end=e, text=text[s:e], time_start=time, time_end=time)
-        for i, (s, e) in enumerate(prose_spans(text, max_chars=max_chars, overlap=overlap))
-    ]
-
-
 def render_message(message: Message) -> str:
     """One line per message: `[YYYY-MM-DD HH:MM] Sender: text`, in the sender's wall-clock time."""
     t = message.time

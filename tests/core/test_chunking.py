@@ -2,10 +2,15 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from core.chunking import MAX_CHARS, OVERLAP, MessageChunker, chunk_prose, prose_spans, render_message
-from core.types import Message
+from core.chunking import MAX_CHARS, OVERLAP, MessageChunker, prose_spans, render_message
+from core.types import Chunk, Message
 
 T0 = datetime(2024, 3, 5, 21, 7, tzinfo=timezone(timedelta(hours=1)))
+
+
+def chunk_prose(text: str) -> list[Chunk]:
+    return [Chunk(ordinal=i, char_start=s, char_end=e, text=text[s:e])
+            for i, (s, e) in enumerate(prose_spans(text))]
 
 
 def words(n: int, word: str = "lorem") -> str:
