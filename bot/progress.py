@@ -1,10 +1,14 @@
-"""A Progress for terminals: one tqdm bar per stage, on stderr, only when it is a terminal."""
+"""A Progress for terminals: a bar for files saved and one for chunks embedded, on stderr, only
+when it is a terminal. Counts inside the current document show beside the files bar."""
 
 from __future__ import annotations
 
 import sys
 
 from tqdm import tqdm
+
+#: stages that count within one document (no total): shown as a note on the "saving" bar
+_WITHIN_DOCUMENT = {"messages", "chunks"}
 
 
 class TerminalProgress:
@@ -15,14 +19,21 @@ class TerminalProgress:
     def __call__(self, stage: str, done: int, total: int | None) -> None:
         if not self.enabled:
             return
+        if stage in _WITHIN_DOCUMENT:
+            bar = self._bars.get("saving")
+            if bar is not None:
+                bar.set_postfix_str(f"{done:,} {stage} in this file")
+            return
         bar = self._bars.get(stage)
         if bar is None:
             bar = self._bars[stage] = tqdm(total=total, desc=stage, unit="", file=sys.stderr,
                                            leave=True, dynamic_ncols=True)
         if total is not None and bar.total != total:
             bar.total = total
-        bar.n = done
-        bar.refresh()
+        bar.update(done - bar.n)
+        if total is not None and done >= total:
+            bar.close()  # drawn complete now (tqdm throttles redraws), and its clock stops
+            del self._bars[stage]
 
     def close(self) -> None:
         for bar in self._bars.values():
