@@ -51,6 +51,8 @@ class Indexer:
         await self.check_model()
         total, pending = await chunk_store.count_chunks(self.conn)
         done = 0
+        if pending:
+            progress("indexing", 0, pending)
         while True:
             batch = await vector_store.pending_chunks(self.conn, limit=self.batch_size)
             if not batch:
