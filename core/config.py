@@ -24,8 +24,11 @@ CommaList = Annotated[list[str], NoDecode]
 
 
 class Settings(BaseSettings):
+    # env_ignore_empty: `BIOGRAPHER_LLM_API_KEY=` (as .env.example has it) means "not set", not
+    # an empty key or an empty model name
     model_config = SettingsConfigDict(
-        env_prefix="BIOGRAPHER_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+        env_prefix="BIOGRAPHER_", env_file=".env", env_file_encoding="utf-8", extra="ignore",
+        env_ignore_empty=True,
     )
 
     # where everything lives: the SQLite file and raw copies of imported files

@@ -104,3 +104,19 @@ def test_ask_without_a_model_says_what_to_set_and_sends_nothing(tmp_path, capsys
     assert main(["--data-dir", str(tmp_path / "d"), "ask", "anything?"]) == 2
     err = capsys.readouterr().err
     assert "no language model is configured" in err and "BIOGRAPHER_LLM_API_KEY" in err
+
+
+def test_the_example_env_file_as_copied_leaves_everything_unset(tmp_path, monkeypatch):
+    """`cp .env.example .env` must not turn empty lines into an empty key, token or model."""
+    import shutil
+
+    shutil.copy(Path(__file__).resolve().parents[2] / ".env.example", tmp_path / ".env")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("BIOGRAPHER_DATA_DIR")
+    settings = Settings()
+    assert settings.llm_api_key is None and settings.telegram_token is None
+    assert settings.llm_vision_model is None and settings.whisper_model is None
+    assert settings.telegram_owner_ids == [] and settings.embedding_model == "all-MiniLM-L6-v2-int8"
+    from bot.compose import build_describer, build_llm
+
+    assert build_llm(settings) is None and build_describer(settings) is None
