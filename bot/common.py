@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.config import Settings
-from core.gate import AgentGate, ImportLane
+from core.gate import AgentGate
 from core.jobs import PromptBook
 from core.preferences import PreferenceStore
 
@@ -49,17 +49,15 @@ class FrontendDeps:
 
     settings: Settings
     service: Any  # core.service.Service
-    lane: ImportLane
     preferences: PreferenceStore
     prompts: PromptBook
     gate: AgentGate = field(default_factory=AgentGate)
 
     @classmethod
     def build(cls, settings: Settings, service: Any) -> FrontendDeps:
-        lane = ImportLane()
         conn = service.memory.conn
-        return cls(settings=settings, service=service, lane=lane,
-                   preferences=PreferenceStore(conn, settings, lane=lane), prompts=PromptBook(conn, lane=lane))
+        return cls(settings=settings, service=service,
+                   preferences=PreferenceStore(conn, settings), prompts=PromptBook(conn))
 
     @property
     def memory(self) -> Any:

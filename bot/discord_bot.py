@@ -151,11 +151,10 @@ class DiscordFrontend:
         with tempfile.TemporaryDirectory(prefix="biographer-dc-") as folder:
             path = Path(folder) / Path(attachment.filename).name
             await attachment.save(path)
-            async with self.deps.lane.turn():
-                if kind == "recording":
-                    text = await save_recording(self.deps.memory, path, when=message.created_at)
-                else:
-                    text = await save_photo(self.deps.memory, path, caption=message.content, when=message.created_at)
+            if kind == "recording":
+                text = await save_recording(self.deps.memory, path, when=message.created_at)
+            else:
+                text = await save_photo(self.deps.memory, path, caption=message.content, when=message.created_at)
         await self._send(message.channel, f"Saved as a journal entry of {self._local(message.created_at)}:\n\n{text}")
 
     async def _import(self, status: discord.Message, attachment: discord.Attachment) -> None:
@@ -167,8 +166,7 @@ class DiscordFrontend:
             with tempfile.TemporaryDirectory(prefix="biographer-dc-") as folder:
                 path = Path(folder) / Path(name).name
                 await attachment.save(path)
-                async with self.deps.lane.turn():
-                    report = await self.deps.memory.ingest([path], progress=progress)
+                report = await self.deps.memory.ingest([path], progress=progress)
             await progress.close()
             summary = ingest_summary(name, report, await self.deps.memory.stats())
             await status.edit(content=split_message(summary, DISCORD_LIMIT)[0])

@@ -231,8 +231,7 @@ class TelegramFrontend:
         document = forwards_document(items, platform=PLATFORM, chat_key=chat_key, owner_ids=self.owner_ids,
                                      owner_names=self.deps.memory.context.owner_aliases)
         try:
-            async with self.deps.lane.turn():
-                report = await self.deps.memory.save([document])
+            report = await self.deps.memory.save([document])
         except UserFacingError as error:
             await first.reply_text(f"Those forwards were not saved: {error}")
             return
@@ -259,8 +258,7 @@ class TelegramFrontend:
                 path = Path(folder) / Path(name).name
                 file = await self.app.bot.get_file(file_id)
                 await file.download_to_drive(path)
-                async with self.deps.lane.turn():
-                    report = await self.deps.memory.ingest([path], progress=progress)
+                report = await self.deps.memory.ingest([path], progress=progress)
             await progress.close()
             stats = await self.deps.memory.stats()
             await self._edit(status, ingest_summary(name, report, stats))
@@ -285,8 +283,7 @@ class TelegramFrontend:
                 suffix = ".mp4" if message.video_note else ".ogg"
                 path = Path(folder) / f"recording{suffix}"
                 await (await media.get_file()).download_to_drive(path)
-                async with self.deps.lane.turn():
-                    text = await save_recording(self.deps.memory, path, when=message.date)
+                text = await save_recording(self.deps.memory, path, when=message.date)
         await self._reply(message, f"Saved as a journal entry of {self._local(message.date)}:\n\n{text}")
 
     async def on_photo(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -295,8 +292,7 @@ class TelegramFrontend:
         with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
             path = Path(folder) / "photo.jpg"
             await (await message.photo[-1].get_file()).download_to_drive(path)
-            async with self.deps.lane.turn():
-                text = await save_photo(self.deps.memory, path, caption=message.caption or "", when=message.date)
+            text = await save_photo(self.deps.memory, path, caption=message.caption or "", when=message.date)
         await self._reply(message, f"Saved the photo of {self._local(message.date)}:\n\n{text}")
 
     def _local(self, moment: datetime) -> str:
@@ -366,8 +362,7 @@ class TelegramFrontend:
         if not choice.isdigit():
             await query.edit_message_text("Kept.")
             return
-        async with self.deps.lane.turn():
-            document = await forget_source(self.deps.memory.conn, int(choice))
+        document = await forget_source(self.deps.memory.conn, int(choice))
         await query.edit_message_text(f"Forgot #{document.id} {document.name}.")
 
     async def cmd_export(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

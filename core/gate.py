@@ -22,16 +22,3 @@ class AgentGate:
             await on_wait()
         async with self._lock:
             yield
-
-
-class ImportLane:
-    """Writes from the front ends and the scheduler run one after another: they share one SQLite
-    connection, where a second BEGIN inside an open transaction fails. Chat goes on beside them."""
-
-    def __init__(self) -> None:
-        self._lock = asyncio.Lock()
-
-    @asynccontextmanager
-    async def turn(self) -> AsyncIterator[None]:
-        async with self._lock:
-            yield

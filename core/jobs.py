@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import aiosqlite
 
 from core.errors import UserFacingError
-from core.gate import AgentGate, ImportLane
+from core.gate import AgentGate
 from core.preferences import WEEKDAYS, PreferenceStore, Preferences, parse_time
 from storage import frontend_state
 from storage.backup import backup_database
@@ -47,13 +47,12 @@ def utc_iso(moment: datetime) -> str:
 class PromptBook:
     """Which chat message asked which open question."""
 
-    def __init__(self, conn: aiosqlite.Connection, *, lane: ImportLane) -> None:
+    def __init__(self, conn: aiosqlite.Connection) -> None:
         self.conn = conn
-        self.lane = lane
 
     async def record(self, *, question_id: str, platform: str, chat_id: str, message_id: str,
                      sent_at: datetime) -> None:
-        async with self.lane.turn(), transaction(self.conn):
+        async with transaction(self.conn):
             await frontend_state.record_prompt(self.conn, question_id=question_id, platform=platform,
                                                chat_id=chat_id, message_id=message_id,
                                                sent_at=utc_iso(sent_at))
@@ -110,11 +109,9 @@ async def nightly_analysis(service: Any, *, gate: AgentGate) -> str:
     return "consolidated" if changed else "analysed"
 
 
-async def daily_backup(conn: aiosqlite.Connection, *, directory: Path, keep: int, now: datetime,
-                       lane: ImportLane) -> str:
+async def daily_backup(conn: aiosqlite.Connection, *, directory: Path, keep: int, now: datetime) -> str:
     """A consistent copy of the store, keeping the newest `keep` (taken between writes)."""
-    async with lane.turn():
-        path = await backup_database(conn, directory, stamp=now, keep=keep)
+    path = await backup_database(conn, directory, stamp=now, keep=keep)
     return f"saved {path.name}"
 
 
@@ -150,13 +147,12 @@ class JobRunner:
     """Runs every job whose latest slot is not yet settled; `tick()` is called every minute."""
 
     def __init__(self, *, service: Any, conn: aiosqlite.Connection, preferences: PreferenceStore,
-                 prompts: PromptBook, notifier: Notifier, gate: AgentGate, lane: ImportLane,
+                 prompts: PromptBook, notifier: Notifier, gate: AgentGate,
                  backup_dir: Path, backup_keep: int,
                  analysis_time: str, backup_time: str, grace: timedelta,
                  clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
         self.conn = conn
         self.preferences = preferences
-        self.lane = lane
         self.grace = grace
         self.clock = clock
         analysis_at, backup_at = parse_time(analysis_time), parse_time(backup_time)
@@ -171,8 +167,7 @@ class JobRunner:
             Job("nightly_analysis", lambda p, now: latest_slot(now, [analysis_at]),
                 lambda p, now: nightly_analysis(service, gate=gate)),
             Job("backup", lambda p, now: latest_slot(now, [backup_at]),
-                lambda p, now: daily_backup(conn, directory=backup_dir, keep=backup_keep, now=now,
-                                          lane=lane)),
+                lambda p, now: daily_backup(conn, directory=backup_dir, keep=backup_keep, now=now)),
         ]
 
     async def tick(self) -> dict[str, str]:
@@ -188,7 +183,7 @@ class JobRunner:
             if last is not None and last >= utc_iso(slot):
                 continue
             outcome = "missed" if now - slot > self.grace else await self._run(job, preferences, now)
-            async with self.lane.turn(), transaction(self.conn):
+            async with transaction(self.conn):
                 await frontend_state.settle_slot(self.conn, job.name, utc_iso(slot), outcome)
             settled[job.name] = outcome
             log.info("job %s slot %s: %s", job.name, slot.isoformat(), outcome)

@@ -10,7 +10,6 @@ import aiosqlite
 
 from core.config import Settings
 from core.errors import UserFacingError
-from core.gate import ImportLane
 from storage import frontend_state
 from storage.db import transaction
 
@@ -97,10 +96,9 @@ def _validated(key: str, value: str) -> str:
 class PreferenceStore:
     """Reads and changes preferences; every change is committed at once."""
 
-    def __init__(self, conn: aiosqlite.Connection, settings: Settings, *, lane: ImportLane) -> None:
+    def __init__(self, conn: aiosqlite.Connection, settings: Settings) -> None:
         self.conn = conn
         self.settings = settings
-        self.lane = lane
 
     async def load(self) -> Preferences:
         stored = await frontend_state.get_preferences(self.conn)
@@ -118,11 +116,11 @@ class PreferenceStore:
     async def set(self, key: str, value: str) -> Preferences:
         """Change one setting after checking it; raises UserFacingError with a hint when it is wrong."""
         value = _validated(key, value)
-        async with self.lane.turn(), transaction(self.conn):
+        async with transaction(self.conn):
             await frontend_state.set_preference(self.conn, key.strip().lower().replace("-", "_"), value)
         return await self.load()
 
     async def set_paused(self, paused: bool) -> None:
-        async with self.lane.turn(), transaction(self.conn):
+        async with transaction(self.conn):
             await frontend_state.set_preference(self.conn, "paused", "1" if paused else "0")
 

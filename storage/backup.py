@@ -9,6 +9,8 @@ from pathlib import Path
 import aiosqlite
 import sqlean
 
+from storage.db import write_lock
+
 PREFIX = "biographer-"
 SUFFIX = ".sqlite3"
 
@@ -21,7 +23,10 @@ async def backup_database(conn: aiosqlite.Connection, directory: Path, *, stamp:
     partial = target.with_suffix(".part")
     destination = await asyncio.to_thread(sqlean.connect, str(partial), check_same_thread=False)
     try:
-        await conn.backup(destination)
+        # between transactions: the backup reads through this connection, which would otherwise
+        # copy another task's uncommitted writes
+        async with write_lock(conn):
+            await conn.backup(destination)
     finally:
         await asyncio.to_thread(destination.close)
     partial.replace(target)

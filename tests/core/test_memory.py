@@ -346,3 +346,29 @@ async def test_concurrent_writers_on_one_connection_take_turns(tmp_path, sources
         await asyncio.gather(memory.ingest([sources]), *(write(i) for i in range(20)))
         assert [await get_meta(memory.conn, f"k{i}") for i in range(20)] == [str(i) for i in range(20)]
         assert (await memory.stats())["documents"] == 2
+
+
+async def test_other_writes_go_through_while_a_big_import_is_still_embedding(tmp_path):
+    """Embedding commits batch by batch, so a voice note or a forward saved meanwhile does not
+    wait for the whole import (the bot imports in the background while the owner goes on)."""
+    import time
+
+    from core.types import SourceDocument
+
+    class SlowEmbedder(HashEmbedder):
+        def embed(self, texts):
+            time.sleep(0.05)
+            return super().embed(texts)
+
+    text = "\n\n".join(f"Paragraph {i} about the harbour and the ferry." * 8 for i in range(400))
+    (tmp_path / "long.txt").write_text(text, encoding="utf-8")
+    async with memory_at(tmp_path / "data", SlowEmbedder()) as memory:
+        memory.indexer.batch_size = 16
+        importing = asyncio.create_task(memory.ingest([tmp_path / "long.txt"]))
+        while (await memory.stats())["chunks"] == 0:  # saved, now embedding
+            await asyncio.sleep(0.01)
+        note = SourceDocument(kind="journal", name="voice note", identity="journal:test", text="Walked to the pier.")
+        report = await memory.save([note], index=False)
+        still_importing = not importing.done()
+        await importing
+    assert report.documents_added == 1 and still_importing
