@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -23,6 +25,24 @@ def _split_list(value: object) -> object:
 CommaList = Annotated[list[str], NoDecode]
 
 
+def system_timezone() -> str:
+    """This machine's zone name (TZ, else /etc/localtime's link), or UTC: a WhatsApp export made
+    on the owner's phone is in their local time, which is usually their computer's too."""
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    localtime = Path("/etc/localtime")
+    if localtime.is_symlink():
+        candidates.append(str(localtime.resolve()).partition("zoneinfo/")[2])
+    for name in candidates:
+        if not name:
+            continue
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+        return name
+    return "UTC"
+
+
 class Settings(BaseSettings):
     # env_ignore_empty: `BIOGRAPHER_LLM_API_KEY=` (as .env.example has it) means "not set", not
     # an empty key or an empty model name
@@ -33,7 +53,8 @@ class Settings(BaseSettings):
 
     # where everything lives: the SQLite file and raw copies of imported files
     data_dir: Path = Path("./data")
-    timezone: str = "UTC"
+    # of formats that carry local time without a zone (WhatsApp .txt) and of what is shown
+    timezone: str = Field(default_factory=lambda: system_timezone())
     owner_aliases: CommaList = Field(default_factory=list)
 
     # embeddings

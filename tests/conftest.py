@@ -22,6 +22,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BIOGRAPHER_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TZ", "UTC")  # the default time zone is the machine's: make it the same everywhere
 
 
 @pytest.fixture(autouse=True)

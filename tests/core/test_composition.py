@@ -120,3 +120,12 @@ def test_the_example_env_file_as_copied_leaves_everything_unset(tmp_path, monkey
     from bot.compose import build_describer, build_llm
 
     assert build_llm(settings) is None and build_describer(settings) is None
+
+
+def test_the_time_zone_defaults_to_this_machines(tmp_path, monkeypatch):
+    monkeypatch.setenv("TZ", "Europe/Lisbon")
+    assert Settings(data_dir=tmp_path).timezone == "Europe/Lisbon"
+    monkeypatch.setenv("TZ", "Not/AZone")
+    assert Settings(data_dir=tmp_path).timezone in {"UTC", "Etc/UTC"} or "/" in Settings(data_dir=tmp_path).timezone
+    monkeypatch.setenv("BIOGRAPHER_TIMEZONE", "Asia/Tokyo")
+    assert Settings(data_dir=tmp_path).timezone == "Asia/Tokyo"
