@@ -13,9 +13,12 @@ from pathlib import Path
 
 from bot.compose import open_memory, timezone_of
 from bot.progress import TerminalProgress
+from bot.render import forgotten_text, sources_text
 from core.config import Settings
 from core.errors import UserFacingError
+from core.sources import forget_source, list_sources
 from core.types import GrepPage, SearchFilters, SearchHit
+from storage.documents import get_document
 
 Handler = Callable[[argparse.Namespace, Settings], "asyncio.Future[int] | int"]
 
@@ -170,6 +173,30 @@ async def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+async def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
+    """Everything imported, numbered for `forget`."""
+    async with open_memory(settings) as memory:
+        print(sources_text(await list_sources(memory.conn)))
+    return 0
+
+
+async def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
+    """Delete a source and everything taken from it, after a confirmation."""
+    async with open_memory(settings) as memory:
+        document = await get_document(memory.conn, args.source)
+        if document is None:
+            raise UserFacingError(f"there is no source #{args.source}", hint="`biographer sources` lists them")
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise UserFacingError("not deleting without a confirmation", hint="add --yes to confirm")
+            answer = input(f"Delete #{document.id} {document.name} and everything taken from it? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("Kept.")
+                return 0
+        print(forgotten_text(await forget_source(memory.conn, args.source)))
+    return 0
+
+
 async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
     progress = TerminalProgress()
     async with open_memory(settings) as memory:
@@ -224,6 +251,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="what the store holds")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_stats)
+
+    p = sub.add_parser("sources", help="everything imported, numbered")
+    p.set_defaults(handler=cmd_sources)
+
+    p = sub.add_parser("forget", help="delete a source and everything taken from it (bio.md lines too)")
+    p.add_argument("source", type=int, help="its number in `biographer sources`")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(handler=cmd_forget)
 
     p = sub.add_parser("reindex", help="re-embed everything with the configured model")
     p.add_argument("--pending", action="store_true", help="only embed chunks that have no vector yet")

@@ -16,11 +16,11 @@ import discord
 from discord import app_commands
 
 from bot.common import COMMANDS, HELP, QUEUED, REFUSAL, FrontendDeps
-from bot.render import (DISCORD_LIMIT, ThrottledStatus, ingest_summary, progress_text, render_answer,
-                        render_stats, split_message)
+from bot.render import (DISCORD_LIMIT, ThrottledStatus, forgotten_text, ingest_summary, progress_text,
+                        render_answer, render_stats, sources_text, split_message)
 from core.capture import save_photo, save_recording
 from core.errors import UserFacingError
-from core.sources import export_sources, list_sources
+from core.sources import export_sources, forget_source, list_sources
 
 log = logging.getLogger(__name__)
 
@@ -257,15 +257,14 @@ class DiscordFrontend:
     async def slash_sources(self, interaction: discord.Interaction) -> None:
         """Everything imported, with counts."""
         if await self._owner_only(interaction):
-            sources = await list_sources(self.deps.memory.conn)
-            await self._respond(interaction, "\n".join(f"#{d.id} {d.name} ({d.kind}) · {d.chunk_count} passages"
-                                                       for d in sources) or "Nothing imported yet.")
+            await self._respond(interaction, sources_text(await list_sources(self.deps.memory.conn)))
 
     async def slash_forget(self, interaction: discord.Interaction, source: int) -> None:
-        """Delete a source and everything from it (use the Telegram bot or the CLI to confirm)."""
+        """Delete a source and everything taken from it, after a confirmation button."""
         if await self._owner_only(interaction):
-            await self._respond(interaction, f"To delete #{source} for good, confirm with /forget {source} in "
-                                             "Telegram, or run `biographer` on the server.")
+            await interaction.response.send_message(
+                f"Delete source #{source} and everything taken from it? This cannot be undone.",
+                view=ForgetConfirmation(self, source))
 
     async def slash_export(self, interaction: discord.Interaction) -> None:
         """bio.md and a JSON export of sources and messages."""
@@ -330,3 +329,31 @@ class DiscordFrontend:
             sent = await channel.send(f"A question for your story:\n\n{text}\n\n(Reply to this message to answer.)")
             await self.deps.prompts.record(question_id=question_id, platform=PLATFORM, chat_id=str(channel.id),
                                            message_id=str(sent.id), sent_at=sent_at)
+
+
+class ForgetConfirmation(discord.ui.View):
+    """The two buttons under /forget; only the owner's click counts."""
+
+    def __init__(self, frontend: DiscordFrontend, source: int) -> None:
+        super().__init__(timeout=300)
+        self.frontend = frontend
+        self.source = source
+
+    @discord.ui.button(label="Delete it", style=discord.ButtonStyle.danger)
+    async def delete(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        """Forget the source, then say what went with it."""
+        if not await self.frontend._owner_only(interaction):
+            return
+        try:
+            text = forgotten_text(await forget_source(self.frontend.deps.memory.conn, self.source))
+        except UserFacingError as error:
+            text = str(error)
+        self.stop()
+        await interaction.response.edit_message(content=text, view=None)
+
+    @discord.ui.button(label="Keep it", style=discord.ButtonStyle.secondary)
+    async def keep(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        """Leave the source as it is."""
+        if await self.frontend._owner_only(interaction):
+            self.stop()
+            await interaction.response.edit_message(content="Kept.", view=None)

@@ -103,3 +103,20 @@ class ThrottledStatus:
         """Wait for the last scheduled edit."""
         if self._pending is not None:
             await self._pending
+
+
+def forgotten_text(forgotten: Any) -> str:
+    """What /forget removed (a core.sources.Forgotten)."""
+    document = forgotten.document
+    also = []
+    if forgotten.profile_lines:
+        also.append(f"{forgotten.profile_lines} line(s) of bio.md that rested on it alone")
+    if forgotten.timeline_events:
+        also.append(f"{forgotten.timeline_events} timeline event(s)")
+    return f"Forgot #{document.id} {document.name}." + (f" Also removed: {', '.join(also)}." if also else "")
+
+
+def sources_text(sources: Any) -> str:
+    """Everything imported, numbered as /forget and `biographer forget` take them."""
+    lines = [f"#{d.id} {d.name} ({d.kind}) · {d.chunk_count} passages" for d in sources]
+    return "\n".join(lines) or "Nothing imported yet."

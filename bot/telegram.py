@@ -18,8 +18,8 @@ from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerSto
                           CommandHandler, ContextTypes, MessageHandler, TypeHandler, filters)
 
 from bot.common import COMMANDS, HELP, QUEUED, REFUSAL, FrontendDeps
-from bot.render import (TELEGRAM_LIMIT, ThrottledStatus, ingest_summary, progress_text, render_answer,
-                        render_stats, split_message)
+from bot.render import (TELEGRAM_LIMIT, ThrottledStatus, forgotten_text, ingest_summary, progress_text,
+                        render_answer, render_stats, sources_text, split_message)
 from core.capture import save_photo, save_recording
 from core.errors import UserFacingError
 from core.forwards import BurstCollector, Forwarded, burst_summary, forwards_document
@@ -338,9 +338,7 @@ class TelegramFrontend:
 
     async def cmd_sources(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Everything imported, with counts."""
-        sources = await list_sources(self.deps.memory.conn)
-        lines = [f"#{d.id} {d.name} ({d.kind}) · {d.chunk_count} passages" for d in sources]
-        await self._reply(update.effective_message, "\n".join(lines) or "Nothing imported yet.")
+        await self._reply(update.effective_message, sources_text(await list_sources(self.deps.memory.conn)))
 
     async def cmd_forget(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """/forget N: asks for confirmation before deleting source N."""
@@ -362,8 +360,8 @@ class TelegramFrontend:
         if not choice.isdigit():
             await query.edit_message_text("Kept.")
             return
-        document = await forget_source(self.deps.memory.conn, int(choice))
-        await query.edit_message_text(f"Forgot #{document.id} {document.name}.")
+        forgotten = await forget_source(self.deps.memory.conn, int(choice))
+        await query.edit_message_text(forgotten_text(forgotten))
 
     async def cmd_export(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """bio.md and a JSON export of every source and message."""

@@ -25,6 +25,7 @@ class DocumentRow:
     platform: str | None
     conversation_key: str | None
     note: str
+    raw_path: str | None = None  # the kept copy of the imported file
 
 
 def _row(row: aiosqlite.Row) -> DocumentRow:
@@ -34,7 +35,7 @@ def _row(row: aiosqlite.Row) -> DocumentRow:
         time_start=row["time_start"], time_end=row["time_end"],
         participants=json.loads(row["participants"]), chunk_count=row["chunk_count"],
         text_length=row["text_length"], platform=row["platform"],
-        conversation_key=row["conversation_key"], note=row["note"],
+        conversation_key=row["conversation_key"], note=row["note"], raw_path=row["raw_path"],
     )
 
 

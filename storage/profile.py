@@ -87,3 +87,21 @@ async def edits_since_last(conn: aiosqlite.Connection, kind: str) -> int:
     ) as cur:
         (count,) = await cur.fetchone()
     return count
+
+
+async def all_history(conn: aiosqlite.Connection) -> list[HistoryRow]:
+    async with conn.execute("SELECT * FROM profile_history ORDER BY id") as cur:
+        return [_history(r) for r in await cur.fetchall()]
+
+
+async def redact(conn: aiosqlite.Connection, *, current: str | None, history: list[HistoryRow]) -> None:
+    """Overwrite the profile and history rows with redacted text (forgetting a source): no new
+    history row, since the point is that the forgotten words are nowhere any more."""
+    if current is not None:
+        await conn.execute("UPDATE profile SET text = ? WHERE id = 1", (current,))
+    await conn.executemany(
+        """UPDATE profile_history SET old_text = ?, new_text = ?, profile_before = ?, profile_after = ?,
+               locators = ? WHERE id = ?""",
+        [(r.old_text, r.new_text, r.profile_before, r.profile_after, json.dumps(r.locators), r.id)
+         for r in history],
+    )
