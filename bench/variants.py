@@ -74,7 +74,7 @@ for a in (0.5, 0.6, 0.7, 0.8):
 import sqlite3  # noqa: E402
 from functools import lru_cache  # noqa: E402
 
-from core.search import keyword_query  # noqa: E402
+from core.ranking import keyword_query  # noqa: E402
 
 _LINE_DB: dict[int, sqlite3.Connection] = {}
 
@@ -118,7 +118,7 @@ for wk, wl, ws in ((1, 1, 0.5), (1, 1, 1), (0.5, 1, 0.5), (1, 0.5, 0.5), (0, 1, 
 
 from datetime import timedelta  # noqa: E402
 
-from core.search import parse_time, query_dates  # noqa: E402
+from core.ranking import parse_time, query_dates  # noqa: E402
 
 
 def in_window(row, periods, slack):

@@ -25,7 +25,6 @@ class Row(Protocol):
     time_end: str | None
 
 
-RRF_K = 60
 # Hybrid ranking, tuned on LoCoMo (see README, "Benchmarks"): each list's scores min-max
 # normalised and mixed (keyword search is the stronger list with a small English model), a boost
 # for chunks dated within a period the query names, a smaller one for chunks whose neighbour
@@ -91,15 +90,6 @@ def query_dates(query: str) -> list[tuple[date, date]]:
 
 def parse_time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
-
-
-def rrf(rankings: list[list[int]], *, k: int = RRF_K) -> dict[int, float]:
-    """Reciprocal rank fusion: an item found high in several lists beats one found in one."""
-    scores: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank + 1)
-    return scores
 
 
 def _normalised(ranked: list[tuple[int, float]]) -> dict[int, float]:

@@ -11,7 +11,7 @@ import aiosqlite
 import numpy as np
 
 from core import ranking
-from core.ranking import fuse_scores, keyword_query, parse_time, query_dates, rrf  # noqa: F401 (re-exported)
+from core.ranking import keyword_query, parse_time
 from core.errors import LocatorError, UserFacingError
 from core.ingest import utc_iso
 from core.ports import Embedder
