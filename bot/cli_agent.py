@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import secrets
 import sys
+from dataclasses import asdict
+from datetime import datetime, timezone
 
 from bot.compose import open_service, timezone_of
 from bot.progress import TerminalProgress
+from core.biographer import AnalysisStatus
 from core.config import Settings
 from core.errors import UserFacingError
 from core.types import ProfileEdit
@@ -33,10 +37,28 @@ def _edit_line(edit: ProfileEdit, settings: Settings) -> str:
     return f"#{edit.id:<5} {when}  {edit.kind:<13} {edit.section or '':<24} {origin:<10} {summary}"
 
 
+CLI_CONVERSATIONS = "cli:"
+
+
+def new_conversation(mode: str) -> str:
+    """A conversation of its own: nothing said in an earlier `ask` or `chat` leaks into it."""
+    return f"{CLI_CONVERSATIONS}{mode}:{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
+
+
+async def _conversation(service, mode: str, resume: bool) -> str:
+    if resume:
+        latest = await service.last_conversation(CLI_CONVERSATIONS)
+        if latest:
+            return latest
+        print("nothing to continue: starting a new conversation", file=sys.stderr)
+    return new_conversation(mode)
+
+
 async def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    """Answer one question with cited sources."""
+    """Answer one question with cited sources; a fresh conversation unless --continue."""
     async with open_service(settings) as service:
-        answer = await service.ask(" ".join(args.question), conversation="cli")
+        conversation = await _conversation(service, "ask", args.resume)
+        answer = await service.ask(" ".join(args.question), conversation=conversation)
     print(answer.render())
     return 0
 
@@ -44,6 +66,7 @@ async def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     """A terminal conversation; an empty line or Ctrl-D ends it."""
     async with open_service(settings) as service:
+        conversation = await _conversation(service, "chat", args.resume)
         print("Talk to your biographer (empty line to stop).", file=sys.stderr)
         while True:
             try:
@@ -53,7 +76,7 @@ async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
             if not line.strip():
                 break
             try:
-                answer = await service.ask(line, conversation="cli-chat")
+                answer = await service.ask(line, conversation=conversation)
             except UserFacingError as error:  # a model hiccup should not end the conversation
                 print(f"error: {error.message}" + (f"\n  → {error.hint}" if error.hint else ""), file=sys.stderr)
                 continue
@@ -147,22 +170,41 @@ async def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def render_analysis(status: AnalysisStatus) -> str:
+    """What waits for analysis; loud when the last run left its batch unread."""
+    one = status.pending == 1
+    line = (f"analysis: {status.pending:,} passage{'' if one else 's'} wait{'s' if one else ''} to be read into bio.md"
+            if status.pending else "analysis: everything imported has been read")
+    if status.last_unread:
+        line += (f"\n  the last analysis run ({status.last_unread[:16].replace('T', ' ')} UTC) left its batch unread: "
+                 f"{status.note}; check that the analysis model supports tool calling, then run `biographer analyze`")
+    return line
+
+
 async def cmd_usage(args: argparse.Namespace, settings: Settings) -> int:
-    """Model tokens used per day and role."""
+    """Model tokens used per day and role, and what waits for analysis."""
     async with open_service(settings) as service:
         usage = await service.usage()
-    print(json.dumps(usage, indent=1) if args.json else render_usage(usage, days=args.days))
+        status = await service.analysis_status()
+    if args.json:
+        print(json.dumps({"tokens": usage, "analysis": asdict(status)}, indent=1))
+    else:
+        print(render_usage(usage, days=args.days))
+        print(render_analysis(status))
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from bot.cli import _date
 
-    p = sub.add_parser("ask", help="ask your biographer a question (cited answer)")
+    p = sub.add_parser("ask", help="ask your biographer a question (cited answer; each ask stands alone)")
     p.add_argument("question", nargs="+")
+    p.add_argument("--continue", dest="resume", action="store_true",
+                   help="go on from the last `ask` or `chat` instead of starting afresh")
     p.set_defaults(handler=cmd_ask)
 
     p = sub.add_parser("chat", help="a conversation with your biographer in the terminal")
+    p.add_argument("--continue", dest="resume", action="store_true", help="go on from the last `ask` or `chat`")
     p.set_defaults(handler=cmd_chat)
 
     p = sub.add_parser("bio", help="show bio.md, your living profile")

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import SecretStr
 
 from core.biographer import AgentConfig
-from core.config import Settings
+from core.config import Settings, is_local_url
 from core.errors import UserFacingError
 from core.importers import ImportContext
 from core.memory import Memory
@@ -73,7 +72,7 @@ def build_describer(settings: Settings) -> Describer | None:
     from core.providers.openai_vision import OpenAIDescriber
 
     return OpenAIDescriber(base_url=settings.llm_base_url, api_key=_secret(settings.llm_api_key),
-                           model=settings.llm_vision_model, timeout=settings.llm_timeout_seconds)
+                           model=settings.llm_vision_model, timeout=settings.llm_timeout)
 
 
 def import_context(settings: Settings) -> ImportContext:
@@ -93,11 +92,6 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
                      context=import_context(settings), raw_dir=settings.raw_dir)
 
 
-def is_local_url(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    return host in ("localhost", "::1") or host.startswith("127.") or "." not in host  # "ollama" in compose
-
-
 def build_llm(settings: Settings) -> LLM | None:
     """The chat model client, or None while none is configured: a remote endpoint needs a key,
     and without one nothing is sent anywhere (the biographer then says what to set)."""
@@ -111,7 +105,7 @@ def build_llm(settings: Settings) -> LLM | None:
         models={"chat": settings.llm_model,
                 "analysis": settings.llm_analysis_model or settings.llm_model,
                 "vision": settings.llm_vision_model or settings.llm_model},
-        timeout=settings.llm_timeout_seconds, max_retries=settings.llm_max_retries,
+        timeout=settings.llm_timeout, max_retries=settings.llm_max_retries,
     )
 
 
@@ -123,6 +117,7 @@ def agent_config(settings: Settings) -> AgentConfig:
         question_repeat_days=settings.question_repeat_days,
         owner=settings.owner_aliases[0] if settings.owner_aliases else "the owner",
         zone=timezone_of(settings),
+        context_tokens=settings.llm_context, max_output_tokens=settings.llm_max_output_tokens,
     )
 
 

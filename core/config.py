@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -23,6 +24,18 @@ def _split_list(value: object) -> object:
 
 
 CommaList = Annotated[list[str], NoDecode]
+
+# what a model is assumed to allow when the owner does not say (see Settings.llm_profile)
+REMOTE_CONTEXT_TOKENS = 32_768
+LOCAL_CONTEXT_TOKENS = 8_192
+REMOTE_TIMEOUT_SECONDS = 120.0
+LOCAL_TIMEOUT_SECONDS = 900.0  # a first prompt of a few thousand tokens takes minutes on a small CPU
+
+
+def is_local_url(url: str) -> bool:
+    """A server on this machine, or a one-word host name such as the compose service "ollama"."""
+    host = urlsplit(url).hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.") or "." not in host
 
 
 def system_timezone() -> str:
@@ -80,9 +93,17 @@ class Settings(BaseSettings):
     llm_model: str = "openai/gpt-4o-mini"
     llm_analysis_model: str | None = None  # analysis, reports, consolidation; default: llm_model
     llm_vision_model: str | None = None  # set it to describe photos (a model that reads images)
-    llm_timeout_seconds: float = 120.0
-    llm_max_retries: int = 4  # on 429 and 5xx, with exponential backoff
+    llm_timeout_seconds: float | None = None  # one reply's wait; default 120 s, 900 s for a local model
+    llm_max_retries: int = 4  # on 429, 5xx and refused connections (never on a timeout), with backoff
     llm_daily_token_cap: int = 0  # 0: no cap; reached, new analysis runs stop (answers still run)
+
+    # the model's limits and habits. A local server (Ollama, llama.cpp, LM Studio) answers one
+    # request at a time, slowly, with a small context window: "local" (or "auto" with a base URL on
+    # this machine or a one-word host like the compose service "ollama") waits longer for a reply,
+    # assumes a smaller window and gives chat the reading tools only
+    llm_profile: Literal["auto", "remote", "local"] = "auto"
+    llm_context_tokens: int | None = None  # the model's context window; default 32,768 (local: 8,192)
+    llm_max_output_tokens: int = 1500  # sent as max_tokens, and kept free in the window for the reply
 
     # the biographer agent
     agent_chat_steps: int = 25  # tool calls per chat answer before a forced final answer
@@ -123,6 +144,18 @@ class Settings(BaseSettings):
     _split = field_validator(
         "owner_aliases", "telegram_owner_ids", "discord_owner_ids", mode="before"
     )(_split_list)
+
+    @property
+    def llm_is_local(self) -> bool:
+        return self.llm_profile == "local" or (self.llm_profile == "auto" and is_local_url(self.llm_base_url))
+
+    @property
+    def llm_context(self) -> int:
+        return self.llm_context_tokens or (LOCAL_CONTEXT_TOKENS if self.llm_is_local else REMOTE_CONTEXT_TOKENS)
+
+    @property
+    def llm_timeout(self) -> float:
+        return self.llm_timeout_seconds or (LOCAL_TIMEOUT_SECONDS if self.llm_is_local else REMOTE_TIMEOUT_SECONDS)
 
     @property
     def database_path(self) -> Path:

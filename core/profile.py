@@ -66,6 +66,8 @@ def apply_edit(profile: str, old_text: str, new_text: str, *, section: str | Non
     Empty `old_text` appends `new_text` to `section`; empty `new_text` deletes `old_text`.
     `old_text` must occur exactly once, or the error names the nearest match.
     """
+    if re.search(r"^\s*#{1,6}\s", new_text, re.MULTILINE):
+        raise EditRejected("section headings are fixed", hint="write bullet points under an existing heading")
     if not old_text:
         if not section:
             raise EditRejected("an edit with empty old_text appends, and needs a section",

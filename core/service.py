@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from core.biographer import AgentConfig, Biographer
+from core.biographer import AgentConfig, AnalysisStatus, Biographer
 from core.memory import Memory
 from core.ports import LLM, Progress, no_progress
 from core.profile_book import Clock, utc_now
@@ -23,6 +23,10 @@ class Service:
     async def ask(self, text: str, *, conversation: str = "cli") -> Answer:
         """A cited answer from the owner's sources; the owner's words are kept as a source."""
         return await self.biographer.ask(text, conversation=conversation)
+
+    async def last_conversation(self, prefix: str) -> str | None:
+        """The latest conversation whose key starts with `prefix`, to resume it."""
+        return await self.biographer.last_conversation(prefix)
 
     async def remember(self, text: str, *, when: datetime | None = None) -> Locator:
         """Store the owner's words as a dated source."""
@@ -63,6 +67,10 @@ class Service:
     async def analyze(self, *, progress: Progress = no_progress, max_batches: int | None = None) -> AnalysisResult:
         """Read new material since the last analysis, oldest first, in budgeted batches."""
         return await self.biographer.analyze(progress=progress, max_batches=max_batches)
+
+    async def analysis_status(self) -> AnalysisStatus:
+        """Passages waiting for analysis, and whether the last run left its batch unread."""
+        return await self.biographer.analysis_status()
 
     async def report(self, *, days: int = 7) -> Answer:
         """The pattern report of the last `days`, stored as a document."""

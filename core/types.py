@@ -213,6 +213,7 @@ class Answer:
     citations: list[Citation] = field(default_factory=list)
     removed: int = 0  # citations dropped because they pointed at nothing seen or misquoted
     run_id: int | None = None
+    checked: bool = True  # False: the model looked nothing up, and the text says so
 
     def render(self) -> str:
         """Text followed by its sources, for front ends without richer formatting."""

@@ -1,0 +1,90 @@
+"""Tool calls that arrive as plain text. Small and local models often write the markup of their
+chat template instead of a native call (`<tool_call>{"name": ..., "arguments": ...}</tool_call>`
+from Qwen and Hermes, a bare JSON object, `[TOOL_CALLS]` from Mistral), or leave stray tags
+(`<tools></tools>`) when they mean no call at all. Such text is a call, or nothing: never an
+answer shown to the owner."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+
+from core.ports import Completion, ToolCall
+
+_TAGGED_RE = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL | re.IGNORECASE)
+_FUNCTION_RE = re.compile(r"<function=([\w.-]+)>\s*(\{.*?\})\s*</function>", re.DOTALL)
+_FENCE_RE = re.compile(r"^```(?:json|tool_call|tool_code)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
+# markup left behind once the calls are taken out, or written with no call at all
+_STRAY_RE = re.compile(r"</?\s*(?:tools|tool_call|tool_calls|tool_response|function_calls?)\s*/?>|\[TOOL_CALLS\]",
+                       re.IGNORECASE)
+
+
+def _call(obj: object, n: int, tools: Collection[str], *, tagged: bool) -> ToolCall | None:
+    """A call from {"name", "arguments"|"parameters"}; untagged JSON only when it names a tool."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+        return None
+    function = obj.get("function")
+    if isinstance(function, dict) and "name" in function:  # {"type": "function", "function": {...}}
+        obj = function
+    name = obj["name"]
+    if not tagged and name not in tools:
+        return None
+    arguments = obj.get("arguments", obj.get("parameters", {}))
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    return ToolCall(id=f"text_call_{n}", name=name, arguments=arguments)
+
+
+def _json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None
+
+
+def parse_text_calls(content: str, tools: Collection[str]) -> tuple[list[ToolCall], str]:
+    """(calls found in `content`, the text that is left). The text is stripped of tool markup."""
+    calls: list[ToolCall] = []
+    rest = content
+    for match in _TAGGED_RE.finditer(content):
+        parsed = _json(match.group(1))
+        for obj in parsed if isinstance(parsed, list) else [parsed]:
+            call = _call(obj, len(calls), tools, tagged=True)
+            if call is None and match.group(1).strip():
+                # tagged but not JSON we can read: still a call, whose broken arguments go back to the model
+                call = ToolCall(id=f"text_call_{len(calls)}", name=_guess_name(match.group(1)),
+                                arguments=match.group(1))
+            if call:
+                calls.append(call)
+        rest = rest.replace(match.group(0), "")
+    for match in _FUNCTION_RE.finditer(rest):
+        calls.append(ToolCall(id=f"text_call_{len(calls)}", name=match.group(1), arguments=match.group(2)))
+        rest = rest.replace(match.group(0), "")
+    if not calls:
+        body = rest.replace("[TOOL_CALLS]", "").strip()
+        fenced = _FENCE_RE.match(body)
+        parsed = _json(fenced.group(1) if fenced else body)
+        for obj in parsed if isinstance(parsed, list) else [parsed]:
+            call = _call(obj, len(calls), tools, tagged="[TOOL_CALLS]" in rest)
+            if call:
+                calls.append(call)
+        if calls:
+            rest = ""
+    return calls, _STRAY_RE.sub("", rest).strip()
+
+
+def _guess_name(text: str) -> str:
+    match = re.search(r'"name"\s*:\s*"([^"]+)"', text)
+    return match.group(1) if match else "unreadable_tool_call"
+
+
+def with_text_calls(completion: Completion, tools: Collection[str]) -> Completion:
+    """The completion with any text-markup calls made native, and its text cleaned."""
+    if completion.tool_calls or not completion.content:
+        return completion
+    calls, rest = parse_text_calls(completion.content, tools)
+    if not calls and rest == completion.content.strip():
+        return completion
+    return Completion(content=rest or None, tool_calls=calls, usage=completion.usage, model=completion.model,
+                      finish_reason=completion.finish_reason)
