@@ -59,13 +59,11 @@ SCHEMAS: dict[str, tuple[str, dict, list[str]]] = {
     "search": ("Hybrid search (meaning + keywords) over all the owner's sources. Returns passages with locators.",
                {"query": _s("what to look for", minLength=1),
                 "limit": _i("how many passages, 1-20", minimum=1, maximum=MAX_SEARCH),
-                "mode": _s("hybrid (default), keyword or semantic", enum=["hybrid", "keyword", "semantic"]),
-                "kinds": {"type": "array", "items": {"type": "string"}, "description": "only these source kinds"}},
+                "mode": _s("hybrid (default), keyword or semantic", enum=["hybrid", "keyword", "semantic"])},
                ["query"]),
     "grep": ("Every occurrence of a word or phrase (or regex), in time order, paginated.",
              {"pattern": _s("word, phrase or regular expression", minLength=1), "regex": {"type": "boolean"},
-              "page": _i("page number, from 1", minimum=1), "oldest_first": {"type": "boolean"},
-              "kinds": {"type": "array", "items": {"type": "string"}, "description": "only these source kinds"}},
+              "page": _i("page number, from 1", minimum=1), "oldest_first": {"type": "boolean"}},
              ["pattern"]),
     "read_source": ("Read the source text at a locator, widened by `window` characters each side.",
                     {"locator": _s("docN:START-END as returned by search or grep", pattern=LOCATOR_PATTERN),
@@ -103,15 +101,20 @@ _FILTERED = ("search", "grep")  # the tools that take person/since/until
 
 
 def _filters(catalogue: Catalogue) -> dict:
+    # small models fill in every argument they see: each filter says to leave it out by default
     people = catalogue.people[:PEOPLE_LISTED]
     named = (f"; people here: {', '.join(attribute(p) for p in people)}"
              + (", …" if len(catalogue.people) > PEOPLE_LISTED else "")) if people else ""
-    span = f" ({catalogue.span()})" if catalogue.first else ""
     return {
-        "person": _s(f"only text where this person speaks (any of their names){named}"),
-        "since": _s(f"only from this date, YYYY-MM-DD{span}; leave out unless the question names a time"),
-        "until": _s("only up to this date, YYYY-MM-DD (inclusive); leave out unless the question names a time"),
+        "person": _s(f"leave out, unless the question is about what one person said{named}"),
+        "since": _s("YYYY-MM-DD; leave out, unless the question names a time"),
+        "until": _s("YYYY-MM-DD, inclusive; leave out, unless the question names a time"),
     }
+
+
+def _kinds(catalogue: Catalogue) -> dict:
+    items: dict = {"type": "string", "enum": list(catalogue.kinds)} if catalogue.kinds else {"type": "string"}
+    return {"type": "array", "items": items, "description": "leave out to search every kind of source"}
 
 
 def tool_schemas(names: tuple[str, ...] | None = None, catalogue: Catalogue = Catalogue()) -> list[dict]:
@@ -122,10 +125,7 @@ def tool_schemas(names: tuple[str, ...] | None = None, catalogue: Catalogue = Ca
             continue
         props = dict(props)
         if name in _FILTERED:
-            props |= _filters(catalogue)
-            if catalogue.kinds:
-                props["kinds"] = {"type": "array", "items": {"type": "string", "enum": list(catalogue.kinds)},
-                                  "description": "only these source kinds"}
+            props |= _filters(catalogue) | {"kinds": _kinds(catalogue)}
         out.append({"type": "function", "function": {
             "name": name, "description": description,
             "parameters": {"type": "object", "properties": props, "required": required,

@@ -14,7 +14,7 @@ from core.ports import Completion, ToolCall
 
 _TAGGED_RE = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL | re.IGNORECASE)
 _FUNCTION_RE = re.compile(r"<function=([\w.-]+)>\s*(\{.*?\})\s*</function>", re.DOTALL)
-_FENCE_RE = re.compile(r"^```(?:json|tool_call|tool_code)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
+_FENCE_RE = re.compile(r"^```(?:json|tool_call|tool_code)?\s*(.*?)\s*(?:```|$)", re.DOTALL | re.IGNORECASE)
 # markup left behind once the calls are taken out, or written with no call at all
 _STRAY_RE = re.compile(r"</?\s*(?:tools|tool_call|tool_calls|tool_response|function_calls?)\s*/?>|\[TOOL_CALLS\]",
                        re.IGNORECASE)
@@ -40,7 +40,47 @@ def _json(text: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError:
+        return _repaired(text)
+
+
+def _repaired(text: str) -> object:
+    """A JSON object cut short (a reply that hit its length limit mid-call), closed after its last
+    complete member: `{"name": "search", "arguments": {"query": "x", "lim` reads as the call
+    with the query. None when no prefix of it closes into JSON."""
+    text = text.strip()
+    if not text.startswith(("{", "[")):
         return None
+    cuts = [len(text)] + [i for i, char in enumerate(text) if char in ",{["][::-1]
+    for cut in cuts[:200]:
+        head = text[:cut].rstrip().rstrip(",")
+        closing = _closers(head)
+        if closing is None:
+            continue
+        try:
+            return json.loads(head + closing)
+        except json.JSONDecodeError:
+            continue
+    return None
+
+
+def _closers(head: str) -> str | None:
+    """The brackets that close `head`, or None when it ends inside a string."""
+    stack, in_string, escaped = [], False, False
+    for char in head:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append("}" if char == "{" else "]")
+        elif char in "}]" and stack:
+            stack.pop()
+    return None if in_string else "".join(reversed(stack))
 
 
 def parse_text_calls(content: str, tools: Collection[str]) -> tuple[list[ToolCall], str]:

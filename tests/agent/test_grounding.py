@@ -30,6 +30,11 @@ def test_tool_markup_in_text_is_parsed_and_never_shown() -> None:
     assert parse_text_calls("<tools></tools>", TOOLS) == ([], "")
     assert parse_text_calls("<tool_call>", TOOLS) == ([], "")
     assert parse_text_calls('{"name": "Maya", "arguments": 1}', TOOLS)[0] == []
+    # a call cut at the length limit (seen from a 1.5B model) runs with its complete arguments
+    cut = '```json\n{"name": "search", "arguments": {"query": "sign lease", "limit": 1, "kinds": ["markdown", "tel'
+    [call], rest = parse_text_calls(cut, TOOLS)
+    assert (call.name, rest) == ("search", "")
+    assert call.arguments == '{"query": "sign lease", "limit": 1, "kinds": ["markdown"]}'
     # a tagged call with broken JSON is still a call: its error goes back to the model
     [broken], _ = parse_text_calls('<tool_call>{"name": "search", "arguments": {"query": "a"', TOOLS)
     assert broken.name == "search"
