@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,7 +20,17 @@ from storage import chunks as chunk_store
 from storage import messages as message_store
 from storage import people as people_store
 from storage import profile as profile_store
+from storage.db import open_database, set_busy_deadline
 from storage.meta import get_meta
+
+
+@asynccontextmanager
+async def open_store(path: Path, *, busy_seconds: float) -> AsyncIterator[aiosqlite.Connection]:
+    """The store at `path` (created and migrated if needed), whose writes wait up to `busy_seconds`
+    for another process's write lock."""
+    async with open_database(path) as conn:
+        set_busy_deadline(conn, busy_seconds)
+        yield conn
 
 
 class Memory:

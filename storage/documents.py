@@ -45,6 +45,14 @@ async def find_by_identity(conn: aiosqlite.Connection, identity: str) -> int | N
     return row[0] if row else None
 
 
+async def find_by_identity_prefix(conn: aiosqlite.Connection, prefix: str) -> list[DocumentRow]:
+    """Documents whose identity starts with `prefix` (every version of one journal entry)."""
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    async with conn.execute("SELECT * FROM documents WHERE identity >= ? AND identity < ? ORDER BY id",
+                            (prefix, upper)) as cur:
+        return [_row(row) for row in await cur.fetchall()]
+
+
 async def insert_document(
     conn: aiosqlite.Connection,
     *,

@@ -25,6 +25,29 @@ class UnmatchedSender:
     messages: int
 
 
+@dataclass(frozen=True)
+class Appearance:
+    """How a person appears in one source."""
+
+    document_id: int
+    document: str
+    messages: int
+    first: str | None  # UTC ISO
+    last: str | None
+
+
+async def appearances(conn: aiosqlite.Connection, names: tuple[str, ...]) -> list[Appearance]:
+    """The sources where any of `names` wrote, with counts and first and last times."""
+    if not names:
+        return []
+    marks = ",".join("?" * len(names))
+    async with conn.execute(
+            f"SELECT d.id, d.name, COUNT(*), MIN(m.time), MAX(m.time) FROM messages m "
+            f"JOIN documents d ON d.id = m.document_id WHERE m.sender IN ({marks}) "
+            f"GROUP BY d.id ORDER BY MAX(m.time) DESC", names) as cur:
+        return [Appearance(*row) for row in await cur.fetchall()]
+
+
 async def sync_from_messages(conn: aiosqlite.Connection) -> int:
     """Every sender not yet known becomes a person of their own; returns how many were added."""
     async with transaction(conn):
