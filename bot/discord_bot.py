@@ -138,7 +138,7 @@ class BiographerClient(discord.Client):
         self.frontend = frontend
         self.tree = BiographerTree(self)
         for command in COMMANDS:
-            self.tree.add_command(slash_command(command, frontend))
+            self.tree.add_command(slash_command(command, frontend, in_servers=bool(frontend.guild_ids)))
 
     async def setup_hook(self) -> None:
         await self.tree.sync()
@@ -147,8 +147,10 @@ class BiographerClient(discord.Client):
         await self.frontend.on_message(message)
 
 
-def slash_command(command: Command, frontend: DiscordFrontend) -> app_commands.Command:
-    """A shared command as a slash command, its options from the command's parameters."""
+def slash_command(command: Command, frontend: DiscordFrontend, *, in_servers: bool) -> app_commands.Command:
+    """A shared command as a slash command, its options from the command's parameters. Discord is
+    told to offer it only in the bot's DM (and servers, when the owner allowed some); the tree's
+    check refuses it anywhere else all the same."""
     async def callback(interaction: discord.Interaction, **values: Any) -> None:
         chat = InteractionChat(frontend, interaction)
         await interaction.response.defer(thinking=True)
@@ -165,6 +167,8 @@ def slash_command(command: Command, frontend: DiscordFrontend) -> app_commands.C
     callback.__name__ = callback.__qualname__ = f"slash_{command.name}"
     if command.params:
         callback = app_commands.describe(**{p.name: p.description for p in command.params})(callback)
+    callback = app_commands.allowed_contexts(guilds=in_servers, dms=True, private_channels=False)(callback)
+    callback = app_commands.allowed_installs(guilds=True, users=False)(callback)
     return app_commands.Command(name=command.name, description=command.description[:100], callback=callback)
 
 
@@ -224,35 +228,42 @@ class DiscordFrontend:
             log.error("Discord: turn on the Message Content Intent for the bot in the Developer Portal "
                       "(Bot → Privileged Gateway Intents), then start again")
         elif error is not None:
-            log.error("Discord: the connection ended (%s); the other front ends keep running", type(error).__name__)
+            log.error("Discord: the connection ended (%s); the other front ends keep running", type(error).__name__,
+                      exc_info=error)
 
     # ------------------------------------------------------------ access: decided here only
 
     def is_owner(self, user: discord.abc.User) -> bool:
         return str(user.id) in self.owner_ids
 
-    def _place_allowed(self, guild_id: int | None) -> bool:
-        return guild_id is None or str(guild_id) in self.guild_ids
+    def _place_allowed(self, *, guild_id: int | None, bot_dm: bool) -> bool:
+        """The owner's DM with the bot, or a server the owner listed. Never a DM or group between
+        other people (where a user-installed app can be used), never another server."""
+        return str(guild_id) in self.guild_ids if guild_id is not None else bot_dm
 
     async def check(self, interaction: discord.Interaction) -> bool:
-        """Every slash command and button: the owner, in a DM or an allowed server. Anyone else,
-        or the owner in another server's channel, gets a short answer only they can see."""
+        """Every slash command and button: the owner, in the bot's DM or an allowed server. Anyone
+        else, or the owner anywhere else, gets a short answer only they can see, and nothing runs."""
         if not self.is_owner(interaction.user):
             await interaction.response.send_message(REFUSAL, ephemeral=True)
             return False
-        if not self._place_allowed(interaction.guild_id):
+        bot_dm = not interaction.context.private_channel and interaction.channel is not None \
+            and interaction.channel.type == discord.ChannelType.private
+        if not self._place_allowed(guild_id=interaction.guild_id, bot_dm=bot_dm):
             await interaction.response.send_message(NOT_HERE, ephemeral=True)
             return False
         return True
 
     async def allowed(self, message: discord.Message) -> bool:
-        """A message: the owner in a DM (or an allowed server); strangers get one refusal, nothing kept."""
+        """A message: the owner in the bot's DM (or an allowed server); strangers get one refusal,
+        nothing of theirs is kept."""
         if message.author.bot:
             return False
-        guild_id = message.guild.id if message.guild else None
+        in_dm = isinstance(message.channel, discord.DMChannel)
+        guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
         if self.is_owner(message.author):
-            return self._place_allowed(guild_id)
-        if guild_id is None and message.author.id not in self._refused:
+            return self._place_allowed(guild_id=guild_id, bot_dm=in_dm)
+        if in_dm and message.author.id not in self._refused:
             self._refused.add(message.author.id)
             await message.channel.send(REFUSAL)
         return False
