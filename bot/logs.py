@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 MASK = "***"
 _TOKEN_SHAPES = re.compile(
-    r"\b\d{5,12}:[A-Za-z0-9_-]{30,}"  # a Telegram bot token
+    r"(?<![0-9])\d{5,12}:[A-Za-z0-9_-]{30,}"  # a Telegram bot token (also inside ".../bot123:AA.../")
     r"|\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}"  # a Discord bot token
     r"|\bsk-[A-Za-z0-9_-]{16,}"  # OpenAI / OpenRouter style keys
     r"|(?<=Bearer )[A-Za-z0-9._~+/=-]{8,}",  # an Authorization header's credentials
