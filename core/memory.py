@@ -16,7 +16,9 @@ from core.ports import Embedder, Progress, no_progress
 from core.search import PersonNames, Searcher
 from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
 from core.spelling_hints import spelling_hints
+from core.errors import UserFacingError
 from storage import chunks as chunk_store
+from storage import documents as document_store
 from storage import messages as message_store
 from storage import people as people_store
 from storage import profile as profile_store
@@ -91,14 +93,26 @@ class Memory:
     async def reindex(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.reindex(progress=progress)
 
+    async def check_filters(self, filters: SearchFilters) -> None:
+        """A kind the store does not hold is a mistake to point out, not an empty result."""
+        if not filters.kinds:
+            return
+        held = await document_store.kinds(self.conn)
+        unknown = [k for k in filters.kinds if k not in held]
+        if unknown:
+            raise UserFacingError(f"no sources of kind {', '.join(map(repr, unknown))}",
+                                  hint="kinds in your store: " + (", ".join(held) or "none yet"))
+
     async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
                      filters: SearchFilters = SearchFilters()) -> list[SearchHit]:
+        await self.check_filters(filters)
         if mode != "keyword":
             await self.indexer.check_model()
         return await self.searcher.search(query, limit=limit, mode=mode, filters=filters)
 
     async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,
                    newest_first: bool = True, filters: SearchFilters = SearchFilters()) -> GrepPage:
+        await self.check_filters(filters)
         return await self.searcher.grep(pattern, regex=regex, page=page, page_size=page_size,
                                         newest_first=newest_first, filters=filters)
 
