@@ -6,6 +6,9 @@ from pathlib import Path
 
 from core.errors import UnsupportedFormat
 from core.importers.base import Importer, ImportContext, read_head
+from core.importers.calendar_ics import CalendarImporter
+from core.importers.chatgpt import ChatGPTImporter
+from core.importers.claude import ClaudeImporter
 from core.importers.telegram import TelegramImporter
 from core.importers.text import TextImporter, looks_like_text
 from core.importers.audio import AudioImporter
@@ -15,7 +18,11 @@ from core.importers.email import EmlImporter, EmlxImporter, MboxImporter
 from core.importers.image import ImageImporter
 from core.importers.imessage import IMessageImporter
 from core.importers.meta import MetaImporter
+from core.importers.signal_export import SignalExportImporter
+from core.importers.slack import SlackImporter
+from core.importers.transcript import TranscriptImporter
 from core.importers.whatsapp import WhatsAppImporter
+from core.importers.whatsapp_ios import WhatsAppIOSImporter
 from core.importers.whatsapp_zip import WhatsAppZipImporter
 
 __all__ = ["ImportContext", "Importer", "default_importers", "pick_importer"]
@@ -24,11 +31,15 @@ __all__ = ["ImportContext", "Importer", "default_importers", "pick_importer"]
 def default_importers() -> list[Importer]:
     """Most specific first: a WhatsApp export is also a .txt file."""
     return [
-        # chat exports, recognised by content
-        WhatsAppZipImporter(), WhatsAppImporter(), TelegramImporter(),
+        # chat exports, recognised by content (zips and named files of a known export first)
+        WhatsAppZipImporter(), SlackImporter(), SignalExportImporter(),
+        WhatsAppImporter(), TelegramImporter(),
         DiscordChatExporterImporter(), DiscordPackageImporter(), MetaImporter(),
-        IMessageImporter(),
+        ChatGPTImporter(), ClaudeImporter(),
+        IMessageImporter(), WhatsAppIOSImporter(),
         MboxImporter(), EmlxImporter(), EmlImporter(),
+        # dated records: meeting transcripts and calendars
+        TranscriptImporter(), CalendarImporter(),
         # documents and media, recognised by extension and magic bytes
         DocumentImporter(), AudioImporter(), ImageImporter(),
         TextImporter(),
