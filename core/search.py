@@ -13,7 +13,7 @@ import numpy as np
 from core import ranking
 from core.ranking import keyword_query, parse_time
 from core.errors import LocatorError, UserFacingError
-from core.ingest import utc_iso
+from core.times import utc_iso
 from core.ports import Embedder
 from core.types import DOCUMENT_END, GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText
 from storage import chunks as chunk_store
