@@ -106,6 +106,7 @@ def build_llm(settings: Settings) -> LLM | None:
                 "analysis": settings.llm_analysis_model or settings.llm_model,
                 "vision": settings.llm_vision_model or settings.llm_model},
         timeout=settings.llm_timeout, max_retries=settings.llm_max_retries,
+        stop_blank_runs=settings.llm_is_local,
     )
 
 

@@ -24,11 +24,14 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 15.0  # a server that does not accept the connection in this long is down
 MAX_BACKOFF = 30.0
+# small local models pad a reply with blank lines up to the length limit (Qwen2.5-Coder-1.5B after
+# a fenced tool call: 256 of 256 tokens, some four minutes on a small CPU); no answer needs five
+BLANK_RUN = "\n\n\n\n\n"
 
 
 class OpenAIChat:
     def __init__(self, *, base_url: str, api_key: str | None, models: dict[str, str],
-                 timeout: float = 120.0, max_retries: int = 4) -> None:
+                 timeout: float = 120.0, max_retries: int = 4, stop_blank_runs: bool = False) -> None:
         # local servers (Ollama, LM Studio) accept any key, but the client insists on one
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed",
                                           timeout=openai.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
@@ -38,6 +41,8 @@ class OpenAIChat:
         self.timeout = timeout
         self.max_retries = max_retries
         self.forces_tool_calls = True  # until the server refuses tool_choice "required" once
+        # only for local servers: some hosted reasoning models refuse a `stop` parameter
+        self.stop = [BLANK_RUN] if stop_blank_runs else None
 
     def model_for(self, role: str) -> str:
         return self._models.get(role) or self._models["chat"]
@@ -55,6 +60,8 @@ class OpenAIChat:
                         "tool_choice": "required" if tool_choice == "required" and self.forces_tool_calls else "auto"}
         if max_tokens:
             request["max_tokens"] = max_tokens
+        if self.stop:
+            request["stop"] = self.stop
         endpoint = Endpoint("the model", self.base_url, "BIOGRAPHER_LLM_BASE_URL", "BIOGRAPHER_LLM_API_KEY",
                             name, "BIOGRAPHER_LLM_MODEL (and the analysis/vision models)")
         with endpoint_errors(endpoint, bad_request=lambda _: ModelUnavailable(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import SecretStr
 
 from bot.compose import agent_config, build_llm
 from core.agent.budget import ContextTooSmall, Window, estimate_tokens, prompt_tokens, shorten
@@ -73,6 +74,8 @@ def test_local_endpoints_wait_longer_and_assume_a_smaller_window(settings: Setti
     explicit = local.model_copy(update={"llm_timeout_seconds": 60.0, "llm_context_tokens": 4096})
     assert (explicit.llm_timeout, explicit.llm_context) == (60.0, 4096)
     assert agent_config(local).context_tokens == 8192 and build_llm(local).timeout == 900.0
+    assert build_llm(local).stop == ["\n" * 5] and build_llm(settings.model_copy(
+        update={"llm_api_key": SecretStr("k")})).stop is None
 
 
 async def test_a_timeout_is_never_retried() -> None:
