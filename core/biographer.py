@@ -359,10 +359,10 @@ class Biographer:
                                          tools=ANALYSIS_TOOLS, needs_evidence=lambda reply: True,
                                          cuttable_user=False)
         if result.successful_calls == 0 or result.truncated:
+            note = "not read: cut at the length limit" if result.truncated else NOT_READ
             async with transaction(self.conn):
-                await run_store.set_status(self.conn, turn.run_id, status="unread",
-                                           note=NOT_READ if not result.truncated else "not read: cut at the length limit")
-            log.warning("analysis batch %d left queued: %s", number, NOT_READ)
+                await run_store.set_status(self.conn, turn.run_id, status="unread", note=note)
+            log.warning("analysis batch %d left queued: %s", number, note)
             return turn, False
         async with transaction(self.conn):
             reached: dict[int, int] = {}

@@ -79,7 +79,8 @@ class Window:
 
 CUT_NOTE = ("\n[cut here to fit the model's context window: {count:,} more characters not shown; "
             "search or read_source a narrower range to see them]")
-_CUT_NOTE_RE = re.compile(r"\n\[cut here to fit the model's context window: ([\d,]+) more characters not shown[^\]]*\]$")
+_CUT_NOTE_RE = re.compile(
+    r"\n\[cut here to fit the model's context window: ([\d,]+) more characters not shown[^\]]*\]$")
 _CLOSE = "\n</source>"
 
 

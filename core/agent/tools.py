@@ -5,7 +5,6 @@ tool returned in this run that says it, and `remember` keeps only the owner's ow
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
