@@ -111,7 +111,54 @@ def parse_text_calls(content: str, tools: Collection[str]) -> tuple[list[ToolCal
                 calls.append(call)
         if calls:
             rest = ""
+    if not calls:  # a call inside prose: "To answer this, let me search: ```json {"name": ...} ``` ..."
+        embedded = _embedded_objects(rest, tools)
+        calls += [_call(obj, n, tools, tagged=False) for n, (_, _, obj) in enumerate(embedded)]
+        for start, end, _ in reversed(embedded):
+            rest = rest[:start] + rest[end:]
+        rest = _EMPTY_FENCE_RE.sub("", rest) if calls else rest
     return calls, _STRAY_RE.sub("", rest).strip()
+
+
+_EMBEDDED_RE = re.compile(r'\{\s*"name"\s*:\s*"([\w.-]+)"')
+_EMPTY_FENCE_RE = re.compile(r"```(?:json|tool_call|tool_code)?\s*(?:```|$)", re.IGNORECASE)
+
+
+def _embedded_objects(text: str, tools: Collection[str]) -> list[tuple[int, int, dict]]:
+    """(start, end, object) of the JSON objects naming an offered tool inside other text, in
+    order; one cut off by the end of the text is repaired."""
+    found = []
+    for match in _EMBEDDED_RE.finditer(text):
+        if match.group(1) not in tools or (found and match.start() < found[-1][1]):
+            continue
+        end = _object_end(text, match.start())
+        parsed = _json(text[match.start():end])
+        if isinstance(parsed, dict):
+            found.append((match.start(), end, parsed))
+    return found
+
+
+def _object_end(text: str, start: int) -> int:
+    """Where the JSON object opening at `start` closes (or the end of the text, if it never does)."""
+    depth, in_string, escaped = 0, False, False
+    for i in range(start, len(text)):
+        char = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
 
 
 def _guess_name(text: str) -> str:

@@ -35,6 +35,12 @@ def test_tool_markup_in_text_is_parsed_and_never_shown() -> None:
     [call], rest = parse_text_calls(cut, TOOLS)
     assert (call.name, rest) == ("search", "")
     assert call.arguments == '{"query": "sign lease", "limit": 1, "kinds": ["markdown"]}'
+    # and one inside prose, as the same model wrote them
+    prose = ('To answer this, let me search: ```json {"name": "search", "arguments": {"query": "lease"}} ``` '
+             "This search might reveal it.")
+    [call], rest = parse_text_calls(prose, TOOLS)
+    assert (call.name, rest) == ("search", "To answer this, let me search:  This search might reveal it.")
+    assert parse_text_calls('Maya said {"name": "Porto"} was nice.', TOOLS)[0] == []
     # a tagged call with broken JSON is still a call: its error goes back to the model
     [broken], _ = parse_text_calls('<tool_call>{"name": "search", "arguments": {"query": "a"', TOOLS)
     assert broken.name == "search"
