@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.agent.budget import Window
-from core.agent.schemas import ToolError
+from core.agent.schemas import SCHEMAS, ToolError
 from core.agent.tool_markup import with_text_calls
 from core.agent.tools import Toolbox, Turn
 from core.ports import LLM, Completion, Usage
@@ -77,7 +77,9 @@ class ToolLoop:
         while True:
             completion = await self._complete(messages, result, tools=tools, cuttable=cuttable,
                                               tool_choice="required" if force else "auto")
-            completion = with_text_calls(completion, self.schemas)
+            # any of the agent's tool names counts, offered or not: an unoffered one is answered
+            # with the list of tools, instead of reaching the owner as text
+            completion = with_text_calls(completion, SCHEMAS.keys() | self.schemas.keys())
             force = False
             if not completion.tool_calls:
                 text, result.truncated = await self._whole_text(messages, completion, result, cuttable)

@@ -4,6 +4,8 @@ the output limit is continued or marked, and a batch the model did not read stay
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.agent.loop import CONTINUE, CUT_MARK, NUDGE
 from core.agent.tool_markup import parse_text_calls
 from core.biographer import CUT_REPORT, NOT_READ, UNCHECKED
@@ -176,6 +178,17 @@ async def test_a_cut_report_says_so(service: Service, fake_openai: FakeOpenAISer
     fake_openai.reply(" and", finish_reason="length")
     answer = await service.report(days=7)
     assert answer.text.startswith(CUT_REPORT)
+
+
+async def test_a_text_call_of_a_tool_not_offered_is_answered_not_shown(seeded: Service,
+                                                                      fake_openai: FakeOpenAIServer) -> None:
+    seeded.biographer.config = replace(seeded.biographer.config, context_tokens=8192)  # chat: reading tools only
+    fake_openai.call("search", {"query": "age"})
+    fake_openai.reply('She is 87. {"name": "edit_profile", "arguments": {"old_text": "", "new_text": "87"}}')
+    fake_openai.reply("I could not find her age.")
+    answer = await seeded.ask("How old is Oma?")
+    assert answer.text == "I could not find her age."
+    assert "unknown tool 'edit_profile'; the tools are: grep, read_source, search" in str(fake_openai.requests[-1])
 
 
 def test_small_windows_give_chat_the_reading_tools_only(settings: Settings) -> None:
