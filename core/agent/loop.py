@@ -89,7 +89,7 @@ class ToolLoop:
                     messages += [{"role": "assistant", "content": text or "(no reply)"},
                                  {"role": "user", "content": NUDGE}]
                     continue
-                result.content = text.strip() or EMPTY_ANSWER
+                result.content = _own_words_removed(text) or EMPTY_ANSWER
                 return result
             messages.append(_assistant(completion))
             for call in completion.tool_calls:
@@ -101,7 +101,7 @@ class ToolLoop:
                 final = await self._complete(messages, result, tools=None, cuttable=cuttable)
                 result.forced = True
                 text, result.truncated = await self._whole_text(messages, final, result, cuttable)
-                result.content = text.strip() or EMPTY_ANSWER
+                result.content = _own_words_removed(text) or EMPTY_ANSWER
                 return result
 
     async def _complete(self, messages: list[dict], result: LoopResult, *, tools: list[dict] | None,
@@ -144,6 +144,14 @@ class ToolLoop:
             result.tool_errors += 1
             log.info("tool call %s failed: %s", call.name, error)
             return f"error: {error}"
+
+
+def _own_words_removed(text: str) -> str:
+    """The reply without our own instructions in it: a small model may echo the nudge back as its
+    answer (Qwen2.5-Coder-1.5B did), and that is no answer."""
+    for ours in (NUDGE, CONTINUE, BUDGET_SPENT.split("{budget}")[0]):
+        text = text.replace(ours, "")
+    return text.strip()
 
 
 def _assistant(completion: Completion) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core.agent.loop import CONTINUE, CUT_MARK, NUDGE
+from core.agent.loop import CONTINUE, CUT_MARK, EMPTY_ANSWER, NUDGE
 from core.agent.tool_markup import parse_text_calls
 from core.biographer import CUT_REPORT, NOT_READ, UNCHECKED
 from core.config import Settings
@@ -91,6 +91,14 @@ async def test_the_nudge_is_enough_for_a_model_that_then_looks(seeded: Service, 
     fake_openai.reply(f"You live in Porto [{loc}].")
     answer = await seeded.ask("Where do I live?")
     assert answer.text == "You live in Porto [1]." and answer.checked
+
+
+async def test_an_echo_of_the_nudge_is_no_answer(seeded: Service, fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.reply("Kazan.")
+    fake_openai.call("search", {"query": "Kazan"})
+    fake_openai.reply(NUDGE)  # as Qwen2.5-Coder-1.5B answered
+    answer = await seeded.ask("Where were we going?")
+    assert answer.text == EMPTY_ANSWER
 
 
 async def test_a_server_that_refuses_required_is_asked_with_auto(fake_openai: FakeOpenAIServer) -> None:
