@@ -65,8 +65,24 @@ def _repaired(text: str) -> object:
 
 def _closers(head: str) -> str | None:
     """The brackets that close `head`, or None when it ends inside a string."""
-    stack, in_string, escaped = [], False, False
-    for char in head:
+    chars, open_string = _outside_strings(head)
+    if open_string:
+        return None
+    stack: list[str] = []
+    for _, char in chars:
+        if char in "{[":
+            stack.append("}" if char == "{" else "]")
+        elif char in "}]" and stack:
+            stack.pop()
+    return "".join(reversed(stack))
+
+
+def _outside_strings(text: str, start: int = 0) -> tuple[list[tuple[int, str]], bool]:
+    """(index, character) of what lies outside JSON strings from `start`, and whether the text
+    ends inside one."""
+    out, in_string, escaped = [], False, False
+    for i in range(start, len(text)):
+        char = text[i]
         if in_string:
             if escaped:
                 escaped = False
@@ -76,11 +92,9 @@ def _closers(head: str) -> str | None:
                 in_string = False
         elif char == '"':
             in_string = True
-        elif char in "{[":
-            stack.append("}" if char == "{" else "]")
-        elif char in "}]" and stack:
-            stack.pop()
-    return None if in_string else "".join(reversed(stack))
+        else:
+            out.append((i, char))
+    return out, in_string
 
 
 def parse_text_calls(content: str, tools: Collection[str]) -> tuple[list[ToolCall], str]:
@@ -140,19 +154,9 @@ def _embedded_objects(text: str, tools: Collection[str]) -> list[tuple[int, int,
 
 def _object_end(text: str, start: int) -> int:
     """Where the JSON object opening at `start` closes (or the end of the text, if it never does)."""
-    depth, in_string, escaped = 0, False, False
-    for i in range(start, len(text)):
-        char = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == "{":
+    depth = 0
+    for i, char in _outside_strings(text, start)[0]:
+        if char == "{":
             depth += 1
         elif char == "}":
             depth -= 1
