@@ -135,7 +135,8 @@ async def open_service(settings: Settings, *, llm: LLM | None = None, embedder: 
     try:
         async with open_memory(settings, embedder=embedder) as memory:
             yield Service(memory=memory, llm=model, config=agent_config(settings),
-                          schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir)
+                          schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
+                          ledger_window_chars=settings.ledger_window_chars)
     finally:
         if llm is None and model is not None:
             await model.close()

@@ -113,6 +113,7 @@ class Settings(BaseSettings):
     agent_chat_tail: int = 6  # earlier chat messages (text only) in each turn's context
     analysis_batch_chars: int = 24_000  # new material shown to one analysis run
     question_repeat_days: int = 7  # an unanswered question is asked again after this many days
+    ledger_window_chars: int = 12_000  # conversation shown to the model at once by ledger extraction
 
     # front ends
     telegram_token: SecretStr | None = None
@@ -146,6 +147,7 @@ class Settings(BaseSettings):
     report_time: str = "18:00"
     analysis_time: str = "03:00"
     backup_time: str = "04:00"
+    ledger_reminder_time: str = "09:00"  # promises due, and follow-ups of what is owed past its date
     backup_keep: int = 7
     schedule_grace_hours: float = 6.0  # a run missed while down is made up on start within this
 

@@ -7,16 +7,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta, tzinfo
 from pathlib import Path
 
 from core.biographer import AgentConfig, Biographer
 from core.capture import journal_identity_prefix, save_photos, save_recording
-from core.errors import StoreBusy, UserFacingError
+from core.errors import ModelUnavailable, StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
 from core.inbox import Inbox
+from core.ingest import utc_iso
 from core.jobs import PromptBook
+from core.ledger import reminders as ledger_reminders
+from core.ledger.book import Ledger, LedgerItem, LedgerQuery, parse_due
+from core.ledger.conversations import NOT_CONVERSATIONS
+from core.ledger.extraction import ExtractionConfig, ExtractionResult, Extractor
+from core.ledger.people import PersonPage, person_page
+from core.ledger.weekly import with_promises
 from core.memory import Memory
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
@@ -26,6 +33,7 @@ from core.sources import (Forgotten, Source, export_sources, find_sources_by_ide
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
                         SearchFilters, SearchHit, SourceText, TimelineEvent)
 from storage import people as people_store
+from storage import ledger as ledger_store
 from storage.backup import backup_database
 from storage.db import busy_notice
 
@@ -46,10 +54,12 @@ class SavedForwards:
 class Service:
     def __init__(self, *, memory: Memory, llm: LLM | None = None, config: AgentConfig = AgentConfig(),
                  clock: Clock = utc_now, schedule: ScheduleDefaults = ScheduleDefaults(),
-                 data_dir: Path | None = None) -> None:
+                 data_dir: Path | None = None, ledger_window_chars: int = 12_000) -> None:
         self.memory = memory
         self.llm = llm
         self.biographer = Biographer(memory, llm, config=config, clock=clock)
+        self.ledger = Ledger(memory.conn, owner_aliases=memory.context.owner_aliases | {config.owner}, clock=clock)
+        self.ledger_window_chars = ledger_window_chars
         self.preferences = PreferenceStore(memory.conn, schedule)
         self.prompts = PromptBook(memory.conn)
         self.data_dir = data_dir
@@ -183,9 +193,22 @@ class Service:
         (see core/export.py); returns what was written, by kind."""
         from core.export import export_all
 
-        return await export_all(self.memory.conn, directory, read_document=self.memory.searcher.read_document,
-                                bio=await self.bio(), history=await self.bio_history(limit=2**31),
-                                timeline=await self.timeline(), questions=await self.open_questions())
+        written = await export_all(self.memory.conn, directory, read_document=self.memory.searcher.read_document,
+                                   bio=await self.bio(), history=await self.bio_history(limit=2**31),
+                                   timeline=await self.timeline(), questions=await self.open_questions())
+        written["ledger items"] = await self._export_ledger(directory / "data" / "ledger.jsonl")
+        return written
+
+    async def _export_ledger(self, path: Path) -> int:
+        from dataclasses import asdict
+
+        from core.export import JsonLines
+
+        out = JsonLines(path)
+        for item in await ledger_store.export_items(self.memory.conn):
+            out.write(asdict(item))
+        out.close()
+        return out.count
 
     async def backup(self, directory: Path, *, stamp: datetime, keep: int) -> Path:
         """A consistent copy of the store (safe while it is in use), keeping the newest `keep`."""
@@ -266,8 +289,12 @@ class Service:
         return await self.biographer.analyze(progress=progress, max_batches=max_batches)
 
     async def report(self, *, days: int = 7) -> Answer:
-        """The pattern report of the last `days`, stored as a document."""
-        return await self.biographer.report(days=days)
+        """The pattern report of the last `days`, stored as a document, followed by the promises made
+        in those days and those still open (from the ledger, exactly)."""
+        answer = await self.biographer.report(days=days)
+        until = self.biographer.clock()
+        return await with_promises(answer, self.memory.conn, since=until - timedelta(days=days), until=until,
+                                   zone=self.biographer.config.zone)
 
     async def consolidate(self, *, force: bool = False) -> bool:
         """True if the profile was replaced by a verified, coherent rewrite."""
@@ -288,3 +315,67 @@ class Service:
 
     async def set_paused(self, paused: bool) -> None:
         await self.preferences.set_paused(paused)
+
+    # ------------------------------------------------------------ the ledger
+
+    async def ledger_items(self, query: LedgerQuery = LedgerQuery()) -> list[LedgerItem]:
+        """Every ledger item that matches (promises, debts, recommendations, facts), with sources."""
+        return await self.ledger.items(query)
+
+    async def ledger_item(self, item_id: int) -> LedgerItem:
+        return await self.ledger.item(item_id)
+
+    def due_date(self, text: str) -> date:
+        """A due date as the owner types it (2024-05-10, tomorrow, friday, in 3 days), in their zone."""
+        return parse_due(text, today=self.biographer.clock().astimezone(self.biographer.config.zone).date())
+
+    async def add_ledger_item(self, kind: str, text: str, *, person: str | None = None, due: date | None = None,
+                              category: str | None = None, new_person: bool = False) -> tuple[LedgerItem, bool]:
+        """An item the owner adds by hand; (item, False) when it was already kept (this adds a source)."""
+        return await self.ledger.add(kind, text, person=person, due=due, category=category, new_person=new_person)
+
+    async def set_ledger_status(self, item_id: int, status: str, *, via: str = "cli") -> LedgerItem:
+        """The owner marks an item done, dropped, in progress or open again."""
+        return await self.ledger.set_status(item_id, status, via=via)
+
+    async def extract_ledger(self, *, max_windows: int | None = None,
+                             progress: Progress = no_progress) -> ExtractionResult:
+        """Read conversations not read yet into the ledger (checked proposals only)."""
+        if self.llm is None:
+            raise ModelUnavailable("reading conversations into the ledger needs a language model",
+                                   hint="set BIOGRAPHER_LLM_API_KEY, or point BIOGRAPHER_LLM_BASE_URL at a local "
+                                        "server (see .env.example)")
+        config = self.biographer.config
+        extractor = Extractor(self.memory.conn, self.llm, self.ledger, config=ExtractionConfig(
+            window_chars=self.ledger_window_chars, daily_token_cap=config.daily_token_cap, owner=config.owner,
+            owner_aliases=self.memory.context.owner_aliases, zone=config.zone))
+        return await extractor.run(max_windows=max_windows, progress=progress)
+
+    async def ledger_pending(self) -> bool:
+        """Whether some conversation waits to be read into the ledger."""
+        return bool(await ledger_store.pending_documents(self.memory.conn, exclude_kinds=NOT_CONVERSATIONS))
+
+    async def person_page(self, name: str) -> PersonPage:
+        """Who someone is to the owner, last contact, what is open both ways, where they appear."""
+        await people_store.sync_from_messages(self.memory.conn)
+        return await person_page(self.memory.conn, self.ledger, name)
+
+    async def ledger_reminders(self, *, today: date) -> ledger_reminders.ReminderBatch:
+        """What to remind the owner of today (promises due, follow-ups drafted for what is owed)."""
+        config = self.biographer.config
+        drafted = []
+        for reminder in await ledger_reminders.due(self.memory.conn, today=today):
+            if reminder.kind == "follow_up":
+                draft = await ledger_reminders.draft_follow_up(reminder.item, llm=self.llm, zone=config.zone,
+                                                               owner=config.owner)
+                reminder = replace(reminder, draft=draft)
+            drafted.append(reminder)
+        text = ledger_reminders.render(drafted, today=today, zone=config.zone) if drafted else ""
+        return ledger_reminders.ReminderBatch(tuple(drafted), text)
+
+    async def record_reminders(self, batch: ledger_reminders.ReminderBatch, *, at: datetime) -> None:
+        """Remember these as sent (before sending: a restart must never send them twice)."""
+        await ledger_reminders.record(self.memory.conn, batch, at=utc_iso(at))
+
+    async def unrecord_reminders(self, batch: ledger_reminders.ReminderBatch) -> None:
+        await ledger_reminders.unrecord(self.memory.conn, batch)
