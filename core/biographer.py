@@ -141,14 +141,16 @@ class Biographer:
         tail = await chat_store.tail(self.conn, conversation, limit=self.config.chat_tail)
         user = [{"role": role, "content": said} for role, said in tail] + [{"role": "user", "content": text}]
         result, turn = await self._agent(kind="chat", prompt="chat", role="chat", budget=self.config.chat_steps,
-                                         user=user, edit_kind="correction")
+                                         user=user, turn=Turn(run_id=None, owner_said=text), edit_kind="correction")
         answer = await self._cited(result, turn)
         async with transaction(self.conn):
             now = iso(self.clock())
             await chat_store.add_turn(self.conn, conversation=conversation, role="user", text=text, at=now)
             await chat_store.add_turn(self.conn, conversation=conversation, role="assistant", text=answer.text, at=now)
-        # what the owner tells the biographer is evidence about them, like any other source
-        await self.remember(text, conversation=conversation)
+        # what the owner tells the biographer is evidence about them, like any other source (a ledger
+        # tool may have stored it already, as the source of an item)
+        if turn.owner_source is None:
+            await self.remember(text, conversation=conversation)
         return answer
 
     async def remember(self, text: str, *, when: datetime | None = None, conversation: str = "biographer") -> Locator:

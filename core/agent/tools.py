@@ -11,6 +11,7 @@ from datetime import datetime, time, tzinfo
 from typing import Any
 
 from core.agent.citations import Evidence
+from core.agent.ledger_tools import LEDGER_SCHEMAS, LedgerTools
 from core.errors import UserFacingError
 from core.memory import Memory
 from core.profile import EditRejected
@@ -88,6 +89,7 @@ SCHEMAS: dict[str, tuple[str, dict, list[str]]] = {
     "remember": ("Store something the owner told you in this chat as a dated source, so it can be cited.",
                  {"text": _s("the owner's words (or a faithful summary of them)"),
                   "when": _s("when it happened, YYYY-MM-DD, if the owner said")}, ["text"]),
+    **LEDGER_SCHEMAS,
 }
 
 _TYPES = {"string": str, "integer": int, "boolean": bool, "array": list}
@@ -143,6 +145,8 @@ class Turn:
     questions_added: int = 0
     questions_resolved: list[int] = field(default_factory=list)
     events_added: int = 0
+    owner_said: str = ""  # the owner's message this run answers (the ledger tools' source)
+    owner_source: Locator | None = None  # where that message was stored, once a tool stored it
 
 
 def _escape(text: str) -> str:
@@ -150,7 +154,7 @@ def _escape(text: str) -> str:
     return text.replace("</source", "<\\/source").replace("<source", "<\\source")
 
 
-class Toolbox:
+class Toolbox(LedgerTools):
     def __init__(self, *, memory: Memory, book: ProfileBook, zone: tzinfo, remember: Remember) -> None:
         self.memory = memory
         self.conn = memory.conn
