@@ -58,9 +58,10 @@ class ReplyButtons(discord.ui.View):
     def __init__(self, frontend: DiscordFrontend, reply: Reply) -> None:
         super().__init__(timeout=300)
         self.frontend = frontend
-        for spec in reply.buttons:
+        for n, spec in enumerate(reply.buttons):
             button = discord.ui.Button(label=spec.label, style=discord.ButtonStyle.danger
-                                       if spec is reply.buttons[0] else discord.ButtonStyle.secondary)
+                                       if spec is reply.buttons[0] else discord.ButtonStyle.secondary,
+                                       row=min(n // 2, 4))  # in pairs, as on Telegram: Done / Drop
             button.callback = self._press(spec.action)
             self.add_item(button)
 

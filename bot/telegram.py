@@ -234,7 +234,8 @@ class TelegramFrontend:
         markup = None
         if reply.buttons:
             markup = InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.action)
-                                            for b in reply.buttons]])
+                                            for b in reply.buttons[row:row + 2]]
+                                           for row in range(0, len(reply.buttons), 2)])  # pairs: Done / Drop
         pieces = split_message(reply.text, TELEGRAM_LIMIT) or ([] if reply.files else ["(nothing to show)"])
         sent = message
         for i, piece in enumerate(pieces):
