@@ -184,7 +184,7 @@ class MemoryApi:
         self.conn = memory.conn
 
     async def index_state(self) -> IndexState:
-        passages, pending = await chunk_store.count_chunks(self.conn)
+        passages, pending = await listing.index_counts(self.conn)
         return IndexState(generation=await listing.generation(self.conn), passages=passages, pending=pending)
 
     async def capabilities(self, client: Client) -> dict:

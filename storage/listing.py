@@ -19,6 +19,17 @@ async def generation(conn: aiosqlite.Connection) -> int:
     return row[0] if row else 0
 
 
+async def index_counts(conn: aiosqlite.Connection) -> tuple[int, int]:
+    """(passages, passages waiting for their embedding), cheaply enough to ask on every search: the
+    total from the documents' own counts, the pending ones through the partial index on them
+    (COUNT over all chunks is a scan: 30 ms at 100k chunks)."""
+    async with conn.execute("SELECT COALESCE(SUM(chunk_count), 0) FROM documents") as cur:
+        (passages,) = await cur.fetchone()
+    async with conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0") as cur:
+        (pending,) = await cur.fetchone()
+    return passages, pending
+
+
 async def removed_at_generation(conn: aiosqlite.Connection, document_id: int) -> int | None:
     """The generation at which a document was removed (forgotten), or None if it never was."""
     async with conn.execute("SELECT generation FROM document_removals WHERE document_id = ?", (document_id,)) as cur:
