@@ -88,7 +88,8 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         epilog="examples:\n  biographer clients add cursor --allow search,read --sections chats,notes\n"
                "  biographer clients add claude-desktop --allow search,read,list,save --json\n"
                "  biographer clients list\n  biographer clients revoke cursor")
-    actions = clients.add_subparsers(dest="clients_action", metavar="ACTION")
+    actions = clients.add_subparsers(dest="clients_action", metavar="ACTION",
+                                     help="add, list or revoke (default: list)")
     add = actions.add_parser("add", parents=[parent], formatter_class=_FORMAT,
                              help="a new client and its token (printed once)",
                              epilog="example:\n  biographer clients add cursor --allow search,read,list,save")

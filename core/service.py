@@ -66,10 +66,6 @@ class Service:
         """The zone the owner's times are shown in."""
         return self.memory.context.timezone
 
-    @property
-    def has_model(self) -> bool:
-        return self.llm is not None
-
     # ------------------------------------------------------------ the memory: find and read
 
     async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
