@@ -13,7 +13,7 @@ from pydantic import SecretStr
 from core.biographer import AgentConfig
 from core.config import Settings
 from core.errors import UserFacingError
-from core.importers import ImportContext
+from core.importers.base import ImportContext
 from core.memory import Memory, open_store
 from core.ports import LLM, Describer, Embedder, Transcriber
 from core.preferences import ScheduleDefaults

@@ -114,7 +114,7 @@ async def nightly_analysis(service: Any, *, gate: AgentGate) -> str:
 
 async def ledger_extraction(service: Any, *, gate: AgentGate, max_windows: int | None = None) -> str:
     """Read new conversations into the ledger (the model proposes, code checks, the ledger keeps)."""
-    if not service.has_model:
+    if service.llm is None:
         return "no model"
     async with gate.turn():
         result = await service.extract_ledger(max_windows=max_windows)
@@ -254,7 +254,7 @@ class JobRunner:
 
     async def _ledger_catch_up(self, preferences: Preferences, now: datetime) -> dict[str, str]:
         """Conversations imported since the last tick are read into the ledger now, a few windows a tick."""
-        if not self.service.has_model or now < self._catch_up_after or not await self.service.ledger_pending():
+        if self.service.llm is None or now < self._catch_up_after or not await self.service.ledger_pending():
             return {}
         results = []
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import aiosqlite
 
-from core.importers import ImportContext, Importer, default_importers
-from core.indexer import Indexer
-from core.ingest import Ingestor
+from core.importers.base import ImportContext, Importer
 from core.ports import Embedder, Progress, no_progress
 from core.search import PersonNames, Searcher
 from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
@@ -24,6 +24,10 @@ from storage import people as people_store
 from storage import profile as profile_store
 from storage.db import open_database, set_busy_deadline
 from storage.meta import get_meta
+
+if TYPE_CHECKING:
+    from core.indexer import Indexer
+    from core.ingest import Ingestor
 
 
 @asynccontextmanager
@@ -42,12 +46,26 @@ class Memory:
         self.conn = conn
         self.embedder = embedder
         self.context = context
-        self.ingestor = Ingestor(conn, importers=importers or default_importers(), context=context,
-                                 raw_dir=raw_dir)
-        self.indexer = Indexer(conn, embedder)
+        self.raw_dir = raw_dir
+        self._importers = importers
         # the person filter matches every name the people table knows for that person
         self.searcher = Searcher(conn, embedder,
                                  person_names=person_names or (lambda name: people_store.names_of(conn, name)))
+
+    # importing and embedding load the importers and numpy: only the commands that need them pay
+    @cached_property
+    def ingestor(self) -> Ingestor:
+        from core.importers import default_importers
+        from core.ingest import Ingestor
+
+        return Ingestor(self.conn, importers=self._importers or default_importers(), context=self.context,
+                        raw_dir=self.raw_dir)
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        from core.indexer import Indexer
+
+        return Indexer(self.conn, self.embedder)
 
     async def ingest(self, paths: Sequence[Path], *, progress: Progress = no_progress,
                      index: bool = True) -> IngestReport:

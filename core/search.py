@@ -13,7 +13,7 @@ import numpy as np
 from core import ranking
 from core.ranking import keyword_query, parse_time
 from core.errors import LocatorError, UserFacingError
-from core.ingest import utc_iso
+from core.times import utc_iso
 from core.ports import Embedder
 from core.types import DOCUMENT_END, GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText
 from storage import chunks as chunk_store
@@ -211,7 +211,7 @@ class Searcher:
         if window:
             margin = LINE_MARGIN
             wide_start = max(0, start - margin)
-            wide, wide_end = await self._text_between(loc.document_id, wide_start, min(document.text_length, end + margin))
+            wide, _ = await self._text_between(loc.document_id, wide_start, min(document.text_length, end + margin))
             cut_start = wide.rfind("\n", 0, start - wide_start) + 1 if start > 0 else 0
             newline = wide.find("\n", end - wide_start)
             cut_end = newline if newline != -1 else len(wide)

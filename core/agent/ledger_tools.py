@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.agent.citations import quote_occurs
 from core.errors import UserFacingError
-from core.ingest import utc_iso
+from core.times import utc_iso
 from core.ledger.book import Ledger, LedgerItem, LedgerQuery, check_status
 from core.ledger.matching import content_words, fold
 from core.ledger.proposals import CATEGORIES, FACT_TYPES, KINDS, STATUSES

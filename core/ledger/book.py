@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 import aiosqlite
 
 from core.errors import UserFacingError
-from core.ingest import utc_iso
+from core.times import utc_iso
 from core.ledger.matching import fold, name_words, same_task, same_title
 from core.ledger.proposals import CATEGORIES, FACT_TYPES, KINDS, STATUSES
 from core.ledger.validation import Evidence, ValidItem, ValidUpdate

@@ -12,7 +12,7 @@ from core.ledger.book import OPEN, LedgerItem
 from core.ledger.text import day
 from core.profile_book import parse_iso
 from core.types import Answer, Citation, Locator
-from core.ingest import utc_iso
+from core.times import utc_iso
 from storage import ledger as store
 
 PROMISES = ("commitment", "owed")
