@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import re
 import sys
 from collections.abc import Callable
 from datetime import datetime, time, timezone
@@ -17,7 +18,7 @@ from bot.render import forgotten_text, sources_text
 from core.config import Settings
 from core.errors import UserFacingError
 from core.sources import forget_source, list_sources
-from core.types import GrepPage, SearchFilters, SearchHit
+from core.types import MAX_POSITION, GrepPage, SearchFilters, SearchHit
 from storage.documents import get_document
 
 Handler = Callable[[argparse.Namespace, Settings], "asyncio.Future[int] | int"]
@@ -28,6 +29,25 @@ def _date(value: str) -> datetime:
         return datetime.fromisoformat(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a date: {value!r} (use YYYY-MM-DD)") from None
+
+
+def _whole_number(value: str, *, low: int) -> int:
+    """An argparse type: one line naming the argument when the value is no count (SQLite's
+    integers end at 2**63, so a bigger one would crash deep down instead)."""
+    text = value.strip()
+    if not re.fullmatch(r"[+-]?\d+", text) or int(text[:21]) < low:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least {low}, not {value[:24]!r}")
+    if len(text.lstrip("+-")) > 19 or int(text) > MAX_POSITION:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not as large as {value[:24]!r}")
+    return int(text)
+
+
+def positive_int(value: str) -> int:
+    return _whole_number(value, low=1)
+
+
+def non_negative_int(value: str) -> int:
+    return _whole_number(value, low=0)
 
 
 def add_filter_options(parser: argparse.ArgumentParser) -> None:
@@ -226,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="hybrid search (meaning + keywords)")
     p.add_argument("query", nargs="*")
-    p.add_argument("--limit", "-k", type=int, default=10)
+    p.add_argument("--limit", "-k", type=positive_int, default=10)
     p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--queries", help="a file with one query per line; prints one JSON list per line")
@@ -236,8 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grep", help="every occurrence of a word, phrase or regex")
     p.add_argument("pattern")
     p.add_argument("--regex", action="store_true")
-    p.add_argument("--page", type=int, default=1)
-    p.add_argument("--page-size", type=int, default=20)
+    p.add_argument("--page", type=positive_int, default=1)
+    p.add_argument("--page-size", type=positive_int, default=20)
     p.add_argument("--oldest-first", action="store_true")
     p.add_argument("--json", action="store_true")
     add_filter_options(p)
@@ -245,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("read", help="read the source at a locator (e.g. doc3:100-900)")
     p.add_argument("locator")
-    p.add_argument("--window", type=int, default=0, help="characters of context on each side")
+    p.add_argument("--window", type=non_negative_int, default=0, help="characters of context on each side")
     p.set_defaults(handler=cmd_read)
 
     p = sub.add_parser("stats", help="what the store holds")
@@ -256,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=cmd_sources)
 
     p = sub.add_parser("forget", help="delete a source and everything taken from it (bio.md lines too)")
-    p.add_argument("source", type=int, help="its number in `biographer sources`")
+    p.add_argument("source", type=positive_int, help="its number in `biographer sources`")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(handler=cmd_forget)
 

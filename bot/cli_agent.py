@@ -8,6 +8,7 @@ import asyncio
 import json
 import sys
 
+from bot.cli import positive_int
 from bot.compose import open_service, timezone_of
 from bot.progress import TerminalProgress
 from core.config import Settings
@@ -169,8 +170,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--history", action="store_true", help="list every edit, newest first")
     group.add_argument("--diff", type=_date, metavar="SINCE", help="what changed since a date (YYYY-MM-DD)")
-    group.add_argument("--undo", type=int, metavar="EDIT_ID", help="reverse one edit (kept in history)")
-    p.add_argument("--limit", type=int, default=50, help="edits to list with --history")
+    group.add_argument("--undo", type=positive_int, metavar="EDIT_ID", help="reverse one edit (kept in history)")
+    p.add_argument("--limit", type=positive_int, default=50, help="edits to list with --history")
     p.set_defaults(handler=cmd_bio)
 
     p = sub.add_parser("questions", help="the open questions about your life")
@@ -178,7 +179,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_questions)
 
     p = sub.add_parser("answer", help="answer an open question: biographer answer ID \"...\"")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=positive_int)
     p.add_argument("text", nargs="+")
     p.set_defaults(handler=cmd_answer)
 
@@ -186,17 +187,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_timeline)
 
     p = sub.add_parser("report", help="the pattern report of the last days")
-    p.add_argument("--days", type=int, default=7)
+    p.add_argument("--days", type=positive_int, default=7)
     p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser("analyze", help="read newly imported material into bio.md")
-    p.add_argument("--batches", type=int, help="stop after this many runs (default: until done)")
+    p.add_argument("--batches", type=positive_int, help="stop after this many runs (default: until done)")
     p.set_defaults(handler=cmd_analyze)
 
     p = sub.add_parser("consolidate", help="rewrite bio.md coherently, keeping every fact and citation")
     p.set_defaults(handler=cmd_consolidate)
 
     p = sub.add_parser("usage", help="model tokens used per day and role")
-    p.add_argument("--days", type=int, default=7)
+    p.add_argument("--days", type=positive_int, default=7)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_usage)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from bot.cli import positive_int
 from core.config import Settings
 from storage import people as people_store
 from storage.db import open_database
@@ -20,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     merge.add_argument("other")
     unmatched = actions.add_parser("unmatched", help="senders never matched to you: add yours to "
                                    "BIOGRAPHER_OWNER_ALIASES")
-    unmatched.add_argument("--limit", type=int, default=50)
+    unmatched.add_argument("--limit", type=positive_int, default=50)
     unmatched.add_argument("--json", action="store_true")
     parser.set_defaults(handler=cmd_people)
 

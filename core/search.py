@@ -29,7 +29,20 @@ MODES = ("hybrid", "keyword", "semantic")
 # exact vector scoring of a filtered set up to this size; beyond it, oversample the index
 EXACT_FILTER_CAP = 20_000
 
+MAX_LIMIT = 1000  # search results, grep page size
+MAX_PAGE = 1_000_000
+
 PersonNames = Callable[[str], Awaitable[list[str]]]
+
+
+def checked_number(name: str, value: int, *, low: int, high: int) -> int:
+    """`value` when it is a whole number in [low, high]; else one line saying what is wanted (the
+    agent's tool path and library callers reach here without the CLI's argument checks)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:21] + "..."
+        raise UserFacingError(f"{name} must be a whole number from {low} to {high}, not {shown}",
+                              hint=f"give {name} a value in that range")
+    return value
 
 
 async def _just_the_name(person: str) -> list[str]:
@@ -56,6 +69,7 @@ class Searcher:
                      filters: SearchFilters = SearchFilters(),
                      query_vector: np.ndarray | None = None) -> list[SearchHit]:
         """`query_vector`: the query's embedding when the caller has it already (benchmarks)."""
+        checked_number("limit", limit, low=1, high=MAX_LIMIT)
         if mode not in MODES:
             raise UserFacingError(f"unknown search mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
         if not query.strip():
@@ -147,6 +161,8 @@ class Searcher:
         regular expression with `regex`. Ranked search is no way to answer "show me everything"."""
         if not pattern.strip():
             raise UserFacingError("empty grep pattern", hint="give a word, a phrase or a regex")
+        checked_number("page", page, low=1, high=MAX_PAGE)
+        checked_number("page_size", page_size, low=1, high=MAX_LIMIT)
         try:
             compiled = re.compile(pattern if regex else rf"(?<!\w){re.escape(pattern)}(?!\w)",
                                   re.IGNORECASE)
@@ -164,7 +180,6 @@ class Searcher:
             key=lambda v: (v[0].time_start or "", v[0].document_id, v[0].char_start + v[1]),
             reverse=newest_first,
         )
-        page = max(page, 1)
         matches = []
         for row, s, e in ordered[(page - 1) * page_size: page * page_size]:
             at = row.char_start + s
@@ -199,6 +214,9 @@ class Searcher:
     async def read(self, locator: Locator | str, *, window: int = 0) -> SourceText:
         """The text at a locator, widened by `window` characters each side."""
         loc = Locator.parse(locator) if isinstance(locator, str) else locator
+        if window < 0:
+            raise UserFacingError(f"window must not be negative, not {window}",
+                                  hint="give the characters of context wanted on each side, 0 or more")
         document = await document_store.get_document(self.conn, loc.document_id)
         if document is None:
             raise LocatorError(f"no document {loc.document_id} in the store",

@@ -10,6 +10,7 @@ from pathlib import Path
 import aiosqlite
 
 from core.errors import UserFacingError
+from core.types import LOCATOR_PATTERN
 from storage import documents as document_store
 from storage import profile as profile_store
 from storage import source_admin
@@ -27,7 +28,7 @@ class Forgotten:
     timeline_events: int  # events removed for the same reason
 
 
-_CITATION = re.compile(r"\[(doc\d+:\d+-\d+)\]")
+_CITATION = re.compile(rf"\[({LOCATOR_PATTERN})\]")
 
 
 def without_source(text: str, document_id: int) -> tuple[str, int]:

@@ -70,7 +70,11 @@ class Chunk:
     speakers: tuple[str, ...] = ()
 
 
-_LOCATOR_RE = re.compile(r"^doc(\d+):(\d+)-(\d+)$")
+#: The one spelling of a locator (`doc12:3400-4100`), for patterns that find them inside text.
+LOCATOR_PATTERN = r"doc\d+:\d+-\d+"
+_LOCATOR_RE = re.compile(LOCATOR_PATTERN)
+#: Positions and ids past this are no place in any store (SQLite integers end at 2**63 - 1).
+MAX_POSITION = 2**62
 
 
 @dataclass(frozen=True)
@@ -86,13 +90,17 @@ class Locator:
 
     @classmethod
     def parse(cls, value: str) -> Locator:
-        match = _LOCATOR_RE.match(value.strip())
-        if not match:
+        value = value.strip()
+        if not _LOCATOR_RE.fullmatch(value):
             raise LocatorError(
                 f"not a locator: {value!r}",
                 hint="a locator looks like doc12:3400-4100, as printed by search and grep",
             )
-        doc, start, end = (int(g) for g in match.groups())
+        digits = re.findall(r"\d+", value)
+        if any(len(d) > 19 for d in digits) or max(map(int, digits)) > MAX_POSITION:
+            raise LocatorError(f"locator {value[:40]!r} has a number too large for any source",
+                               hint="use a locator as printed by search and grep")
+        doc, start, end = map(int, digits)
         if end < start:
             raise LocatorError(f"locator {value!r} ends before it starts", hint="use START-END")
         return cls(doc, start, end)
