@@ -3,7 +3,7 @@
 Never edit an applied migration: add a new one. Migrations live in storage/schema*.py modules,
 which are found and imported automatically. Numbers are claimed per area so parallel work
 does not collide: 1-9 memory core, 10-19 importers/people, 20-29 biographer/profile,
-30-39 front ends/scheduler.
+30-39 front ends/scheduler, 60-69 security and reliability.
 """
 
 from __future__ import annotations

@@ -1,0 +1,103 @@
+"""Forgetting a big source, and what a chat sees meanwhile.
+
+    python bench/forget.py --messages 300000 [--store /tmp/chat300k]
+
+Builds (or reuses, with --store) a store holding one generated WhatsApp chat of N messages with
+vectors (bench/chat_store.py), copies it, and forgets the chat through `core.sources.forget_source`
+on the shared connection, as `/forget` does in the bot. Meanwhile a chat-like task on the same
+connection runs a keyword search and reads the store's statistics (what the agent's tools and
+/stats do) every 100 ms, and records how long each took. Prints the forget's wall time, the
+chat's latencies during it, and the store's file sizes before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.chat_store import RandomEmbedder, build, copy_store  # noqa: E402
+from bot.compose import open_memory  # noqa: E402
+from core.config import Settings  # noqa: E402
+from core.sources import forget_source  # noqa: E402
+
+
+def _sizes(settings: Settings) -> dict:
+    db = settings.database_path
+    wal = db.with_name(db.name + "-wal")
+    return {"db_mb": round(db.stat().st_size / 2**20, 1),
+            "wal_mb": round(wal.stat().st_size / 2**20, 1) if wal.exists() else 0.0}
+
+
+async def chat_meanwhile(memory, stop: asyncio.Event, latencies: list[float]) -> None:
+    """A keyword search and a look at the sources every 100 ms, each timed from the caller's side."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        await memory.search("coffee dinner", limit=8, mode="keyword")
+        await memory.stats()
+        latencies.append(time.perf_counter() - started)
+        await asyncio.sleep(0.1)
+
+
+async def timed_forget(data: Path) -> dict:
+    settings = Settings(data_dir=data)
+    before = _sizes(settings)
+    async with open_memory(settings, embedder=RandomEmbedder()) as memory:
+        document_id = (await memory.conn.execute_fetchall(
+            "SELECT id FROM documents ORDER BY chunk_count DESC LIMIT 1"))[0][0]
+        stop, latencies = asyncio.Event(), []
+        chat = asyncio.create_task(chat_meanwhile(memory, stop, latencies))
+        await asyncio.sleep(0.5)
+        quiet = list(latencies)
+        latencies.clear()
+        started = time.perf_counter()
+        await forget_source(memory.conn, document_id)
+        seconds = time.perf_counter() - started
+        stop.set()
+        await chat
+        left = (await memory.conn.execute_fetchall("SELECT COUNT(*) FROM chunks"))[0][0]
+    during = sorted(latencies)
+    return {
+        "forget_s": round(seconds, 2),
+        "chunks_left": left,
+        "chat_requests_during_forget": len(during),
+        "chat_p50_ms_idle": round(statistics.median(quiet) * 1000, 1) if quiet else None,
+        "chat_p50_ms_during": round(statistics.median(during) * 1000, 1) if during else None,
+        "chat_max_ms_during": round(during[-1] * 1000, 1) if during else None,
+        "before": before,
+        "after": _sizes(settings),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--messages", type=int, default=300_000)
+    ap.add_argument("--store", type=Path, help="a store built by bench/chat_store.py (built here if absent)")
+    ap.add_argument("--runs", type=int, default=1)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="biographer-forget-"))
+    try:
+        source = args.store or work / "built"
+        built = None
+        if not (source / "biographer.sqlite3").exists():
+            built = asyncio.run(build(source, args.messages))
+        runs = []
+        for _ in range(args.runs):
+            copy_store(source, work / "run")
+            runs.append(asyncio.run(timed_forget(work / "run")))
+        print(json.dumps({"built": built, "runs": runs}))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
