@@ -88,7 +88,8 @@ def import_context(settings: Settings) -> ImportContext:
 @asynccontextmanager
 async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -> AsyncIterator[Memory]:
     """The memory core over the configured store, closed on exit."""
-    async with open_database(settings.database_path) as conn:
+    async with open_database(settings.database_path,
+                             private_folders=(settings.raw_dir, settings.backup_dir)) as conn:
         yield Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
                      context=import_context(settings), raw_dir=settings.raw_dir)
 

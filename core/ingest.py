@@ -29,6 +29,7 @@ from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import messages as message_store
 from storage.db import transaction
+from storage.permissions import private_dir, private_file
 
 log = logging.getLogger(__name__)
 
@@ -182,11 +183,11 @@ class Ingestor:
     def _keep_raw_copy(self, path: Path) -> str:
         """A copy of the file under the data directory, named by content so copies are shared."""
         digest = file_sha256(path)
-        self.raw_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.raw_dir)
         target = self.raw_dir / f"{digest}{path.suffix.lower()}"
         if not target.exists():
             partial = target.with_suffix(target.suffix + ".part")
-            shutil.copyfile(path, partial)
+            shutil.copyfile(path, private_file(partial))
             partial.replace(target)
         return str(target)
 

@@ -15,6 +15,7 @@ from storage import documents as document_store
 from storage import profile as profile_store
 from storage import source_admin
 from storage.db import transaction
+from storage.permissions import private_file
 
 
 async def list_sources(conn: aiosqlite.Connection) -> list[document_store.DocumentRow]:
@@ -92,6 +93,6 @@ async def export_sources(conn: aiosqlite.Connection, path: Path) -> Path:
     """Write every source and message as one JSON file at `path`."""
     sources = [asdict(d) for d in await document_store.list_documents(conn)]
     messages = [m async for m in source_admin.iter_messages(conn)]
-    path.write_text(json.dumps({"sources": sources, "messages": messages}, ensure_ascii=False, indent=1),
+    private_file(path).write_text(json.dumps({"sources": sources, "messages": messages}, ensure_ascii=False, indent=1),
                     encoding="utf-8")
     return path

@@ -10,6 +10,7 @@ import aiosqlite
 import sqlean
 
 from storage.db import write_lock
+from storage.permissions import private_dir, private_file
 
 PREFIX = "biographer-"
 SUFFIX = ".sqlite3"
@@ -18,9 +19,9 @@ SUFFIX = ".sqlite3"
 async def backup_database(conn: aiosqlite.Connection, directory: Path, *, stamp: datetime,
                           keep: int) -> Path:
     """Copy the store into `directory` (safe while it is in use) and delete all but the newest `keep`."""
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dir(directory)
     target = directory / f"{PREFIX}{stamp.strftime('%Y%m%d-%H%M%S')}{SUFFIX}"
-    partial = target.with_suffix(".part")
+    partial = private_file(target.with_suffix(".part"))
     destination = await asyncio.to_thread(sqlean.connect, str(partial), check_same_thread=False)
     try:
         # between transactions: the backup reads through this connection, which would otherwise

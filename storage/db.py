@@ -9,7 +9,7 @@ current SQLite (FTS5 included) and extension loading enabled, the same on every 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -18,6 +18,7 @@ import sqlean
 import sqlite_vec
 
 from storage.migrations import apply_migrations
+from storage.permissions import private_file, secure_data_dir
 
 
 def _connect_sync(path: Path) -> sqlean.Connection:
@@ -36,10 +37,17 @@ def _connect_sync(path: Path) -> sqlean.Connection:
     return conn
 
 
+def store_files(path: Path) -> list[Path]:
+    """The store and the files SQLite keeps beside it."""
+    return [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))]
+
+
 @asynccontextmanager
-async def open_database(path: Path) -> AsyncIterator[aiosqlite.Connection]:
-    """Open (creating if needed) the store at `path`, migrated to the current schema."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+async def open_database(path: Path, *, private_folders: Sequence[Path] = ()) -> AsyncIterator[aiosqlite.Connection]:
+    """Open (creating if needed) the store at `path`, migrated to the current schema. Its folder
+    and files are made owner-only, with `private_folders` (raw copies, backups) too."""
+    secure_data_dir(path.parent, files=store_files(path), folders=private_folders)
+    private_file(path)
     conn = aiosqlite.Connection(lambda: _connect_sync(path), iter_chunk_size=256)
     await conn
     try:
