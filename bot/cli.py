@@ -15,6 +15,7 @@ from pathlib import Path
 from bot.compose import open_memory, timezone_of
 from bot.progress import TerminalProgress
 from bot.render import forgotten_text, sources_text
+from core.backups import backup_names, restore_backup, take_backup
 from core.config import Settings
 from core.errors import UserFacingError
 from core.sources import forget_source, list_sources
@@ -217,6 +218,41 @@ async def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+async def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    """Back the store and its raw copies up into DATA_DIR/backups, or list the backups."""
+    if args.list:
+        print("\n".join(str(p) for p in backup_names(settings.backup_dir)) or "no backups yet")
+        return 0
+    async with open_memory(settings) as memory:
+        path = await take_backup(memory.conn, backup_dir=settings.backup_dir, raw_dir=settings.raw_dir,
+                                 keep=settings.backup_keep)
+    print(f"Saved {path} (the newest {settings.backup_keep} backups are kept)")
+    return 0
+
+
+async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    """Replace the store with a backup, after a confirmation; the store as it was is kept aside."""
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UserFacingError("not restoring without a confirmation", hint="add --yes to confirm")
+        answer = input(f"Replace the store in {settings.data_dir} with {args.backup}? "
+                       "(The store as it is now is kept as a backup first.) [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Kept.")
+            return 0
+    restored = await restore_backup(args.backup, database=settings.database_path, raw_dir=settings.raw_dir,
+                                    backup_dir=settings.backup_dir)
+    async with open_memory(settings) as memory:  # brings a backup of an older version up to date
+        stats = await memory.stats()
+    print(f"Restored {restored.backup}: {stats['documents']} sources, {stats['chunks']} passages in all.")
+    if restored.kept_aside:
+        print(f"The store as it was is kept in {restored.kept_aside} (restore that to go back).")
+    if restored.raw_missing:
+        print(f"{len(restored.raw_missing)} kept copies of imported files were not in the backup "
+              "(backups of older versions held the database only); import those files again if needed.")
+    return 0
+
+
 async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
     progress = TerminalProgress()
     async with open_memory(settings) as memory:
@@ -279,6 +315,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", type=positive_int, help="its number in `biographer sources`")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(handler=cmd_forget)
+
+    p = sub.add_parser("backup", help="back the store and its kept files up into DATA_DIR/backups")
+    p.add_argument("--list", action="store_true", help="list the backups instead")
+    p.set_defaults(handler=cmd_backup)
+
+    p = sub.add_parser("restore", help="replace the store with a backup (the current one is kept aside)")
+    p.add_argument("backup", help="a backup's folder, or its name as `backup --list` prints it")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(handler=cmd_restore)
 
     p = sub.add_parser("reindex", help="re-embed everything with the configured model")
     p.add_argument("--pending", action="store_true", help="only embed chunks that have no vector yet")

@@ -41,7 +41,7 @@ def build_runner(deps: FrontendDeps, notifier: Notifier, **overrides: Any) -> Jo
     settings = deps.settings
     options: dict[str, Any] = dict(
         service=deps.service, conn=deps.memory.conn, preferences=deps.preferences, prompts=deps.prompts,
-        notifier=notifier, gate=deps.gate, backup_dir=settings.backup_dir,
+        notifier=notifier, gate=deps.gate, backup_dir=settings.backup_dir, raw_dir=settings.raw_dir,
         backup_keep=settings.backup_keep, analysis_time=settings.analysis_time,
         backup_time=settings.backup_time, grace=timedelta(hours=settings.schedule_grace_hours))
     options.update(overrides)

@@ -16,11 +16,11 @@ from typing import Any, Protocol
 
 import aiosqlite
 
+from core.backups import take_backup
 from core.errors import UserFacingError
 from core.gate import AgentGate
 from core.preferences import WEEKDAYS, PreferenceStore, Preferences, parse_time
 from storage import frontend_state
-from storage.backup import backup_database
 from storage.db import transaction
 
 log = logging.getLogger(__name__)
@@ -109,9 +109,11 @@ async def nightly_analysis(service: Any, *, gate: AgentGate) -> str:
     return "consolidated" if changed else "analysed"
 
 
-async def daily_backup(conn: aiosqlite.Connection, *, directory: Path, keep: int, now: datetime) -> str:
-    """A consistent copy of the store, keeping the newest `keep` (taken between writes)."""
-    path = await backup_database(conn, directory, stamp=now, keep=keep)
+async def daily_backup(conn: aiosqlite.Connection, *, directory: Path, raw_dir: Path, keep: int,
+                       now: datetime) -> str:
+    """A consistent copy of the store with its raw copies, keeping the newest `keep` (taken
+    between writes)."""
+    path = await take_backup(conn, backup_dir=directory, raw_dir=raw_dir, keep=keep, now=now)
     return f"saved {path.name}"
 
 
@@ -148,7 +150,7 @@ class JobRunner:
 
     def __init__(self, *, service: Any, conn: aiosqlite.Connection, preferences: PreferenceStore,
                  prompts: PromptBook, notifier: Notifier, gate: AgentGate,
-                 backup_dir: Path, backup_keep: int,
+                 backup_dir: Path, raw_dir: Path, backup_keep: int,
                  analysis_time: str, backup_time: str, grace: timedelta,
                  clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
         self.conn = conn
@@ -167,7 +169,8 @@ class JobRunner:
             Job("nightly_analysis", lambda p, now: latest_slot(now, [analysis_at]),
                 lambda p, now: nightly_analysis(service, gate=gate)),
             Job("backup", lambda p, now: latest_slot(now, [backup_at]),
-                lambda p, now: daily_backup(conn, directory=backup_dir, keep=backup_keep, now=now)),
+                lambda p, now: daily_backup(conn, directory=backup_dir, raw_dir=raw_dir,
+                                                        keep=backup_keep, now=now)),
         ]
 
     async def tick(self) -> dict[str, str]:

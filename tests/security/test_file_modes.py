@@ -49,7 +49,8 @@ def test_a_new_store_its_raw_copies_backups_and_exports_are_owner_only(tmp_path:
 
     async def backup_and_export() -> list[str]:
         async with open_memory(settings) as memory:
-            await backup_database(memory.conn, data / "backups", stamp=datetime(2024, 5, 1), keep=3)
+            await backup_database(memory.conn, data / "backups", raw_dir=data / "raw",
+                                  stamp=datetime(2024, 5, 1), keep=3)
             await export_sources(memory.conn, data / "export.json")
             wal = settings.database_path.with_name(settings.database_path.name + "-wal")
             assert wal.exists()
@@ -70,7 +71,8 @@ def test_looser_modes_left_from_before_are_tightened_with_one_note(tmp_path: Pat
 
     async def backup() -> None:
         async with open_memory(settings) as memory:
-            await backup_database(memory.conn, data / "backups", stamp=datetime(2024, 5, 1), keep=3)
+            await backup_database(memory.conn, data / "backups", raw_dir=data / "raw",
+                                  stamp=datetime(2024, 5, 1), keep=3)
 
     async def start() -> None:
         async with open_memory(settings):
