@@ -31,6 +31,15 @@ def backups_of(data: Path) -> list[Path]:
     return sorted(p for p in (data / "backups").iterdir() if p.name.startswith("biographer-"))
 
 
+def backup_then_a_later_note(tmp_path: Path) -> Path:
+    """A store with a note in its one backup and a later note that is not; returns the backup."""
+    ingest_note(tmp_path, "The quokka met us at the ferry.")
+    assert cli("backup") == 0
+    [backup] = backups_of(tmp_path / "data")
+    ingest_note(tmp_path, "A later note about the harbour.", name="later.txt")
+    return backup
+
+
 def test_a_backup_holds_the_store_and_the_raw_copies_and_clears_killed_ones(tmp_path: Path, capsys):
     data = tmp_path / "data"
     ingest_note(tmp_path, "The quokka photo is only in raw.")
@@ -53,10 +62,7 @@ def test_a_backup_holds_the_store_and_the_raw_copies_and_clears_killed_ones(tmp_
 
 def test_restore_round_trip_after_the_store_is_damaged(tmp_path: Path, capsys):
     data = tmp_path / "data"
-    ingest_note(tmp_path, "The quokka met us at the ferry.")
-    assert cli("backup") == 0
-    [backup] = backups_of(data)
-    ingest_note(tmp_path, "A later note about the harbour.", name="later.txt")
+    backup = backup_then_a_later_note(tmp_path)
     damaged = b"not a database any more" * 100
     (data / "biographer.sqlite3").write_bytes(damaged)
     for raw in (data / "raw").iterdir():
@@ -92,10 +98,7 @@ def test_restore_by_name_into_an_empty_data_dir(tmp_path: Path, capsys):
 
 def test_restore_refuses_while_another_process_has_the_store_open(tmp_path: Path, capsys):
     data = tmp_path / "data"
-    ingest_note(tmp_path, "The quokka met us at the ferry.")
-    assert cli("backup") == 0
-    [backup] = backups_of(data)
-    ingest_note(tmp_path, "A later note about the harbour.", name="later.txt")
+    backup = backup_then_a_later_note(tmp_path)
     running = sqlean.connect(str(data / "biographer.sqlite3"))
     running.execute("SELECT COUNT(*) FROM documents").fetchone()  # like a bot between two requests
     try:
