@@ -4,7 +4,8 @@ and bench/grep.py.
     python bench/chat_store.py /tmp/chat300k --messages 300000
 
 The chat is written by bench/ingest.py's generator (two people, 4-30 words from a 70-word
-vocabulary per message) and imported through the real ingest path. Every chunk then gets a
+vocabulary per message) and imported through the real ingest path, with a second chat of 1% of
+its size (to forget a small source from a big store). Every chunk then gets a
 random unit vector through the real indexer (the local model would take about an hour here and
 is not what these benchmarks measure), so the vec0 index and the float vectors are as full as in
 a real store.
@@ -31,6 +32,7 @@ from bot.compose import open_memory  # noqa: E402
 from core.config import Settings  # noqa: E402
 
 CHAT_NAME = "WhatsApp Chat with Tom Berg.txt"
+SMALL_CHAT_NAME = "WhatsApp Chat with Ada Moss.txt"  # 1% of the big one, to forget from a big store
 
 
 class RandomEmbedder:
@@ -51,11 +53,12 @@ async def build(data: Path, messages: int) -> dict:
     """Import a generated chat of `messages` messages into a new store at `data`."""
     work = Path(tempfile.mkdtemp(prefix="biographer-chat-"))
     try:
-        chat = work / CHAT_NAME
+        chat, small = work / CHAT_NAME, work / SMALL_CHAT_NAME
         write_whatsapp(chat, messages)
+        write_whatsapp(small, max(messages // 100, 1), seed=5)
         started = time.perf_counter()
         async with open_memory(Settings(data_dir=data), embedder=RandomEmbedder()) as memory:
-            report = await memory.ingest([chat], index=False)
+            report = await memory.ingest([chat, small], index=False)
             saved = time.perf_counter() - started
             await memory.index_pending()
             await memory.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -2,9 +2,10 @@
 
     python bench/forget.py --messages 300000 [--store /tmp/chat300k]
 
-Builds (or reuses, with --store) a store holding one generated WhatsApp chat of N messages with
-vectors (bench/chat_store.py), copies it, and forgets the chat through `core.sources.forget_source`
-on the shared connection, as `/forget` does in the bot. Meanwhile a chat-like task on the same
+Builds (or reuses, with --store) a store holding a generated WhatsApp chat of N messages and one
+of N/100, with vectors (bench/chat_store.py), copies it, and forgets the big chat, then (in a
+fresh copy) the small one, through `core.sources.forget_source` on the shared connection, as
+`/forget` does in the bot. Meanwhile a chat-like task on the same
 connection runs a keyword search and reads the store's statistics (what the agent's tools and
 /stats do) every 100 ms, and records how long each took. Prints the forget's wall time, the
 chat's latencies during it, and the store's file sizes before and after.
@@ -48,12 +49,14 @@ async def chat_meanwhile(memory, stop: asyncio.Event, latencies: list[float]) ->
         await asyncio.sleep(0.1)
 
 
-async def timed_forget(data: Path) -> dict:
+async def timed_forget(data: Path, which: str) -> dict:
     settings = Settings(data_dir=data)
     before = _sizes(settings)
     async with open_memory(settings, embedder=RandomEmbedder()) as memory:
-        document_id = (await memory.conn.execute_fetchall(
-            "SELECT id FROM documents ORDER BY chunk_count DESC LIMIT 1"))[0][0]
+        order = "DESC" if which == "big" else "ASC"
+        document_id, messages = (await memory.conn.execute_fetchall(
+            f"SELECT d.id, COUNT(m.id) FROM documents d JOIN messages m ON m.document_id = d.id "
+            f"GROUP BY d.id ORDER BY COUNT(m.id) {order} LIMIT 1"))[0]
         stop, latencies = asyncio.Event(), []
         chat = asyncio.create_task(chat_meanwhile(memory, stop, latencies))
         await asyncio.sleep(0.5)
@@ -67,6 +70,7 @@ async def timed_forget(data: Path) -> dict:
         left = (await memory.conn.execute_fetchall("SELECT COUNT(*) FROM chunks"))[0][0]
     during = sorted(latencies)
     return {
+        "forgotten": f"{which}: {messages} messages",
         "forget_s": round(seconds, 2),
         "chunks_left": left,
         "chat_requests_during_forget": len(during),
@@ -92,8 +96,9 @@ def main() -> None:
             built = asyncio.run(build(source, args.messages))
         runs = []
         for _ in range(args.runs):
-            copy_store(source, work / "run")
-            runs.append(asyncio.run(timed_forget(work / "run")))
+            for which in ("big", "small"):
+                copy_store(source, work / "run")
+                runs.append(asyncio.run(timed_forget(work / "run", which)))
         print(json.dumps({"built": built, "runs": runs}))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -18,7 +18,7 @@ from bot.render import forgotten_text, sources_text
 from core.backups import backup_names, restore_backup, take_backup
 from core.config import Settings
 from core.errors import UserFacingError
-from core.sources import forget_source, list_sources
+from core.sources import list_sources
 from core.types import MAX_POSITION, GrepPage, SearchFilters, SearchHit
 from storage.documents import get_document
 
@@ -214,7 +214,7 @@ async def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
             if answer.strip().lower() not in ("y", "yes"):
                 print("Kept.")
                 return 0
-        print(forgotten_text(await forget_source(memory.conn, args.source)))
+        print(forgotten_text(await memory.forget(args.source)))
     return 0
 
 

@@ -90,8 +90,11 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
     """The memory core over the configured store, closed on exit."""
     async with open_database(settings.database_path,
                              private_folders=(settings.raw_dir, settings.backup_dir)) as conn:
-        yield Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
-                     context=import_context(settings), raw_dir=settings.raw_dir)
+        memory = Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
+                        context=import_context(settings), raw_dir=settings.raw_dir,
+                        backup_dir=settings.backup_dir)
+        await memory.clean_raw_copies()
+        yield memory
 
 
 def is_local_url(url: str) -> bool:

@@ -30,6 +30,9 @@ def _connect_sync(path: Path) -> sqlean.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
+    # deleted content is overwritten with zeros, so a forgotten source leaves no words in free
+    # pages of the file (see also the keyword index's own secure-delete, migration 61)
+    conn.execute("PRAGMA secure_delete=ON")
     conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA temp_store=MEMORY")
     # a bounded page cache (about 64 MB): memory stays flat however big the store grows
@@ -55,6 +58,28 @@ async def open_database(path: Path, *, private_folders: Sequence[Path] = ()) -> 
         yield conn
     finally:
         await conn.close()
+
+
+DatabaseError = sqlean.DatabaseError  # what a store that cannot be read raises
+
+
+async def checkpoint(conn: aiosqlite.Connection, *, attempts: int = 50) -> bool:
+    """Copy the write-ahead log into the store and empty it (TRUNCATE): the log still holds
+    earlier versions of pages, deleted text included. False when it could not finish: another
+    process's reader held it back, or a query of this connection stayed open through every
+    attempt (the log then empties at a later checkpoint)."""
+    for attempt in range(attempts):
+        try:
+            async with write_lock(conn):
+                async with conn.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
+                    busy, _, _ = await cur.fetchone()
+            return not busy
+        except sqlean.OperationalError as error:
+            # another task's statement on this shared connection is still being read
+            if error.sqlite_errorcode != sqlean.SQLITE_LOCKED or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(0.1)
+    return False
 
 
 def write_lock(conn: aiosqlite.Connection) -> asyncio.Lock:

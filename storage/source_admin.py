@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiosqlite
 
@@ -40,7 +41,18 @@ async def delete_source(conn: aiosqlite.Connection, document_id: int) -> int:
         if cursor.rowcount < DELETE_BATCH:
             break
     await conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+    if chunk_ids:
+        await _drop_deleted_words(conn)
     return len(chunk_ids)
+
+
+async def _drop_deleted_words(conn: aiosqlite.Connection) -> None:
+    """FTS5 only marks a deleted row's words as deleted; they stay in the index's segments until
+    those are merged. Merging them all now drops them, and `secure_delete` zeroes the old pages.
+    (FTS5's own secure-delete option does it row by row: 100 s instead of 4 s for a 300k-message
+    chat here, as every common word's long list is rewritten once per row.) Costs about 0.4 s per
+    15 MB of keyword index, whatever the size of the source."""
+    await conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
 
 
 async def iter_messages(conn: aiosqlite.Connection) -> AsyncIterator[dict]:
@@ -74,7 +86,18 @@ async def delete_timeline_events(conn: aiosqlite.Connection, ids: list[int]) -> 
     await conn.executemany("DELETE FROM timeline_events WHERE id = ?", [(i,) for i in ids])
 
 
-async def raw_copy_in_use(conn: aiosqlite.Connection, raw_path: str) -> bool:
-    """Whether another document still refers to this raw copy (copies are shared by content)."""
-    async with conn.execute("SELECT 1 FROM documents WHERE raw_path = ? LIMIT 1", (raw_path,)) as cur:
-        return await cur.fetchone() is not None
+async def raw_copy_names(conn: aiosqlite.Connection) -> set[str]:
+    """File names of the raw copies that sources refer to. Copies are named by content and shared;
+    the stored path may be relative to wherever the import ran, so only the name is compared."""
+    rows = await conn.execute_fetchall("SELECT DISTINCT raw_path FROM documents WHERE raw_path IS NOT NULL")
+    return {Path(row[0]).name for row in rows}
+
+
+async def delete_people_without_messages(conn: aiosqlite.Connection) -> int:
+    """Delete people none of whose names sends a message any more (they were known only from
+    sources now forgotten); returns how many."""
+    cursor = await conn.execute(
+        """DELETE FROM people WHERE NOT EXISTS (
+               SELECT 1 FROM person_aliases a JOIN messages m ON m.sender = a.alias COLLATE NOCASE
+               WHERE a.person_id = people.id)""")
+    return cursor.rowcount
