@@ -69,6 +69,23 @@ async def build(data: Path, messages: int) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def bench_arguments(doc: str, *, runs: int) -> argparse.Namespace:
+    """The options every benchmark over this store takes."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--messages", type=int, default=300_000)
+    ap.add_argument("--store", type=Path, help="a store built by bench/chat_store.py (built here if absent)")
+    ap.add_argument("--runs", type=int, default=runs)
+    return ap.parse_args()
+
+
+def ensure_store(args: argparse.Namespace, work: Path) -> tuple[Path, dict | None]:
+    """The store named by --store, or one built in `work`; and the build's figures if built."""
+    source = args.store or work / "built"
+    if (source / "biographer.sqlite3").exists():
+        return source, None
+    return source, asyncio.run(build(source, args.messages))
+
+
 def copy_store(source: Path, target: Path) -> None:
     """A fresh copy of a built store (each timed run starts from the same state)."""
     shutil.rmtree(target, ignore_errors=True)

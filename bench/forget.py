@@ -13,7 +13,6 @@ chat's latencies during it, and the store's file sizes before and after.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import shutil
@@ -26,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.chat_store import RandomEmbedder, build, copy_store  # noqa: E402
+from bench.chat_store import RandomEmbedder, bench_arguments, copy_store, ensure_store  # noqa: E402
 from bot.compose import open_memory  # noqa: E402
 from core.config import Settings  # noqa: E402
 from core.sources import forget_source  # noqa: E402
@@ -83,17 +82,10 @@ async def timed_forget(data: Path, which: str) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--messages", type=int, default=300_000)
-    ap.add_argument("--store", type=Path, help="a store built by bench/chat_store.py (built here if absent)")
-    ap.add_argument("--runs", type=int, default=1)
-    args = ap.parse_args()
+    args = bench_arguments(__doc__, runs=1)
     work = Path(tempfile.mkdtemp(prefix="biographer-forget-"))
     try:
-        source = args.store or work / "built"
-        built = None
-        if not (source / "biographer.sqlite3").exists():
-            built = asyncio.run(build(source, args.messages))
+        source, built = ensure_store(args, work)
         runs = []
         for _ in range(args.runs):
             for which in ("big", "small"):

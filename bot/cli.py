@@ -144,7 +144,8 @@ def render_grep(page: GrepPage, settings: Settings) -> str:
     lines = [f"{m.time.astimezone(zone).strftime('%Y-%m-%d %H:%M') if m.time else 'undated'}  "
              f"{m.document}  {m.locator}\n    {m.line}" for m in page.matches]
     pages = max(1, -(-page.total // page.page_size))
-    lines.append(f"{page.total} matches; page {page.page} of {pages}"
+    about = "about " if page.total_is_estimate else ""
+    lines.append(f"{about}{page.total:,} matches; page {page.page} of {about}{pages:,}"
                  + (f" (next: --page {page.page + 1})" if page.has_more else ""))
     return "\n".join(lines)
 
@@ -156,7 +157,8 @@ async def cmd_grep(args: argparse.Namespace, settings: Settings) -> int:
                                  filters=filters_from(args, settings))
     if args.json:
         print(json.dumps({
-            "total": page.total, "page": page.page, "page_size": page.page_size,
+            "total": page.total, "total_is_estimate": page.total_is_estimate,
+            "page": page.page, "page_size": page.page_size,
             "matches": [{"locator": str(m.locator), "document": m.document, "kind": m.kind,
                          "line": m.line, "time": m.time.isoformat() if m.time else None}
                         for m in page.matches],

@@ -158,10 +158,8 @@ class GrepPage:
     page: int
     page_size: int
     total: int
-
-    @property
-    def has_more(self) -> bool:
-        return self.page * self.page_size < self.total
+    has_more: bool
+    total_is_estimate: bool = False  # past a few thousand passages the total is estimated, not counted
 
 
 @dataclass(frozen=True)
