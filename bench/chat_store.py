@@ -69,12 +69,14 @@ async def build(data: Path, messages: int) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def bench_arguments(doc: str, *, runs: int) -> argparse.Namespace:
+def bench_arguments(doc: str, *, runs: int, backups: bool = False) -> argparse.Namespace:
     """The options every benchmark over this store takes."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--messages", type=int, default=300_000)
     ap.add_argument("--store", type=Path, help="a store built by bench/chat_store.py (built here if absent)")
     ap.add_argument("--runs", type=int, default=runs)
+    if backups:
+        ap.add_argument("--backups", type=int, default=0, help="backups to take before forgetting")
     return ap.parse_args()
 
 

@@ -1,13 +1,13 @@
 """Forgetting a big source, and what a chat sees meanwhile.
 
-    python bench/forget.py --messages 300000 [--store /tmp/chat300k]
+    python bench/forget.py --messages 300000 [--store /tmp/chat300k] [--runs 3] [--backups 2]
 
 Builds (or reuses, with --store) a store holding a generated WhatsApp chat of N messages and one
 of N/100, with vectors (bench/chat_store.py), copies it, and forgets the big chat, then (in a
-fresh copy) the small one, through `core.sources.forget_source` on the shared connection, as
-`/forget` does in the bot. Meanwhile a chat-like task on the same
-connection runs a keyword search and reads the store's statistics (what the agent's tools and
-/stats do) every 100 ms, and records how long each took. Prints the forget's wall time, the
+fresh copy) the small one, through `Memory.forget` on the shared connection, as `biographer
+forget` does (with --backups N, after taking N backups, which the forget rewrites too).
+Meanwhile a chat-like task on the same connection runs a keyword search and reads the store's
+statistics (what the agent's tools and /stats do) every 100 ms, and records how long each took. Prints the forget's wall time, the
 chat's latencies during it, and the store's file sizes before and after.
 """
 
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from bench.chat_store import RandomEmbedder, bench_arguments, copy_store, ensure_store  # noqa: E402
 from bot.compose import open_memory  # noqa: E402
 from core.config import Settings  # noqa: E402
-from core.sources import forget_source  # noqa: E402
+from core.backups import take_backup  # noqa: E402
 
 
 def _sizes(settings: Settings) -> dict:
@@ -48,10 +48,12 @@ async def chat_meanwhile(memory, stop: asyncio.Event, latencies: list[float]) ->
         await asyncio.sleep(0.1)
 
 
-async def timed_forget(data: Path, which: str) -> dict:
+async def timed_forget(data: Path, which: str, backups: int) -> dict:
     settings = Settings(data_dir=data)
     before = _sizes(settings)
     async with open_memory(settings, embedder=RandomEmbedder()) as memory:
+        for _ in range(backups):
+            await take_backup(memory.conn, backup_dir=settings.backup_dir, raw_dir=settings.raw_dir, keep=backups)
         order = "DESC" if which == "big" else "ASC"
         document_id, messages = (await memory.conn.execute_fetchall(
             f"SELECT d.id, COUNT(m.id) FROM documents d JOIN messages m ON m.document_id = d.id "
@@ -62,7 +64,7 @@ async def timed_forget(data: Path, which: str) -> dict:
         quiet = list(latencies)
         latencies.clear()
         started = time.perf_counter()
-        await forget_source(memory.conn, document_id)
+        forgotten = await memory.forget(document_id)
         seconds = time.perf_counter() - started
         stop.set()
         await chat
@@ -71,6 +73,7 @@ async def timed_forget(data: Path, which: str) -> dict:
     return {
         "forgotten": f"{which}: {messages} messages",
         "forget_s": round(seconds, 2),
+        "backups_rewritten": forgotten.backups,
         "chunks_left": left,
         "chat_requests_during_forget": len(during),
         "chat_p50_ms_idle": round(statistics.median(quiet) * 1000, 1) if quiet else None,
@@ -82,7 +85,7 @@ async def timed_forget(data: Path, which: str) -> dict:
 
 
 def main() -> None:
-    args = bench_arguments(__doc__, runs=1)
+    args = bench_arguments(__doc__, runs=1, backups=True)
     work = Path(tempfile.mkdtemp(prefix="biographer-forget-"))
     try:
         source, built = ensure_store(args, work)
@@ -90,7 +93,7 @@ def main() -> None:
         for _ in range(args.runs):
             for which in ("big", "small"):
                 copy_store(source, work / "run")
-                runs.append(asyncio.run(timed_forget(work / "run", which)))
+                runs.append(asyncio.run(timed_forget(work / "run", which, args.backups)))
         print(json.dumps({"built": built, "runs": runs}))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -250,8 +250,10 @@ async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
     if restored.kept_aside:
         print(f"The store as it was is kept in {restored.kept_aside} (restore that to go back).")
     if restored.raw_missing:
-        print(f"{len(restored.raw_missing)} kept copies of imported files were not in the backup "
-              "(backups of older versions held the database only); import those files again if needed.")
+        n = len(restored.raw_missing)
+        print(f"{n} kept {'copy' if n == 1 else 'copies'} of imported files {'was' if n == 1 else 'were'} "
+              "not in the backup (backups of older versions held the database only); import those "
+              "files again if you need them.")
     return 0
 
 

@@ -28,6 +28,7 @@ from core.types import Chunk, Conversation, IngestReport, Message, SourceDocumen
 from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import messages as message_store
+from storage import source_admin
 from storage.db import transaction
 from storage.permissions import private_dir, private_file
 
@@ -178,9 +179,11 @@ class Ingestor:
                                                       progress=progress))
             except ImportFailed as error:
                 report.errors.append(str(error))
-        if report.documents_added or report.documents_skipped:
-            # only now: a file that failed to import leaves nothing behind (and a source saved
-            # earlier whose copy a kill prevented gets it now)
+        # only now, and only when a source refers to it: a file that failed to import, or that
+        # brought nothing new, leaves nothing behind (a source saved earlier whose copy a kill
+        # prevented gets it now)
+        if report.documents_added or (report.documents_skipped
+                                      and await source_admin.raw_copy_referenced(self.conn, raw_path.name)):
             await asyncio.to_thread(self._keep_raw_copy, path, raw_path)
         return report
 

@@ -93,6 +93,14 @@ async def raw_copy_names(conn: aiosqlite.Connection) -> set[str]:
     return {Path(row[0]).name for row in rows}
 
 
+async def raw_copy_referenced(conn: aiosqlite.Connection, name: str) -> bool:
+    """Whether a source refers to the raw copy of this name (under any path)."""
+    rows = await conn.execute_fetchall(
+        "SELECT 1 FROM documents WHERE raw_path = ? OR raw_path LIKE ? ESCAPE '\\' LIMIT 1",
+        (name, "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")))
+    return bool(rows)
+
+
 async def delete_people_without_messages(conn: aiosqlite.Connection) -> int:
     """Delete people none of whose names sends a message any more (they were known only from
     sources now forgotten); returns how many."""

@@ -119,3 +119,22 @@ def test_restore_refuses_what_is_not_a_backup(tmp_path: Path, capsys):
         assert cli("restore", str(target), "--yes") == 2
         assert capsys.readouterr().err.startswith("error: ")
     assert [h["document"] for h in keyword_hits("quokka", capsys)] == ["note.txt"]
+
+
+def test_a_single_file_backup_of_an_older_version_restores(tmp_path: Path, capsys):
+    data = tmp_path / "data"
+    ingest_note(tmp_path, "The quokka met us at the ferry.")
+    (data / "backups").mkdir()
+    live = sqlean.connect(str(data / "biographer.sqlite3"))
+    old = sqlean.connect(str(data / "backups" / "biographer-20240101-040000.sqlite3"))
+    live.backup(old)
+    old.close()
+    live.close()
+    ingest_note(tmp_path, "A later note about the harbour.", name="later.txt")
+    capsys.readouterr()
+
+    assert cli("restore", "biographer-20240101-040000.sqlite3", "--yes") == 0
+
+    assert "1 kept copy of imported files was not in the backup" in capsys.readouterr().out
+    assert [h["document"] for h in keyword_hits("quokka", capsys)] == ["note.txt"]
+    assert keyword_hits("harbour", capsys) == []

@@ -51,3 +51,18 @@ async def test_raw_copies_no_source_refers_to_are_cleared_at_start_and_after_for
         await memory.forget(1)
         assert len(raw_files(settings.data_dir)) == 2  # b.txt's copy and the fresh .part
         assert "0123abcd.pdf" not in raw_files(settings.data_dir)
+
+
+async def test_a_newer_export_with_nothing_new_leaves_no_copy(tmp_path: Path):
+    from tests.core.helpers import MAYA_CHAT, whatsapp_export
+
+    first = whatsapp_export(tmp_path / "WhatsApp Chat with Maya.txt", MAYA_CHAT)
+    again = tmp_path / "again"
+    again.mkdir()
+    whatsapp_export(again / "WhatsApp Chat with Maya.txt", MAYA_CHAT[:4])  # another file, no new message
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([first])
+        before = raw_files(tmp_path / "data")
+        report = await memory.ingest([again / "WhatsApp Chat with Maya.txt"])
+    assert report.documents_added == 0 and report.messages_skipped == 3
+    assert raw_files(tmp_path / "data") == before
