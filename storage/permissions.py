@@ -35,21 +35,26 @@ def private_file(path: Path) -> Path:
     return path
 
 
-def tighten(paths: Iterable[Path]) -> int:
+def tighten(paths: Iterable[Path]) -> tuple[int, list[Path]]:
     """Take group and other permissions away from each path and, for a folder, from everything in
-    it; returns how many paths changed. Symbolic links are not followed."""
-    changed = 0
+    it. Returns how many paths changed, and those that could not be changed (another owner, a
+    mount that refuses chmod). Symbolic links are not followed."""
+    changed, refused = 0, []
     for path in paths:
         if not path.exists() or path.is_symlink():
             continue
-        changed += _remove_others(path)
+        found = [path]
         if path.is_dir():
             for folder, dirs, files in os.walk(path):
-                for name in dirs + files:
-                    child = Path(folder) / name
-                    if not child.is_symlink():
-                        changed += _remove_others(child)
-    return changed
+                found += [Path(folder) / name for name in dirs + files]
+        for item in found:
+            if item.is_symlink():
+                continue
+            outcome = _remove_others(item)
+            changed += outcome is True
+            if outcome is None:
+                refused.append(item)
+    return changed, refused
 
 
 def secure_data_dir(data_dir: Path, *, files: Iterable[Path], folders: Iterable[Path]) -> int:
@@ -57,16 +62,30 @@ def secure_data_dir(data_dir: Path, *, files: Iterable[Path], folders: Iterable[
     `folders` (only what is ours: the data directory may be a folder the owner also uses for
     other things). Logs one note when anything was looser; returns how many paths changed."""
     data_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
-    changed = _remove_others(data_dir) + tighten([*files, *folders])
+    itself = _remove_others(data_dir)  # the folder alone: only what is ours is walked
+    changed, refused = tighten([*files, *folders])
+    changed += itself is True
+    refused += [data_dir] if itself is None else []
     if changed:
         log.warning("tightened the permissions of %d files and folders in %s: they were readable "
                     "by other users of this machine; now only you can read them", changed, data_dir)
+    if refused:
+        log.warning("could not make %d files and folders in %s private, e.g. %s: check who owns them",
+                    len(refused), data_dir, refused[0])
     return changed
 
 
-def _remove_others(path: Path) -> int:
-    current = stat.S_IMODE(path.lstat().st_mode)
+def _remove_others(path: Path) -> bool | None:
+    """True when group and other permissions were taken away, False when there were none, None
+    when the file system refused."""
+    try:
+        current = stat.S_IMODE(path.lstat().st_mode)
+    except FileNotFoundError:  # gone meanwhile (another process closed the store: its -shm)
+        return False
     if not current & _OTHERS:
-        return 0
-    path.chmod(current & ~_OTHERS)
-    return 1
+        return False
+    try:
+        path.chmod(current & ~_OTHERS)
+    except PermissionError:
+        return None
+    return True

@@ -92,3 +92,24 @@ def test_looser_modes_left_from_before_are_tightened_with_one_note(tmp_path: Pat
     caplog.clear()
     asyncio.run(start())
     assert not [r for r in caplog.records if "permission" in r.getMessage()]
+
+
+def test_a_file_that_cannot_be_made_private_is_named_and_the_store_still_opens(tmp_path: Path, caplog,
+                                                                               monkeypatch, usual_umask):
+    (tmp_path / "note.txt").write_text("A private note.", encoding="utf-8")
+    data = tmp_path / "data"
+    assert main(["--data-dir", str(data), "ingest", str(tmp_path / "note.txt")]) == 0
+    [raw] = (data / "raw").iterdir()
+    raw.chmod(0o644)
+    real_chmod = Path.chmod
+
+    def refusing(self, mode, **kwargs):
+        if self == raw:
+            raise PermissionError(1, "Operation not permitted")
+        return real_chmod(self, mode, **kwargs)
+
+    monkeypatch.setattr(Path, "chmod", refusing)
+    with caplog.at_level(logging.WARNING):
+        assert main(["--data-dir", str(data), "stats"]) == 0
+    assert [r.getMessage() for r in caplog.records if "could not make" in r.getMessage()] == [
+        f"could not make 1 files and folders in {data} private, e.g. {raw}: check who owns them"]
