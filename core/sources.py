@@ -11,17 +11,29 @@ from pathlib import Path
 import aiosqlite
 
 from core.errors import UserFacingError
+from core.files import write_private
 from core.types import LOCATOR_PATTERN
 from storage import documents as document_store
 from storage import profile as profile_store
-from storage import source_admin
 from storage import backup as backup_store
+from storage import source_admin
 from storage.db import DatabaseError, checkpoint, open_database, transaction
-from storage.permissions import private_file
 
 
-async def list_sources(conn: aiosqlite.Connection) -> list[document_store.DocumentRow]:
+#: one imported source as the owner sees it (numbered for /forget)
+Source = document_store.DocumentRow
+
+
+async def list_sources(conn: aiosqlite.Connection) -> list[Source]:
     return await document_store.list_documents(conn)
+
+
+async def get_source(conn: aiosqlite.Connection, source_id: int) -> Source | None:
+    return await document_store.get_document(conn, source_id)
+
+
+async def find_sources_by_identity_prefix(conn: aiosqlite.Connection, prefix: str) -> list[Source]:
+    return await document_store.find_by_identity_prefix(conn, prefix)
 
 
 @dataclass(frozen=True)
@@ -161,6 +173,5 @@ async def export_sources(conn: aiosqlite.Connection, path: Path) -> Path:
     """Write every source and message as one JSON file at `path`."""
     sources = [asdict(d) for d in await document_store.list_documents(conn)]
     messages = [m async for m in source_admin.iter_messages(conn)]
-    private_file(path).write_text(json.dumps({"sources": sources, "messages": messages}, ensure_ascii=False, indent=1),
-                    encoding="utf-8")
+    write_private(path, json.dumps({"sources": sources, "messages": messages}, ensure_ascii=False, indent=1))
     return path

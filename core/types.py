@@ -70,11 +70,14 @@ class Chunk:
     speakers: tuple[str, ...] = ()
 
 
-#: The one spelling of a locator (`doc12:3400-4100`), for patterns that find them inside text.
+#: The one spelling of a locator with its range (`doc12:3400-4100`), for patterns that find
+#: locators inside text; `Locator.parse` also takes `doc12` alone, the whole document.
 LOCATOR_PATTERN = r"doc\d+:\d+-\d+"
-_LOCATOR_RE = re.compile(LOCATOR_PATTERN)
-#: Positions and ids past this are no place in any store (SQLite integers end at 2**63 - 1).
+_LOCATOR_RE = re.compile(r"doc(\d+)(?::(\d+)-(\d+))?")
+#: Positions and ids past this are no place in any store (SQLite integers end at 2**63 - 1)
 MAX_POSITION = 2**62
+#: the end of a locator that means "to the end of the document" (`doc4` alone)
+DOCUMENT_END = MAX_POSITION
 
 
 @dataclass(frozen=True)
@@ -91,16 +94,20 @@ class Locator:
     @classmethod
     def parse(cls, value: str) -> Locator:
         value = value.strip()
-        if not _LOCATOR_RE.fullmatch(value):
+        match = _LOCATOR_RE.fullmatch(value)
+        if not match:
             raise LocatorError(
                 f"not a locator: {value!r}",
-                hint="a locator looks like doc12:3400-4100, as printed by search and grep",
+                hint="a locator looks like doc12:3400-4100, as printed by search and grep (doc12 alone is "
+                     "the whole document)",
             )
-        digits = re.findall(r"\d+", value)
+        digits = [g for g in match.groups() if g is not None]
         if any(len(d) > 19 for d in digits) or max(map(int, digits)) > MAX_POSITION:
             raise LocatorError(f"locator {value[:40]!r} has a number too large for any source",
                                hint="use a locator as printed by search and grep")
-        doc, start, end = map(int, digits)
+        if match.group(2) is None:
+            return cls(int(match.group(1)), 0, DOCUMENT_END)
+        doc, start, end = map(int, match.groups())
         if end < start:
             raise LocatorError(f"locator {value!r} ends before it starts", hint="use START-END")
         return cls(doc, start, end)
@@ -150,6 +157,7 @@ class GrepMatch:
     kind: str
     line: str  # the line of text around the match
     time: datetime | None
+    sender: str | None = None  # who wrote it, in a chat; None in prose
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from bot.compose import open_memory
 from core.config import Settings
 from core.sources import export_sources
 from storage.backup import backup_database
+from tests.fakes.embedder import HashEmbedder
 
 
 def mode(path: Path) -> int:
@@ -66,19 +67,19 @@ def test_a_new_store_its_raw_copies_backups_and_exports_are_owner_only(tmp_path:
 def test_looser_modes_left_from_before_are_tightened_with_one_note(tmp_path: Path, caplog, usual_umask):
     (tmp_path / "note.txt").write_text("A private note.", encoding="utf-8")
     data = tmp_path / "data"
-    assert main(["--data-dir", str(data), "ingest", str(tmp_path / "note.txt")]) == 0
     settings = Settings(data_dir=data)
 
-    async def backup() -> None:
-        async with open_memory(settings) as memory:
+    async def ingest_and_backup() -> None:
+        async with open_memory(settings, embedder=HashEmbedder()) as memory:
+            await memory.ingest([tmp_path / "note.txt"])
             await backup_database(memory.conn, data / "backups", raw_dir=data / "raw",
                                   stamp=datetime(2024, 5, 1), keep=3)
 
     async def start() -> None:
-        async with open_memory(settings):
+        async with open_memory(settings, embedder=HashEmbedder()):
             pass
 
-    asyncio.run(backup())
+    asyncio.run(ingest_and_backup())
     for path in everything_under(data):
         path.chmod(0o755 if path.is_dir() else 0o644)
     assert loose(everything_under(data))
@@ -94,7 +95,7 @@ def test_looser_modes_left_from_before_are_tightened_with_one_note(tmp_path: Pat
     assert not [r for r in caplog.records if "permission" in r.getMessage()]
 
 
-def test_a_file_that_cannot_be_made_private_is_named_and_the_store_still_opens(tmp_path: Path, caplog,
+def test_a_file_that_cannot_be_made_private_is_named_and_the_store_still_opens(tmp_path: Path, capsys,
                                                                                monkeypatch, usual_umask):
     (tmp_path / "note.txt").write_text("A private note.", encoding="utf-8")
     data = tmp_path / "data"
@@ -109,7 +110,8 @@ def test_a_file_that_cannot_be_made_private_is_named_and_the_store_still_opens(t
         return real_chmod(self, mode, **kwargs)
 
     monkeypatch.setattr(Path, "chmod", refusing)
-    with caplog.at_level(logging.WARNING):
-        assert main(["--data-dir", str(data), "stats"]) == 0
-    assert [r.getMessage() for r in caplog.records if "could not make" in r.getMessage()] == [
-        f"could not make 1 files and folders in {data} private, e.g. {raw}: check who owns them"]
+    capsys.readouterr()
+    assert main(["--data-dir", str(data), "stats"]) == 0
+    assert [line for line in capsys.readouterr().err.splitlines() if "could not make" in line] == [
+        f"WARNING storage.permissions: could not make 1 files and folders in {data} private, e.g. {raw}: "
+        "check who owns them"]

@@ -69,11 +69,14 @@ async def test_a_page_of_a_common_word_does_not_read_every_match(tmp_path: Path,
     assert (exact.total, exact.total_is_estimate) == (truth, False)
 
 
-def test_an_estimated_total_says_so(settings):
-    from bot.cli import render_grep
+def test_an_estimated_total_says_so():
+    from datetime import timezone
+
+    from bot.cli_memory import render_grep
     from core.types import GrepPage
 
     estimated = GrepPage(matches=[], page=1, page_size=5, total=61_600, has_more=True, total_is_estimate=True)
     counted = GrepPage(matches=[], page=2, page_size=5, total=7, has_more=False)
-    assert render_grep(estimated, settings) == "about 61,600 matches; page 1 of about 12,320 (next: --page 2)"
-    assert render_grep(counted, settings) == "7 matches; page 2 of 2"
+    assert render_grep(estimated, timezone.utc, "biographer grep coffee --page 2") == (
+        "about 61,600 matches; page 1 of about 12,320 (next: biographer grep coffee --page 2)")
+    assert render_grep(counted, timezone.utc, "") == "7 matches; page 2 of 2"
