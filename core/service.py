@@ -14,14 +14,17 @@ from pathlib import Path
 from core.backups import take_backup
 from core.biographer import AgentConfig, Biographer
 from core.capture import journal_identity_prefix, save_photos, save_recording
+from core.clients import Client, ClientBook, ClientInfo, IssuedToken
 from core.errors import StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
 from core.inbox import Inbox
 from core.jobs import PromptBook
 from core.memory import Memory
+from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
 from core.profile_book import Clock, utc_now
+from core.saves import SavedRecord, SaveBook, SaveRequest
 from core.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
                         SearchFilters, SearchHit, SourceText, TimelineEvent)
@@ -53,6 +56,9 @@ class Service:
         self.prompts = PromptBook(memory.conn)
         self.data_dir = data_dir
         self.inbox = Inbox(data_dir / "inbox") if data_dir else None
+        self.clients = ClientBook(memory.conn)
+        self.memory_api = MemoryApi(memory)
+        self.saves = SaveBook(memory)
 
     @property
     def timezone(self) -> tzinfo:
@@ -286,3 +292,46 @@ class Service:
 
     async def set_paused(self, paused: bool) -> None:
         await self.preferences.set_paused(paused)
+
+    # ------------------------------------------------------------ the memory server (bot/server/)
+
+    async def add_client(self, name: str, *, operations: tuple[str, ...], sections: tuple[str, ...] = ()) -> IssuedToken:
+        """A new client with its bearer token (shown once; only a digest is kept)."""
+        return await self.clients.add(name, operations=operations, sections=sections)
+
+    async def list_clients(self, *, include_revoked: bool = False) -> list[ClientInfo]:
+        return await self.clients.list(include_revoked=include_revoked)
+
+    async def revoke_client(self, name: str) -> None:
+        await self.clients.revoke(name)
+
+    async def authenticate(self, authorization: str | None) -> Client:
+        """The client an Authorization header names (NotAuthenticated, saying why, if none)."""
+        return await self.clients.authenticate(authorization)
+
+    async def capabilities(self, client: Client) -> dict:
+        return await self.memory_api.capabilities(client)
+
+    async def index_state(self) -> IndexState:
+        return await self.memory_api.index_state()
+
+    async def api_search(self, client: Client, query: str, *, limit: int = 10, mode: str = "hybrid",
+                         filters: Filters = Filters()) -> SearchAnswer:
+        """Search within what the client may see, saying whether nothing matched or the index is building."""
+        return await self.memory_api.search(client, query, limit=limit, mode=mode, filters=filters)
+
+    async def api_read(self, client: Client, locator: str, *, generation: int | None = None,
+                       expected_hash: str | None = None, window: int = 0) -> ReadAnswer:
+        """The text at a locator; bound to a generation or hash, a changed source is a Conflict."""
+        return await self.memory_api.read(client, locator, generation=generation, expected_hash=expected_hash,
+                                          window=window)
+
+    async def list_items(self, client: Client, *, filters: Filters = Filters(), section: str | None = None,
+                         status: str = "current", cursor: str | None = None, limit: int = 100) -> ListPage:
+        """Every passage the filters keep, a page at a time, with a cursor for the next."""
+        return await self.memory_api.list(client, filters=filters, section=section, status=status, cursor=cursor,
+                                          limit=limit)
+
+    async def save_note(self, client: Client, request: SaveRequest, *, idempotency_key: str | None) -> SavedRecord:
+        """Keep what an agent was told, in the agent's own section (a retry returns the first record)."""
+        return await self.saves.save(client, request, idempotency_key=idempotency_key)

@@ -1,4 +1,5 @@
-"""Schema for the security and reliability work of issue 9 (migrations 60-69)."""
+"""Schema for the security and reliability work of issue 9 (migrations 60-69, and 160-169 for what
+must follow later areas' migrations)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,10 @@ async def m060_index_foreign_keys(conn: aiosqlite.Connection) -> None:
             "CREATE INDEX IF NOT EXISTS analysis_progress_run ON analysis_progress(run_id)",
         ],
     )
+
+
+@migration(160)
+async def m160_index_idempotency_documents(conn: aiosqlite.Connection) -> None:
+    """The memory server's idempotency keys point at documents: forgetting one looks them up.
+    (Numbered past the server's migration 111, which creates the table.)"""
+    await conn.execute("CREATE INDEX IF NOT EXISTS idempotency_keys_document ON idempotency_keys(document_id)")
