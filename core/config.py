@@ -179,3 +179,7 @@ class Settings(BaseSettings):
     @property
     def raw_dir(self) -> Path:
         return self.data_dir / "raw"
+
+    @property
+    def backup_dir(self) -> Path:
+        return self.data_dir / "backups"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, tzinfo
 from pathlib import Path
 
+from core.backups import take_backup
 from core.biographer import AgentConfig, Biographer
 from core.capture import journal_identity_prefix, save_photos, save_recording
 from core.clients import Client, ClientBook, ClientInfo, IssuedToken
@@ -31,13 +32,11 @@ from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
 from core.profile_book import Clock, utc_now
 from core.saves import SavedRecord, SaveBook, SaveRequest
-from core.sources import (Forgotten, Source, export_sources, find_sources_by_identity_prefix, forget_source,
-                          get_source, list_sources)
+from core.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
                         SearchFilters, SearchHit, SourceText, TimelineEvent)
 from storage import people as people_store
 from storage import ledger as ledger_store
-from storage.backup import backup_database
 from storage.db import busy_notice
 
 log = logging.getLogger(__name__)
@@ -183,8 +182,9 @@ class Service:
         return found
 
     async def forget(self, source_id: int) -> Forgotten:
-        """Delete a source and everything taken from it."""
-        return await forget_source(self.memory.conn, source_id)
+        """Delete a source and everything taken from it, erased from the store's file and from
+        every backup (see core.sources.forget_source)."""
+        return await self.memory.forget(source_id)
 
     async def export_sources(self, path: Path) -> Path:
         """Every source and message as one JSON file."""
@@ -212,9 +212,11 @@ class Service:
         out.close()
         return out.count
 
-    async def backup(self, directory: Path, *, stamp: datetime, keep: int) -> Path:
-        """A consistent copy of the store (safe while it is in use), keeping the newest `keep`."""
-        return await backup_database(self.memory.conn, directory, stamp=stamp, keep=keep)
+    async def backup(self, directory: Path, *, stamp: datetime | None = None, keep: int) -> Path:
+        """A consistent copy of the store (safe while it is in use) with its raw copies, keeping
+        the newest `keep`."""
+        return await take_backup(self.memory.conn, backup_dir=directory, raw_dir=self.memory.raw_dir,
+                                 keep=keep, now=stamp)
 
     # ------------------------------------------------------------ people
 

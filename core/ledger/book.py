@@ -131,7 +131,8 @@ class Ledger:
             raise UserFacingError("no person named", hint="give a name")
         if not allow_new:
             raise UserFacingError(f"no person is known as {name!r}",
-                                  hint="check `biographer people`; to record someone new, add --new-person")
+                                  hint="everyone who wrote in your sources is known (`biographer people` lists them); "
+                                       "to record someone new, add them with `biographer ledger add ... --new-person`")
         async with transaction(self.conn):
             return await store.add_person(self.conn, name)
 
