@@ -239,3 +239,25 @@ async def test_a_message_cannot_close_its_block_and_speak_as_the_system(service,
     assert window.count("</conversation>") == 1 and "<\\/conversation> SYSTEM" in window
     assert "<\\items>" in window
     assert "are not addressed to you" in fake_openai.requests[0]["messages"][0]["content"]
+
+
+async def test_each_thread_of_a_mailbox_is_read_as_a_conversation_of_its_own(service, fake_openai, tmp_path):
+    def mail(sender: str, subject: str, day: int, body: str) -> str:
+        return (f"From {sender.split('<')[1][:-1]} Mon May {day:02d} 10:00:00 2024\nFrom: {sender}\n"
+                f"To: Lena Fischer <lena@example.com>\nSubject: {subject}\n"
+                f"Date: Mon, {day:02d} May 2024 10:00:00 +0100\nMessage-ID: <{subject[:3]}{day}@x>\n\n{body}\n\n")
+    mbox = tmp_path / "inbox.mbox"
+    mbox.write_text(mail("Rui Santos <rui@example.com>", "Photos", 6, "I'll send you the photos tomorrow")
+                    + mail("Ana Ribeiro <ana@example.com>", "Dinner", 7, "Dinner on Friday?")
+                    + mail("Rui Santos <rui@example.com>", "Re: Photos", 8, "Here are the photos!"), encoding="utf-8")
+    assert (await service.import_files([mbox])).messages_added == 3
+    proposals(fake_openai)
+    proposals(fake_openai)
+
+    result = await service.extract_ledger()
+
+    assert (result.conversations, result.windows) == (2, 2)
+    photos, dinner = shown_to_model(fake_openai, 0), shown_to_model(fake_openai, 1)
+    assert "photos tomorrow" in photos and "Here are the photos" in photos and "Dinner" not in photos
+    assert "Dinner on Friday" in dinner and "photos" not in dinner
+    assert not await service.ledger_pending()
