@@ -18,6 +18,8 @@ from core.forwards import Forwarded, forwards_document, forwards_from_payload, f
 from core.inbox import Inbox
 from core.jobs import PromptBook
 from core.memory import Memory
+from core.pictures import Picture
+from core.pictures.gather import Pictures
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
 from core.profile_book import Clock, utc_now
@@ -54,6 +56,8 @@ class Service:
         self.prompts = PromptBook(memory.conn)
         self.data_dir = data_dir
         self.inbox = Inbox(data_dir / "inbox") if data_dir else None
+        self.pictures = Pictures(memory.conn, zone=memory.context.timezone, owner_names=memory.context.owner_aliases,
+                                 timeline=self.timeline, clock=clock)
 
     @property
     def timezone(self) -> tzinfo:
@@ -258,6 +262,13 @@ class Service:
 
     async def timeline(self) -> list[TimelineEvent]:
         return await self.biographer.timeline()
+
+    # ------------------------------------------------------------ pictures
+
+    async def picture(self, kind: str, *, since: datetime | None = None, until: datetime | None = None) -> Picture:
+        """A picture of stored data, no model call: "week" (the seven days ending `until`, default
+        today), "timeline" or "people" (who the owner talks to; default: all of it)."""
+        return await self.pictures.make(kind, since=since, until=until)
 
     # ------------------------------------------------------------ analysis runs
 
