@@ -9,9 +9,9 @@ import os
 import sys
 from pathlib import Path
 
-from bot import cli_agent, cli_doctor, cli_memory, cli_people, cli_run
+from bot import cli_agent, cli_doctor, cli_memory, cli_people, cli_pictures, cli_run
 
-SUBCOMMAND_MODULES = (cli_memory, cli_agent, cli_people, cli_run, cli_doctor)
+SUBCOMMAND_MODULES = (cli_memory, cli_agent, cli_people, cli_pictures, cli_run, cli_doctor)
 
 
 def version() -> str:
