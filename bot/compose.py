@@ -13,7 +13,7 @@ from pydantic import SecretStr
 from core.biographer import AgentConfig
 from core.config import Settings
 from core.errors import UserFacingError
-from core.importers import ImportContext
+from core.importers.base import ImportContext
 from core.memory import Memory, open_store
 from core.ports import LLM, Describer, Embedder, Transcriber
 from core.preferences import ScheduleDefaults
@@ -88,9 +88,13 @@ def import_context(settings: Settings) -> ImportContext:
 @asynccontextmanager
 async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -> AsyncIterator[Memory]:
     """The memory core over the configured store, closed on exit."""
-    async with open_store(settings.database_path, busy_seconds=settings.store_busy_seconds) as conn:
-        yield Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
-                     context=import_context(settings), raw_dir=settings.raw_dir)
+    async with open_store(settings.database_path, busy_seconds=settings.store_busy_seconds,
+                          private_folders=(settings.raw_dir, settings.backup_dir)) as conn:
+        memory = Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
+                        context=import_context(settings), raw_dir=settings.raw_dir,
+                        backup_dir=settings.backup_dir)
+        await memory.clean_raw_copies()
+        yield memory
 
 
 def is_local_url(url: str) -> bool:

@@ -46,7 +46,7 @@ class Broadcast:
 def build_runner(settings: Settings, service: Service, gate: AgentGate, notifier: Notifier,
                  **overrides: Any) -> JobRunner:
     options: dict[str, Any] = dict(
-        service=service, notifier=notifier, gate=gate, backup_dir=settings.data_dir / "backups",
+        service=service, notifier=notifier, gate=gate, backup_dir=settings.backup_dir,
         backup_keep=settings.backup_keep, analysis_time=settings.analysis_time,
         backup_time=settings.backup_time, grace=timedelta(hours=settings.schedule_grace_hours))
     options.update(overrides)

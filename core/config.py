@@ -137,6 +137,13 @@ class Settings(BaseSettings):
     discord_guild_ids: CommaList = Field(default_factory=list)
     progress_edit_seconds: float = 2.0  # at most one progress edit per this many seconds
 
+    # the memory server (`biographer serve`): REST and MCP for the owner's other agents;
+    # `biographer run` starts it too when api_port is set. Localhost unless said otherwise
+    api_host: str = "127.0.0.1"
+    api_port: int | None = None
+    api_rate_per_minute: int = 120  # requests per client
+    api_max_body_bytes: int = 256 * 1024
+
     # scheduler (local times in `timezone`; /settings overrides these per store)
     scheduler_enabled: bool = True
     question_time: str = "19:00"
@@ -170,3 +177,7 @@ class Settings(BaseSettings):
     @property
     def raw_dir(self) -> Path:
         return self.data_dir / "raw"
+
+    @property
+    def backup_dir(self) -> Path:
+        return self.data_dir / "backups"

@@ -11,24 +11,26 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 
+from core.backups import take_backup
 from core.biographer import AgentConfig, Biographer
 from core.capture import journal_identity_prefix, save_photos, save_recording
+from core.clients import Client, ClientBook, ClientInfo, IssuedToken
 from core.errors import StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
 from core.inbox import Inbox
 from core.jobs import PromptBook
 from core.memory import Memory
+from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
 from core.pictures import Picture
 from core.pictures.gather import Pictures
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
 from core.profile_book import Clock, utc_now
-from core.sources import (Forgotten, Source, export_sources, find_sources_by_identity_prefix, forget_source,
-                          get_source, list_sources)
+from core.saves import SavedRecord, SaveBook, SaveRequest
+from core.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
                         SearchFilters, SearchHit, SourceText, TimelineEvent)
 from storage import people as people_store
-from storage.backup import backup_database
 from storage.db import busy_notice
 
 log = logging.getLogger(__name__)
@@ -56,6 +58,9 @@ class Service:
         self.prompts = PromptBook(memory.conn)
         self.data_dir = data_dir
         self.inbox = Inbox(data_dir / "inbox") if data_dir else None
+        self.clients = ClientBook(memory.conn)
+        self.memory_api = MemoryApi(memory)
+        self.saves = SaveBook(memory)
         self.pictures = Pictures(memory.conn, zone=memory.context.timezone, owner_names=memory.context.owner_aliases,
                                  timeline=self.timeline, clock=clock)
 
@@ -63,10 +68,6 @@ class Service:
     def timezone(self) -> tzinfo:
         """The zone the owner's times are shown in."""
         return self.memory.context.timezone
-
-    @property
-    def has_model(self) -> bool:
-        return self.llm is not None
 
     # ------------------------------------------------------------ the memory: find and read
 
@@ -175,8 +176,9 @@ class Service:
         return found
 
     async def forget(self, source_id: int) -> Forgotten:
-        """Delete a source and everything taken from it."""
-        return await forget_source(self.memory.conn, source_id)
+        """Delete a source and everything taken from it, erased from the store's file and from
+        every backup (see core.sources.forget_source)."""
+        return await self.memory.forget(source_id)
 
     async def export_sources(self, path: Path) -> Path:
         """Every source and message as one JSON file."""
@@ -191,9 +193,11 @@ class Service:
                                 bio=await self.bio(), history=await self.bio_history(limit=2**31),
                                 timeline=await self.timeline(), questions=await self.open_questions())
 
-    async def backup(self, directory: Path, *, stamp: datetime, keep: int) -> Path:
-        """A consistent copy of the store (safe while it is in use), keeping the newest `keep`."""
-        return await backup_database(self.memory.conn, directory, stamp=stamp, keep=keep)
+    async def backup(self, directory: Path, *, stamp: datetime | None = None, keep: int) -> Path:
+        """A consistent copy of the store (safe while it is in use) with its raw copies, keeping
+        the newest `keep`."""
+        return await take_backup(self.memory.conn, backup_dir=directory, raw_dir=self.memory.raw_dir,
+                                 keep=keep, now=stamp)
 
     # ------------------------------------------------------------ people
 
@@ -299,3 +303,46 @@ class Service:
 
     async def set_paused(self, paused: bool) -> None:
         await self.preferences.set_paused(paused)
+
+    # ------------------------------------------------------------ the memory server (bot/server/)
+
+    async def add_client(self, name: str, *, operations: tuple[str, ...], sections: tuple[str, ...] = ()) -> IssuedToken:
+        """A new client with its bearer token (shown once; only a digest is kept)."""
+        return await self.clients.add(name, operations=operations, sections=sections)
+
+    async def list_clients(self, *, include_revoked: bool = False) -> list[ClientInfo]:
+        return await self.clients.list(include_revoked=include_revoked)
+
+    async def revoke_client(self, name: str) -> None:
+        await self.clients.revoke(name)
+
+    async def authenticate(self, authorization: str | None) -> Client:
+        """The client an Authorization header names (NotAuthenticated, saying why, if none)."""
+        return await self.clients.authenticate(authorization)
+
+    async def capabilities(self, client: Client) -> dict:
+        return await self.memory_api.capabilities(client)
+
+    async def index_state(self) -> IndexState:
+        return await self.memory_api.index_state()
+
+    async def api_search(self, client: Client, query: str, *, limit: int = 10, mode: str = "hybrid",
+                         filters: Filters = Filters()) -> SearchAnswer:
+        """Search within what the client may see, saying whether nothing matched or the index is building."""
+        return await self.memory_api.search(client, query, limit=limit, mode=mode, filters=filters)
+
+    async def api_read(self, client: Client, locator: str, *, generation: int | None = None,
+                       expected_hash: str | None = None, window: int = 0) -> ReadAnswer:
+        """The text at a locator; bound to a generation or hash, a changed source is a Conflict."""
+        return await self.memory_api.read(client, locator, generation=generation, expected_hash=expected_hash,
+                                          window=window)
+
+    async def list_items(self, client: Client, *, filters: Filters = Filters(), section: str | None = None,
+                         status: str = "current", cursor: str | None = None, limit: int = 100) -> ListPage:
+        """Every passage the filters keep, a page at a time, with a cursor for the next."""
+        return await self.memory_api.list(client, filters=filters, section=section, status=status, cursor=cursor,
+                                          limit=limit)
+
+    async def save_note(self, client: Client, request: SaveRequest, *, idempotency_key: str | None) -> SavedRecord:
+        """Keep what an agent was told, in the agent's own section (a retry returns the first record)."""
+        return await self.saves.save(client, request, idempotency_key=idempotency_key)

@@ -19,6 +19,7 @@ from core.pictures.contact import ContactData, Series, bin_start, bins_between, 
 from core.pictures.mentions import count_mentions
 from core.pictures.timeline import Mark, TimelineData, event_span, kind_of
 from core.pictures.week import DayCount, NameCount, WeekData
+from core.times import parse_utc, utc_iso
 from core.types import TimelineEvent
 from storage import activity
 from storage import people as people_store
@@ -30,21 +31,13 @@ NOT_CONVERSATION = ("biographer",)  # what the owner told the biographer itself:
 CONTACT_PEOPLE = 6
 
 
-def _utc(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _parse(stored: str) -> datetime:
-    return datetime.fromisoformat(stored.replace("Z", "+00:00"))
-
-
 def utc_offsets(zone: tzinfo, start: datetime, end: datetime) -> list[tuple[str, int]]:
     """The zone's offset from UTC in seconds over [start, end]: [(UTC instant, offset from then
     on)], the first at `start`, then one at each change (daylight saving time, a new law)."""
     def offset(moment: datetime) -> int:
         return int(moment.astimezone(zone).utcoffset().total_seconds())
 
-    changes = [(_utc(start), offset(start))]
+    changes = [(utc_iso(start), offset(start))]
     step = timedelta(hours=12)  # no zone changes its offset twice within half a day
     before, current = start.astimezone(timezone.utc), offset(start)
     while before < end:
@@ -54,7 +47,7 @@ def utc_offsets(zone: tzinfo, start: datetime, end: datetime) -> list[tuple[str,
                 middle = before + (after - before) / 2
                 before, after = (middle, after) if offset(middle) == current else (before, middle)
             current = offset(after)
-            changes.append((_utc(after), current))
+            changes.append((utc_iso(after), current))
         before = after
     return changes
 
@@ -121,7 +114,7 @@ class Pictures:
             raise UserFacingError(f"the week picture covers at most {MAX_WEEK_DAYS} days",
                                   hint="pick a shorter period, or use the people picture for longer ones")
         start, end = self._bounds(first, last)
-        rows = await activity.messages_per_day(self.conn, since=_utc(start), until=_utc(end),
+        rows = await activity.messages_per_day(self.conn, since=utc_iso(start), until=utc_iso(end),
                                                offsets=utc_offsets(self.zone, start, end),
                                                exclude_platforms=NOT_CONVERSATION)
         names = await people_store.person_names(self.conn)
@@ -141,18 +134,18 @@ class Pictures:
                               others[first + timedelta(days=i)]) for i in range((last - first).days + 1))
         people = _people(names)
         owners = {person for person, aliases in people.items() if owner_senders & {a.lower() for a in aliases}}
-        texts = await activity.texts_between(self.conn, since=_utc(start), until=_utc(end),
+        texts = await activity.texts_between(self.conn, since=utc_iso(start), until=utc_iso(end),
                                              exclude_kinds=(REPORT_KIND,))
         mentioned = count_mentions(texts, people)
         for person in owners:
             mentioned.pop(person, None)
             senders.pop(person, None)
-        added = await activity.sources_added(self.conn, since=_utc(start), until=_utc(end),
+        added = await activity.sources_added(self.conn, since=utc_iso(start), until=utc_iso(end),
                                              exclude_kinds=(REPORT_KIND,))
         return WeekData(days=days, senders=_ranked(senders)[:5], mentioned=_ranked(mentioned)[:5],
                         sources=_ranked(Counter(s.kind for s in added)),
-                        questions_answered=await activity.questions_answered(self.conn, since=_utc(start),
-                                                                              until=_utc(end)),
+                        questions_answered=await activity.questions_answered(self.conn, since=utc_iso(start),
+                                                                              until=utc_iso(end)),
                         questions_open=await activity.questions_open(self.conn))
 
     # ------------------------------------------------------------ who the owner talks to
@@ -161,7 +154,7 @@ class Pictures:
         """Messages over time from the people who wrote most (default: the whole store)."""
         names = await people_store.person_names(self.conn)
         # whole local days, as the bins count them, so the totals and the bins agree
-        given = [_utc(self._bounds(day, day)[i]) if day else None
+        given = [utc_iso(self._bounds(day, day)[i]) if day else None
                  for i, day in enumerate((self._local(since), self._local(until)))]
         totals: Counter[str] = Counter()
         spellings: dict[str, list[str]] = defaultdict(list)
@@ -173,8 +166,8 @@ class Pictures:
             spellings[person].append(row.sender)
             stored += [row.first, row.last]
         today = self._local(self.clock())
-        first = self._local(since) or (self._local(_parse(min(stored))) if stored else today)
-        last = self._local(until) or (self._local(_parse(max(stored))) if stored else today)
+        first = self._local(since) or (self._local(parse_utc(min(stored))) if stored else today)
+        last = self._local(until) or (self._local(parse_utc(max(stored))) if stored else today)
         start, end = self._bounds(first, last)
         top = [name for name, _ in sorted(totals.items(), key=lambda item: (-item[1], item[0]))[:CONTACT_PEOPLE]]
         unit = unit_for(first, last)
@@ -182,7 +175,7 @@ class Pictures:
         index = {b: i for i, b in enumerate(bins)}
         counts = {person: [0] * len(bins) for person in top}
         rows = await activity.messages_per_day(
-            self.conn, since=_utc(start), until=_utc(end), offsets=utc_offsets(self.zone, start, end),
+            self.conn, since=utc_iso(start), until=utc_iso(end), offsets=utc_offsets(self.zone, start, end),
             exclude_platforms=NOT_CONVERSATION, senders=[s for person in top for s in spellings[person]])
         for row in rows:
             person = names.get(row.sender.lower(), row.sender)

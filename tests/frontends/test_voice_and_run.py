@@ -78,3 +78,29 @@ async def test_run_starts_the_bot_and_stops_cleanly(tmp_path, telegram_api, monk
     stop.set()
     await asyncio.wait_for(server, 20)
     assert telegram_api.texts()[0].startswith("Sources: 0")
+
+
+async def test_run_without_any_bot_runs_the_scheduler_alone(tmp_path, monkeypatch, caplog):
+    import bot.runtime as runtime
+    from tests.frontends.conftest import service_at
+
+    settings = telegram_settings(tmp_path / "data", "http://127.0.0.1:9", telegram_token=None)
+
+    def open_runtime_service(settings):
+        from contextlib import asynccontextmanager
+
+        @asynccontextmanager
+        async def opened():
+            async with service_at(settings) as service:
+                yield service
+
+        return opened()
+
+    monkeypatch.setattr(runtime, "open_runtime_service", open_runtime_service)
+    stop = asyncio.Event()
+    server = asyncio.create_task(serve(settings, stop))
+    await asyncio.sleep(0.5)
+    assert not server.done()  # no crash, no restart loop in docker
+    stop.set()
+    await asyncio.wait_for(server, 20)
+    assert "running the scheduler only" in caplog.text
