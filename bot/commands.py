@@ -36,12 +36,22 @@ SORRY = "Something went wrong on my side; the details are in the server log."
 
 @dataclass(frozen=True)
 class File:
-    """A file to send: bytes in memory, or a file on disk (deleted after sending when `temporary`)."""
+    """A file to send: bytes in memory, or a file on disk (deleted after sending when `temporary`).
+    A `picture` is shown (a photo, above the reply's text), with `alt` as its short description."""
 
     name: str
     data: bytes | None = None
     path: Path | None = None
     temporary: bool = False
+    picture: bool = False
+    alt: str = ""
+
+
+def with_picture(text: str, picture: Any) -> Reply:
+    """`text` under a core.pictures.Picture (none when the picture would show nothing)."""
+    if picture.empty:
+        return Reply(text)
+    return Reply(text, files=(File(picture.name, data=picture.png, picture=True, alt=picture.alt),))
 
 
 @dataclass(frozen=True)
@@ -100,9 +110,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("ask", "ask about your life", (Param("question", "what you want to know", rest=True),),
             example="/ask when did I move to Lisbon?", uses_agent=True),
     Command("bio", "your profile: a summary here and bio.md as a file"),
-    Command("timeline", "the dated events of your life so far"),
+    Command("timeline", "the dated events of your life so far, as a picture and a list"),
+    Command("people", "who you talk to: the people who write most, over time"),
     Command("questions", "what the biographer still wants to know"),
-    Command("report", "a pattern report of the last seven days", uses_agent=True),
+    Command("report", "a pattern report of the last seven days, with the week at a glance", uses_agent=True),
     Command("sources", "everything imported, with counts"),
     Command("forget", "delete a source and everything from it",
             (Param("source", "its number in /sources", type=int),), example="/forget 12"),
@@ -180,7 +191,8 @@ class Commands:
         self.gate = gate or AgentGate()
         self._handlers: dict[str, Callable[..., Awaitable[Reply]]] = {
             "start": self._help, "help": self._help, "ask": self._ask, "bio": self._bio,
-            "timeline": self._timeline, "questions": self._questions, "report": self._report,
+            "timeline": self._timeline, "people": self._people, "questions": self._questions,
+            "report": self._report,
             "sources": self._sources, "forget": self._forget, "export": self._export, "stats": self._stats,
             "pause": self._pause, "resume": self._resume, "settings": self._settings,
             "todo": self._todo, "owed": self._owed, "recs": self._recs, "who": self._who,
@@ -323,15 +335,21 @@ class Commands:
         return Reply(opening, files=(File("bio.md", data=bio.encode("utf-8")),))
 
     async def _timeline(self, chat: Chat) -> Reply:
-        events = await self.service.timeline()
-        return Reply("\n".join(f"{e.date} – {e.title}" for e in events) or "No dated events yet.")
+        picture = await self.service.picture("timeline")
+        return with_picture(picture.caption, picture)
+
+    async def _people(self, chat: Chat) -> Reply:
+        picture = await self.service.picture("people")
+        return with_picture(picture.caption, picture)
 
     async def _questions(self, chat: Chat) -> Reply:
         questions = await self.service.open_questions()
         return Reply("\n".join(f"#{q.id} {q.text}" for q in questions) or "No open questions right now.")
 
     async def _report(self, chat: Chat) -> Reply:
-        return Reply(render_answer(await self.service.report(days=7)))
+        answer = await self.service.report(days=7)
+        week = await self.service.picture("week")
+        return with_picture(f"{render_answer(answer)}\n\n{week.caption}", week)
 
     async def _sources(self, chat: Chat) -> Reply:
         return Reply(sources_text(await self.service.sources()))

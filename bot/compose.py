@@ -89,7 +89,7 @@ def import_context(settings: Settings) -> ImportContext:
 async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -> AsyncIterator[Memory]:
     """The memory core over the configured store, closed on exit."""
     async with open_store(settings.database_path, busy_seconds=settings.store_busy_seconds,
-                          private_folders=(settings.raw_dir, settings.backup_dir)) as conn:
+                          private_folders=(settings.raw_dir, settings.backup_dir, settings.data_dir / "inbox")) as conn:
         memory = Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
                         context=import_context(settings), raw_dir=settings.raw_dir,
                         backup_dir=settings.backup_dir)

@@ -34,6 +34,10 @@ class Broadcast:
         for notifier in self.notifiers:
             await notifier.send_answer(answer)
 
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        for notifier in self.notifiers:
+            await notifier.send_picture(png, caption, name=name)
+
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         for notifier in self.notifiers:
             await notifier.send_question(question_id, text, sent_at=sent_at)

@@ -17,7 +17,7 @@ import asyncio
 import heapq
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 
@@ -36,6 +36,8 @@ MAX_DEPTH = 100_000  # matches skipped to reach a page
 DEADLINE_SECONDS = 30.0  # for a regular expression's full scan
 
 Spans = Callable[[str], list[tuple[int, int]]]
+#: whether a match at (document id, character position) counts, e.g. said by the person filtered on
+Accept = Callable[[int, int], Awaitable[bool]]
 
 
 @dataclass(frozen=True)
@@ -103,9 +105,10 @@ class _Overlaps:
 
 
 async def find_words(conn: aiosqlite.Connection, pattern: str, match: str, *, where: ChunkFilter, skip: int,
-                     size: int, newest_first: bool, exact_cap: int = EXACT_TOTAL_CAP) -> Found:
+                     size: int, newest_first: bool, exact_cap: int = EXACT_TOTAL_CAP,
+                     accept: Accept | None = None) -> Found:
     """A page of whole-word matches, walking the keyword index's matches (`match`, an FTS5 phrase
-    that every occurrence satisfies) in order."""
+    that every occurrence satisfies) in order; `accept` can turn a match down."""
     spans = word_spans(pattern)
     candidates = await chunk_store.count_matching(conn, match, where=where)
     exact = candidates <= exact_cap
@@ -120,6 +123,8 @@ async def find_words(conn: aiosqlite.Connection, pattern: str, match: str, *, wh
             for row, found in zip(rows, per_row):
                 walked += 1
                 for start, end in overlaps.fresh(row.document_id, row.char_start, found):
+                    if accept is not None and not await accept(row.document_id, row.char_start + start):
+                        continue
                     if skip <= counted < skip + size + 1:
                         page.append(Hit(row, start, end))
                     counted += 1
@@ -132,9 +137,11 @@ async def find_words(conn: aiosqlite.Connection, pattern: str, match: str, *, wh
 
 
 async def find_regex(conn: aiosqlite.Connection, pattern: str, *, where: ChunkFilter, skip: int, size: int,
-                     newest_first: bool, deadline_seconds: float = DEADLINE_SECONDS) -> Found:
+                     newest_first: bool, deadline_seconds: float = DEADLINE_SECONDS,
+                     accept: Accept | None = None) -> Found:
     """A page of a regular expression's matches: every passage is read (a batch at a time, matched
-    in a worker thread), the total is exact, and the first `skip + size + 1` in order are kept."""
+    in a worker thread), the total is exact, and the first `skip + size + 1` in order are kept;
+    `accept` can turn a match down."""
     spans = regex_spans(pattern)
     deadline = time.monotonic() + deadline_seconds
     keep = skip + size + 1
@@ -149,6 +156,8 @@ async def find_regex(conn: aiosqlite.Connection, pattern: str, *, where: ChunkFi
                 hint="narrow it with --since/--until, --person or --kind, or grep for words instead")
         after, read = rows[-1][0], read + len(rows)
         found = await asyncio.to_thread(_scan_batch, spans, rows, overlaps)
+        if accept is not None:
+            found = [f for f in found if await accept(f[0][1], f[0][2])]
         total += len(found)
         best = pick(keep, best + found)
     chunks = await chunk_store.get_chunks(conn, list({chunk_id for _, chunk_id, _, _ in best}))

@@ -38,6 +38,10 @@ class Notifier(Protocol):
 
     async def send_answer(self, answer: Any) -> None: ...
 
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        """An image, with `caption` (the same in words, for screen readers) under it."""
+        ...
+
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         """Send a question prompt and record it (PromptBook.record) so a reply answers it."""
         ...
@@ -94,10 +98,17 @@ async def question_prompt(service: Any, *, preferences: Preferences, prompts: Pr
 
 
 async def weekly_report(service: Any, *, preferences: Preferences, notifier: Notifier,
-                        gate: AgentGate) -> str:
-    """The pattern report of the last seven days."""
+                        gate: AgentGate, now: datetime | None = None) -> str:
+    """The week at a glance (a picture from stored data, so it comes even when the model is down),
+    then the pattern report of the last seven days."""
     if preferences.paused:
         return "paused"
+    try:
+        picture = await service.picture("week", until=now)
+    except Exception:  # the picture is a bonus: it must never cost the owner the report
+        log.exception("the week's picture failed; sending the report without it")
+    else:
+        await notifier.send_picture(picture.png, picture.caption, name=picture.name)
     async with gate.turn():
         answer = await service.report(days=7)
     await notifier.send_answer(answer)
@@ -219,7 +230,7 @@ class JobRunner:
                 lambda p, now: question_prompt(service, preferences=p, prompts=prompts,
                                                notifier=notifier, now=now)),
             Job("weekly_report", lambda p: ([parse_time(p.report_time)], WEEKDAYS.index(p.report_day)),
-                lambda p, now: weekly_report(service, preferences=p, notifier=notifier, gate=gate)),
+                lambda p, now: weekly_report(service, preferences=p, notifier=notifier, gate=gate, now=now)),
             Job("nightly_analysis", lambda p: ([analysis_at], None),
                 lambda p, now: nightly_analysis(service, gate=gate)),
             Job("backup", lambda p: ([backup_at], None),

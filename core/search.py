@@ -173,15 +173,16 @@ class Searcher:
             raise UserFacingError(f"page {page} lies past the first {MAX_DEPTH:,} matches",
                                   hint="narrow it with --since/--until or --person, or use --oldest-first")
         where = await self._filter(filters)
+        accept = await self._said_by(filters.person) if filters.person else None
         words = re.findall(r"\w+", pattern)
         if regex or not words:
             found = await find_regex(self.conn, pattern if regex else re.escape(pattern), where=where,
                                      skip=skip, size=page_size, newest_first=newest_first,
-                                     deadline_seconds=self.grep_deadline_seconds)
+                                     deadline_seconds=self.grep_deadline_seconds, accept=accept)
         else:
             found = await find_words(self.conn, pattern, '"' + " ".join(words) + '"', where=where,
                                      skip=skip, size=page_size, newest_first=newest_first,
-                                     exact_cap=self.exact_total_cap)
+                                     exact_cap=self.exact_total_cap, accept=accept)
         matches = []
         for hit in found.hits:
             row, at = hit.row, hit.row.char_start + hit.start
@@ -194,6 +195,17 @@ class Searcher:
             ))
         return GrepPage(matches=matches, page=page, page_size=page_size, total=found.total,
                         has_more=found.has_more, total_is_estimate=found.total_is_estimate)
+
+    async def _said_by(self, person: str):
+        """A grep match counts for --person only where that person wrote it: the passage filter
+        lets through whole conversations in which they speak, but the others' lines are not theirs."""
+        names = {n.lower() for n in await self.person_names(person)}
+
+        async def accept(document_id: int, position: int) -> bool:
+            message = await message_store.message_at(self.conn, document_id, position)
+            return message is None or message.sender.lower() in names
+
+        return accept
 
     # ------------------------------------------------------------------ read
 

@@ -28,6 +28,8 @@ from core.ledger.people import PersonPage, person_page
 from core.ledger.weekly import with_promises
 from core.memory import Memory
 from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
+from core.pictures import Picture
+from core.pictures.gather import Pictures
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
 from core.profile_book import Clock, utc_now
@@ -69,6 +71,8 @@ class Service:
         self.clients = ClientBook(memory.conn)
         self.memory_api = MemoryApi(memory)
         self.saves = SaveBook(memory)
+        self.pictures = Pictures(memory.conn, zone=memory.context.timezone, owner_names=memory.context.owner_aliases,
+                                 timeline=self.timeline, clock=clock)
 
     @property
     def timezone(self) -> tzinfo:
@@ -285,6 +289,13 @@ class Service:
 
     async def timeline(self) -> list[TimelineEvent]:
         return await self.biographer.timeline()
+
+    # ------------------------------------------------------------ pictures
+
+    async def picture(self, kind: str, *, since: datetime | None = None, until: datetime | None = None) -> Picture:
+        """A picture of stored data, no model call: "week" (the seven days ending `until`, default
+        today), "timeline" or "people" (who the owner talks to; default: all of it)."""
+        return await self.pictures.make(kind, since=since, until=until)
 
     # ------------------------------------------------------------ analysis runs
 
