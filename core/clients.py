@@ -25,6 +25,9 @@ from storage.db import transaction
 
 #: what a client may be allowed; `clients add --allow` takes a comma-separated subset
 OPERATIONS = ("search", "read", "list", "save")
+#: what a page client may do, and all it may do: log in to the owner's local web page (`clients
+#: add NAME --web`). Its token opens no API door, and an agent's token opens no page.
+PAGE = "page"
 _TOKEN = re.compile(r"^bio_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$")
 
@@ -37,6 +40,10 @@ class Client:
     name: str
     operations: tuple[str, ...]
     sections: tuple[str, ...]  # empty: every section
+
+    @property
+    def is_page(self) -> bool:
+        return PAGE in self.operations
 
     def require(self, operation: str) -> None:
         if operation not in self.operations:
@@ -52,6 +59,10 @@ class Client:
             raise NotPermitted(f"client {self.name!r} may not use section {section!r} "
                                f"(allowed: {', '.join(self.sections)})",
                                hint="ask the owner for a token with that section (clients add --sections)")
+
+
+#: the owner themself, as the CLI and the logged-in page act: every operation, every section
+OWNER = Client(id=0, name="owner", operations=OPERATIONS, sections=())
 
 
 @dataclass(frozen=True)
@@ -110,7 +121,11 @@ class ClientBook:
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self.conn = conn
 
-    async def add(self, name: str, *, operations: tuple[str, ...], sections: tuple[str, ...] = ()) -> IssuedToken:
+    async def add(self, name: str, *, operations: tuple[str, ...], sections: tuple[str, ...] = (),
+                  page: bool = False) -> IssuedToken:
+        """A new client and its token; `page=True`: a login for the owner's web page, nothing else."""
+        if page:
+            operations, sections = (PAGE,), ()
         name = name.strip()
         if not _NAME.match(name):
             raise UserFacingError(f"not a client name: {name!r}",
@@ -139,6 +154,22 @@ class ClientBook:
         scheme, _, token = authorization.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise NotAuthenticated("the Authorization header is not `Bearer TOKEN`", hint=_BEARER_HINT)
+        client = await self._verified(token)
+        if client.is_page:
+            raise NotPermitted(f"client {client.name!r} is a login for the local web page, not for the API",
+                               hint="give each agent its own token: biographer clients add NAME --allow "
+                                    + ",".join(OPERATIONS))
+        return client
+
+    async def authenticate_page(self, token: str) -> Client:
+        """The page client a token pasted into the login form names, or NotAuthenticated saying why."""
+        client = await self._verified(token)
+        if not client.is_page:
+            raise NotAuthenticated(f"client {client.name!r} is an agent's token, which cannot open the page",
+                                   hint="make a login for the page: biographer clients add NAME --web")
+        return client
+
+    async def _verified(self, token: str) -> Client:
         match = _TOKEN.match(token.strip())
         if not match:
             raise NotAuthenticated("malformed token", hint="tokens look like bio_<12 hex>_<43 characters>; copy it whole")

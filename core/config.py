@@ -144,6 +144,12 @@ class Settings(BaseSettings):
     api_port: int | None = None
     api_rate_per_minute: int = 120  # requests per client
     api_max_body_bytes: int = 256 * 1024
+    # the owner's local web page, served by the same server: host names it answers to besides
+    # localhost (a reverse proxy's or Tailscale's name; any other Host is refused, against DNS
+    # rebinding), how long a login lasts, and the largest file it takes in an import
+    page_hosts: CommaList = Field(default_factory=list)
+    page_session_hours: float = 12.0
+    page_max_upload_mb: int = 1024
 
     # scheduler (local times in `timezone`; /settings overrides these per store)
     scheduler_enabled: bool = True
@@ -159,7 +165,7 @@ class Settings(BaseSettings):
     schedule_grace_hours: float = 6.0  # a run missed while down is made up on start within this
 
     _split = field_validator(
-        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", mode="before"
+        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", "page_hosts", mode="before"
     )(_split_list)
 
     def secret_values(self) -> list[str]:

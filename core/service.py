@@ -14,7 +14,7 @@ from pathlib import Path
 from core.backups import take_backup
 from core.biographer import AgentConfig, Biographer
 from core.capture import journal_identity_prefix, save_photos, save_recording
-from core.clients import Client, ClientBook, ClientInfo, IssuedToken
+from core.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
 from core.errors import ModelUnavailable, StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
 from core.inbox import Inbox
@@ -30,6 +30,8 @@ from core.memory import Memory
 from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
 from core.pictures import Picture
 from core.pictures.gather import Pictures
+from core.page_sessions import NewSession, PageSession, PageSessions
+from core.person_view import PersonView, person_view
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
 from core.profile_book import Clock, utc_now
@@ -73,6 +75,7 @@ class Service:
         self.saves = SaveBook(memory)
         self.pictures = Pictures(memory.conn, zone=memory.context.timezone, owner_names=memory.context.owner_aliases,
                                  timeline=self.timeline, clock=clock)
+        self.page_sessions = PageSessions(memory.conn, self.clients, clock=clock)
 
     @property
     def timezone(self) -> tzinfo:
@@ -397,9 +400,11 @@ class Service:
 
     # ------------------------------------------------------------ the memory server (bot/server/)
 
-    async def add_client(self, name: str, *, operations: tuple[str, ...], sections: tuple[str, ...] = ()) -> IssuedToken:
-        """A new client with its bearer token (shown once; only a digest is kept)."""
-        return await self.clients.add(name, operations=operations, sections=sections)
+    async def add_client(self, name: str, *, operations: tuple[str, ...] = (), sections: tuple[str, ...] = (),
+                         page: bool = False) -> IssuedToken:
+        """A new client with its bearer token (shown once; only a digest is kept); `page=True`: a
+        login for the owner's local web page, which opens nothing else."""
+        return await self.clients.add(name, operations=operations, sections=sections, page=page)
 
     async def list_clients(self, *, include_revoked: bool = False) -> list[ClientInfo]:
         return await self.clients.list(include_revoked=include_revoked)
@@ -437,3 +442,39 @@ class Service:
     async def save_note(self, client: Client, request: SaveRequest, *, idempotency_key: str | None) -> SavedRecord:
         """Keep what an agent was told, in the agent's own section (a retry returns the first record)."""
         return await self.saves.save(client, request, idempotency_key=idempotency_key)
+
+    # ------------------------------------------------------------ the owner's local page (bot/server/page/)
+
+    @property
+    def model_configured(self) -> bool:
+        """Whether a language model answers (questions need one to be folded into bio.md)."""
+        return self.llm is not None
+
+    async def page_login(self, token: str, *, lifetime: timedelta) -> NewSession:
+        """A browser session for the page client the token names (NotAuthenticated if none)."""
+        return await self.page_sessions.login(token, lifetime=lifetime)
+
+    async def page_session(self, secret: str | None) -> PageSession:
+        """The live session a cookie names, or NotAuthenticated saying why."""
+        return await self.page_sessions.check(secret)
+
+    async def page_logout(self, secret: str) -> None:
+        await self.page_sessions.logout(secret)
+
+    async def passage(self, locator: str, *, window: int = 0) -> ReadAnswer:
+        """The owner's read: the exact text at a locator with its senders, time and source."""
+        return await self.memory_api.read(OWNER, locator, window=window)
+
+    async def owner_search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
+                           filters: Filters = Filters()) -> SearchAnswer:
+        """The owner's search over everything, saying whether nothing matched or the index is building."""
+        return await self.memory_api.search(OWNER, query, limit=limit, mode=mode, filters=filters)
+
+    async def owner_list(self, *, filters: Filters = Filters(), cursor: str | None = None,
+                         limit: int = 50) -> ListPage:
+        """Everything the filters keep, unranked and oldest first, a page at a time (no query needed)."""
+        return await self.memory_api.list(OWNER, filters=filters, cursor=cursor, limit=limit)
+
+    async def person(self, name: str) -> PersonView:
+        """One person: their names, first and last contact, their sources, and what bio.md says of them."""
+        return await person_view(self.memory.conn, name, bio=await self.bio())

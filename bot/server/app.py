@@ -16,6 +16,7 @@ from bot.server.auth import BodyLimit, Door, GuardedMcp
 from bot.server.errors import error_response
 from bot.server.mcp import build_mcp_server, mcp_endpoint
 from bot.server.operations import Limits, Operations
+from bot.server.page import PageConfig, PageMount, build_page
 from core.errors import UserFacingError
 from core.service import Service
 
@@ -40,8 +41,10 @@ async def _invalid(request: Request, error: RequestValidationError) -> JSONRespo
                          "hint": "see /openapi.json for the request schema"}, status_code=422)
 
 
-def build_app(service: Service, *, limits: Limits) -> FastAPI:
+def build_app(service: Service, *, limits: Limits, page: PageConfig | None = None) -> FastAPI:
+    """The API; with `page`, the owner's local page too (under every other path)."""
     version = server_version()
+    page_app = build_page(service, page) if page is not None else None
     operations = Operations(service, limits=limits, version=version)
     door = Door(service, rate_per_minute=limits.rate_per_minute)
     manager, endpoint = mcp_endpoint(build_mcp_server(operations, version=version),
@@ -54,6 +57,8 @@ def build_app(service: Service, *, limits: Limits) -> FastAPI:
                 yield
             finally:
                 await operations.indexer.close()
+                if page_app is not None:
+                    await page_app.state.imports.close()
 
     # no /docs or /redoc: their pages load scripts from a CDN, and nothing here reaches out
     app = FastAPI(title="Biographer memory", version=version, lifespan=lifespan, docs_url=None, redoc_url=None,
@@ -65,5 +70,9 @@ def build_app(service: Service, *, limits: Limits) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(rest.router)
     app.router.routes.append(Route("/mcp", endpoint=GuardedMcp(endpoint, door), methods=["GET", "POST", "DELETE"]))
-    app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
+    if page_app is not None:
+        app.router.routes.append(PageMount("/", app=page_app))
+    # the page's uploads (a file of an import, streamed) may be larger than any API request
+    app.add_middleware(BodyLimit, limit=limits.max_body_bytes,
+                       larger={"/imports/": page.max_upload_bytes} if page is not None else {})
     return app

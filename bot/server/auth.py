@@ -79,19 +79,22 @@ class _BodyTooLarge(Exception):
 
 
 class BodyLimit:
-    """Refuses bodies over `limit` bytes: by Content-Length before reading, else while reading."""
+    """Refuses bodies over `limit` bytes (or the limit of a path prefix in `larger`): by
+    Content-Length before reading, else while reading."""
 
-    def __init__(self, app: ASGIApp, *, limit: int) -> None:
+    def __init__(self, app: ASGIApp, *, limit: int, larger: dict[str, int] | None = None) -> None:
         self.app = app
-        self.limit = limit
+        self.default = limit
+        self.larger = larger or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = next((n for prefix, n in self.larger.items() if scope["path"].startswith(prefix)), self.default)
         declared = next((v for k, v in scope.get("headers", ()) if k == b"content-length"), None)
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await error_response(TooLarge(self.limit))(scope, receive, send)
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await error_response(TooLarge(limit))(scope, receive, send)
             return
         received = 0
         started = False
@@ -101,7 +104,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
+                if received > limit:
                     raise _BodyTooLarge
             return message
 
@@ -114,4 +117,4 @@ class BodyLimit:
             await self.app(scope, counting_receive, watching_send)
         except _BodyTooLarge:
             if not started:
-                await error_response(TooLarge(self.limit))(scope, receive, send)
+                await error_response(TooLarge(limit))(scope, receive, send)

@@ -12,6 +12,7 @@ import uvicorn
 
 from bot.server.app import build_app
 from bot.server.operations import Limits
+from bot.server.page import PageConfig
 from core.config import Settings
 from core.errors import UserFacingError
 from core.service import Service
@@ -28,6 +29,17 @@ class _EmbeddedServer(uvicorn.Server):
         yield
 
 
+def local_url(host: str, port: int) -> str:
+    """The address a browser on this machine opens (a wildcard bind is reached on localhost)."""
+    host = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+    return f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+
+
+def page_config_of(settings: Settings, *, host: str) -> PageConfig:
+    return PageConfig.for_server(bind_host=host, extra_hosts=settings.page_hosts,
+                                 session_hours=settings.page_session_hours, max_upload_mb=settings.page_max_upload_mb)
+
+
 def limits_of(settings: Settings) -> Limits:
     return Limits(rate_per_minute=settings.api_rate_per_minute, max_body_bytes=settings.api_max_body_bytes)
 
@@ -38,7 +50,8 @@ async def serving(service: Service, settings: Settings, *, host: str | None = No
     """The server listening (port 0: any free one); yields its base URL; stops on exit."""
     host = host or settings.api_host
     port = DEFAULT_PORT if port is None else port
-    config = uvicorn.Config(build_app(service, limits=limits_of(settings)), host=host, port=port, log_config=None,
+    app = build_app(service, limits=limits_of(settings), page=page_config_of(settings, host=host))
+    config = uvicorn.Config(app, host=host, port=port, log_config=None,
                             lifespan="on", server_header=False)
     server = _EmbeddedServer(config)
     task = asyncio.create_task(server.serve(), name="biographer-memory-server")
@@ -51,9 +64,8 @@ async def serving(service: Service, settings: Settings, *, host: str | None = No
             raise UserFacingError(f"the memory server could not listen on {host}:{port} (in use, or not allowed)",
                                   hint="pick another port: --port or BIOGRAPHER_API_PORT")
         await asyncio.sleep(0.01)
-    bound = server.servers[0].sockets[0].getsockname()[1]
-    url = f"http://{host if ':' not in host else f'[{host}]'}:{bound}"
-    log.warning("memory server listening on %s (REST %s/v1, MCP %s/mcp)", url, url, url)
+    url = local_url(host, server.servers[0].sockets[0].getsockname()[1])
+    log.warning("memory server listening on %s (REST %s/v1, MCP %s/mcp, your page %s/)", url, url, url, url)
     try:
         yield url
     finally:

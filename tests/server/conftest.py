@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from bot.server.run import serving
 from core.clients import OPERATIONS
 from core.config import Settings
+from core.ports import LLM
 from core.service import Service
 from tests.core.helpers import MAYA_CHAT, memory_at, whatsapp_export
 from tests.fakes.embedder import HashEmbedder
@@ -81,10 +82,11 @@ async def seed(service: Service, folder: Path) -> None:
 
 
 @asynccontextmanager
-async def running_server(settings: Settings, tmp_path: Path, *, seeded: bool = True) -> AsyncIterator[Running]:
+async def running_server(settings: Settings, tmp_path: Path, *, seeded: bool = True,
+                         llm: LLM | None = None) -> AsyncIterator[Running]:
     embedder = GatedEmbedder()
     async with memory_at(settings.data_dir, embedder) as memory:
-        service = Service(memory=memory, **service_options(settings))
+        service = Service(memory=memory, llm=llm, **service_options(settings))
         if seeded:
             await seed(service, tmp_path / "exports")
         async with serving(service, settings, host="127.0.0.1", port=0) as url:
