@@ -22,5 +22,6 @@ async def m140_page_sessions(conn: aiosqlite.Connection) -> None:
                 expires_at TEXT NOT NULL
             )""",
             "CREATE INDEX page_sessions_expiry ON page_sessions(expires_at)",
+            "CREATE INDEX page_sessions_client ON page_sessions(client_id)",  # a revoke deletes by it
         ],
     )
