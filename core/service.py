@@ -31,7 +31,6 @@ from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer
 from core.pictures import Picture
 from core.pictures.gather import Pictures
 from core.page_sessions import NewSession, PageSession, PageSessions
-from core.person_view import PersonView, person_view
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
 from core.profile_book import Clock, utc_now
@@ -376,7 +375,7 @@ class Service:
     async def person_page(self, name: str) -> PersonPage:
         """Who someone is to the owner, last contact, what is open both ways, where they appear."""
         await people_store.sync_from_messages(self.memory.conn)
-        return await person_page(self.memory.conn, self.ledger, name)
+        return await person_page(self.memory.conn, self.ledger, name, bio=await self.bio())
 
     async def ledger_reminders(self, *, today: date) -> ledger_reminders.ReminderBatch:
         """What to remind the owner of today (promises due, follow-ups drafted for what is owed)."""
@@ -475,6 +474,3 @@ class Service:
         """Everything the filters keep, unranked and oldest first, a page at a time (no query needed)."""
         return await self.memory_api.list(OWNER, filters=filters, cursor=cursor, limit=limit)
 
-    async def person(self, name: str) -> PersonView:
-        """One person: their names, first and last contact, their sources, and what bio.md says of them."""
-        return await person_view(self.memory.conn, name, bio=await self.bio())

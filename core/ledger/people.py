@@ -1,17 +1,30 @@
 """A person's page: how they relate to the owner, when they were last in touch, what is open
-between them both ways, where they appear, and what is known about them, each with its source."""
+between them both ways, where they appear, and what is known about them, each with its source.
+One page for every front end: `people show`, /who and the local web page."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import aiosqlite
 
 from core.ledger.book import OPEN, Ledger, LedgerItem
+from core.profile import EditRejected, section_body
 from storage import ledger as store
 from storage import people as people_store
 
 RECENT_SOURCES = 5
+RELATIONSHIP_SECTION = "People & Relationships"
+
+
+def lines_naming(text: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The non-empty lines of `text` that name any of `names` as a whole word."""
+    if not names:
+        return ()
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+                         + r")(?!\w)", re.IGNORECASE)
+    return tuple(line.strip() for line in text.splitlines() if line.strip() and pattern.search(line))
 
 
 @dataclass(frozen=True)
@@ -26,9 +39,11 @@ class PersonPage:
     interactions: tuple[people_store.Appearance, ...]  # the sources they appear in, latest first
     facts: tuple[LedgerItem, ...]  # everything else known about them
     messages: int
+    first_contact: str | None = None  # UTC ISO, of their first message in the sources
+    bio_lines: tuple[str, ...] = ()  # the lines of bio.md's People & Relationships naming them, cited
 
 
-async def person_page(conn: aiosqlite.Connection, ledger: Ledger, name: str) -> PersonPage:
+async def person_page(conn: aiosqlite.Connection, ledger: Ledger, name: str, *, bio: str = "") -> PersonPage:
     person = await ledger.person(name)
     items = await store.list_items(conn, store.ItemFilter(person_names=person.aliases))
 
@@ -47,4 +62,13 @@ async def person_page(conn: aiosqlite.Connection, ledger: Ledger, name: str) -> 
         interactions=tuple(appearances[:RECENT_SOURCES]),
         facts=tuple(i for i in facts if i.category != "relationship"),
         messages=sum(a.messages for a in appearances),
+        first_contact=min((a.first for a in appearances if a.first), default=None),
+        bio_lines=_bio_lines(bio, person.aliases),
     )
+
+
+def _bio_lines(bio: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    try:
+        return lines_naming(section_body(bio, RELATIONSHIP_SECTION), names)
+    except EditRejected:  # a bio.md without that section (rewritten by hand): nothing said there
+        return ()

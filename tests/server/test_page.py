@@ -218,11 +218,21 @@ async def test_passage_person_timeline_history_and_search(settings, tmp_path):
             missing = await http.get("/passage/doc999:0-10")
             assert missing.status_code == 404 and "no document 999" in missing.text
 
+            await server.service.add_ledger_item("commitment", "send Maya the ferry photos", person="Maya")
+            await server.service.add_ledger_item("owed", "Maya returns the blue umbrella", person="Maya")
             person = (await http.get("/people/" + quote("Maya"))).text
             assert "my closest friend, who books the ferries" in person
+            # the ledger's open items both ways
+            assert person.index("You promised them") < person.index("send Maya the ferry photos") \
+                < person.index("They owe you") < person.index("Maya returns the blue umbrella")
             assert "2024-03-14 08:15" in person  # last contact, in the owner's zone (Lisbon, UTC+0 in March)
             assert (await http.get("/people/Nobody")).status_code == 400
 
+            people = (await http.get("/people")).text
+            image = people.split('<img src="', 1)[1].split('"', 1)[0]
+            png = await http.get(image)
+            assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+            assert "The picture in words" in people and "Maya" in people.split("<figcaption>", 1)[1]
             years = (await http.get("/timeline")).text
             assert years.index("2019") < years.index("2024") and "Knee hurts again" in years
             march = (await http.get("/timeline?year=2024&month=3")).text

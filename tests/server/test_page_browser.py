@@ -74,7 +74,7 @@ async def test_log_in_read_bio_and_open_a_cited_passage_beside_it(browser, setti
             assert await passage.is_hidden()
 
             await page.click("nav >> text=Timeline")
-            await page.click("text=2024")
+            await page.click("a[href='/timeline?year=2024']")
             assert await page.locator("h1").inner_text() == "2024 2 events"
             await page.click("text=March 2024")
             assert await page.locator("ul.events li").count() == 2

@@ -19,6 +19,7 @@ from starlette.types import Scope
 from bot.server.errors import status_of
 from bot.server.page.guard import CrossSiteRefused, LoginRequired, PageConfig, PageGuard
 from bot.server.page.imports import ImportJobs
+from bot.server.page.views import PictureShelf
 from bot.server.page.routes import router
 from core.errors import UserFacingError
 from core.service import Service
@@ -86,8 +87,13 @@ def build_page(service: Service, config: PageConfig) -> FastAPI:
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.service = service
     app.state.config = config
-    app.state.templates = Jinja2Templates(env=Environment(
-        loader=PackageLoader("bot.server.page", "templates"), autoescape=select_autoescape(default=True)))
+    environment = Environment(loader=PackageLoader("bot.server.page", "templates"),
+                              autoescape=select_autoescape(default=True))
+    # a ledger item's sources as locators the page links (an item the owner set by hand has none)
+    environment.filters["locators"] = lambda sources: [
+        f"doc{s.document_id}:{s.char_start}-{s.char_end}" for s in sources if s.document_id is not None]
+    app.state.templates = Jinja2Templates(env=environment)
+    app.state.pictures = PictureShelf()
     app.state.imports = ImportJobs(service, upload_dir=config.upload_dir, max_file_bytes=config.max_upload_bytes)
     app.include_router(router)
     app.add_exception_handler(LoginRequired, _login_required)

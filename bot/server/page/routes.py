@@ -151,23 +151,50 @@ async def passage(request: Request, locator: str, session: Session,
 @router.get("/timeline")
 async def timeline(request: Request, session: Session, year: Annotated[int | None, Query(ge=1, le=9999)] = None,
                    month: Annotated[int | None, Query(ge=1, le=12)] = None) -> Response:
-    zoom = views.timeline_zoom(await service_of(request).timeline(), year=year, month=month)
-    return render(request, "timeline.html", session, active="timeline", zoom=zoom, cite=link_citations)
+    service = service_of(request)
+    zoom = views.timeline_zoom(await service.timeline(), year=year, month=month)
+    period = f"{year}-{month:02d}" if year and month else str(year) if year else None
+    figure = await _picture(request, "timeline", period)
+    return render(request, "timeline.html", session, active="timeline", zoom=zoom, cite=link_citations,
+                  figure=figure)
 
 
 @router.get("/people")
 async def people(request: Request, session: Session) -> Response:
+    figure = await _picture(request, "people", None)
     return render(request, "people.html", session, active="people", people=await service_of(request).people(),
+                  figure=figure,
                   quote=lambda name: quote(name, safe=""))
 
 
 @router.get("/people/{name:path}")
 async def person(request: Request, name: str, session: Session) -> Response:
     service = service_of(request)
-    view = await service.person(name)
+    view = await service.person_page(name)
     return render(request, "person.html", session, active="people", person=view, zone=service.timezone,
                   local_time=views.local_time, cite=link_citations,
                   search_url="/search?" + urlencode({"person": view.name}))
+
+
+async def _picture(request: Request, kind: str, period: str | None) -> views.Figure | None:
+    """A picture for the page: drawn once, kept briefly under a random name the <img> asks for
+    (the page allows images from itself only, so no data: URL)."""
+    service = service_of(request)
+    zone = service.timezone
+    since = parse_bound(period, zone=zone, end=False) if period else None
+    until = parse_bound(period, zone=zone, end=True) if period else None
+    picture = await service.picture(kind, since=since, until=until)
+    if picture.empty:
+        return None
+    return request.app.state.pictures.keep(picture)
+
+
+@router.get("/pictures/{key}.png")
+async def picture_file(request: Request, key: str, session: Session) -> Response:
+    png = request.app.state.pictures.get(key)
+    if png is None:
+        return Response(status_code=404)
+    return Response(png, media_type="image/png", headers={"cache-control": "no-store"})
 
 
 # ------------------------------------------------------------------ open questions

@@ -4,6 +4,8 @@ in the owner's words, an edit's diff as lines. Presentation only: no query, no r
 from __future__ import annotations
 
 import calendar
+import secrets
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
@@ -109,3 +111,29 @@ def diff_lines(diff: str) -> list[DiffLine]:
         kind = {"+": "added", "-": "removed", "@": "hunk"}.get(line[:1], "context")
         out.append(DiffLine(kind, line if kind == "hunk" else line[1:]))
     return out
+
+
+@dataclass(frozen=True)
+class Figure:
+    url: str
+    alt: str
+    caption: str
+
+
+class PictureShelf:
+    """The last few pictures drawn for the page, by a random key (the <img> that follows asks for
+    it once); a small bounded map, so memory stays flat."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._kept: OrderedDict[str, bytes] = OrderedDict()
+
+    def keep(self, picture) -> Figure:
+        key = secrets.token_urlsafe(12)
+        self._kept[key] = picture.png
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+        return Figure(url=f"/pictures/{key}.png", alt=picture.alt, caption=picture.caption)
+
+    def get(self, key: str) -> bytes | None:
+        return self._kept.get(key)
