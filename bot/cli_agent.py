@@ -8,9 +8,10 @@ import asyncio
 import secrets
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli_args import add_json_option, cli_service, count, date_text, print_json
+from bot.cli_args import add_json_option, cli_service, count, date_text, print_json, stderr
 
 if TYPE_CHECKING:
     from core.biographer import AnalysisStatus
@@ -153,9 +154,18 @@ async def cmd_answer(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_timeline(args: argparse.Namespace, settings: Settings) -> int:
-    """The timeline of the owner's life, with sources."""
+    """The timeline of the owner's life, with sources (and as a picture with --png)."""
     async with cli_service(settings, model=False) as service:
         events = await service.timeline()
+        picture = await service.picture("timeline") if args.png else None
+    if picture is not None:
+        from bot.cli_pictures import write_picture
+
+        path = write_picture(picture, args.png)
+        if not args.json:  # the path, then the events as the picture's caption lists them, with sources
+            print(f"{path}\n\n{picture.caption}")
+            return 0
+        stderr(f"wrote {path}")  # stdout stays one JSON document
     if args.json:
         print_json([{"id": e.id, "date": e.date, "title": e.title, "detail": e.detail,
                      "locators": list(e.locators)} for e in events])
@@ -265,7 +275,10 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     p.add_argument("text", nargs="+", help="your answer")
     add_json_option(p, "the reply and its citations")
 
-    p = command("timeline", "the timeline of your life, with sources", "biographer timeline --json", cmd_timeline)
+    p = command("timeline", "the timeline of your life, with sources", "biographer timeline --png timeline.png",
+                cmd_timeline)
+    p.add_argument("--png", type=Path, metavar="FILE",
+                   help="also draw it (years across, coloured by kind) into this PNG and print its path first")
     add_json_option(p, "the events")
 
     p = command("report", "the pattern report of the last days (needs a model)", "biographer report --days 30",

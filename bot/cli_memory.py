@@ -103,7 +103,8 @@ def render_grep(page: GrepPage, zone, next_page: str) -> str:
     lines = [f"{m.time.astimezone(zone).strftime('%Y-%m-%d %H:%M') if m.time else 'undated'}  "
              f"{m.document}  {m.locator}\n    {m.line}" for m in page.matches]
     pages = max(1, -(-page.total // page.page_size))
-    lines.append(f"{page.total} matches; page {page.page} of {pages}"
+    about = "about " if page.total_is_estimate else ""
+    lines.append(f"{about}{page.total:,} matches; page {page.page} of {about}{pages:,}"
                  + (f" (next: {next_page})" if page.has_more else ""))
     return "\n".join(lines)
 
@@ -135,12 +136,14 @@ async def cmd_grep(args: argparse.Namespace, settings: Settings) -> int:
                                   newest_first=not args.oldest_first, filters=filters_from(args, service))
         zone = service.timezone
     pages = max(1, -(-page.total // page.page_size))
-    if args.page > pages and page.total:
-        raise UserFacingError(f"there is no page {args.page}: {page.total} matches make {pages} page(s)",
+    if not page.matches and page.total:  # past the last page (the total may be an estimate)
+        about = "about " if page.total_is_estimate else ""
+        raise UserFacingError(f"there is no page {args.page}: {about}{page.total} matches make {about}{pages} page(s)",
                               hint=f"use --page 1 to {pages}")
     if args.json:
         print_json({
-            "total": page.total, "page": page.page, "page_size": page.page_size,
+            "total": page.total, "total_is_estimate": page.total_is_estimate,
+            "page": page.page, "page_size": page.page_size,
             "matches": [{"locator": str(m.locator), "document": m.document, "kind": m.kind, "line": m.line,
                          "sender": m.sender, "time": m.time.isoformat() if m.time else None}
                         for m in page.matches]})

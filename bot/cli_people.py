@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     parser = sub.add_parser("people", help="people in your sources; merge their names",
                             description="People in your sources, with the names each goes by.",
                             epilog="examples:\n  biographer people\n  biographer people merge 'Teo Ramos' Teo\n"
-                                   "  biographer people unmatched",
+                                   "  biographer people unmatched\n  biographer people show Maya",
                             parents=[parent], formatter_class=argparse.RawDescriptionHelpFormatter)
     add_json_option(parser, "the list")
     actions = parser.add_subparsers(dest="people_action", metavar="ACTION")
@@ -29,6 +29,11 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
                                    help="senders never matched to you: add yours to BIOGRAPHER_OWNER_ALIASES")
     unmatched.add_argument("--limit", type=count(1, 10_000), default=50, help="how many to list (default: 50)")
     add_json_option(unmatched, "the list")
+    show = actions.add_parser("show", parents=[parent],
+                              help="one person's page: relationship, last contact, what is open both ways, "
+                                   "recent interactions, facts, each with its source")
+    show.add_argument("name", nargs="+", help="any of their names, a first name or a nickname")
+    add_json_option(show, "the page")
     parser.set_defaults(handler=cmd_people)
 
 
@@ -39,6 +44,8 @@ def person_json(person) -> dict:
 async def cmd_people(args: argparse.Namespace, settings: Settings) -> int:
     """List people, merge two of them, or list unmatched senders."""
     async with cli_service(settings, model=False) as service:
+        if args.people_action == "show":
+            return await _show(service, " ".join(args.name), as_json=args.json)
         if args.people_action == "merge":
             person = await service.merge_people(args.keep, args.other)
             if args.json:
@@ -64,4 +71,20 @@ async def cmd_people(args: argparse.Namespace, settings: Settings) -> int:
     for p in people:
         others = [a for a in p.aliases if a != p.name]
         print(f"{p.messages:>7}  {p.name}" + (f"  (also: {', '.join(others)})" if others else ""))
+    return 0
+
+
+async def _show(service, name: str, *, as_json: bool) -> int:
+    from dataclasses import asdict
+
+    from core.ledger.text import item_json, person_text
+
+    page = await service.person_page(name)
+    if not as_json:
+        print(person_text(page, service.timezone))
+        return 0
+    data = asdict(page)
+    for key in ("relationship", "promised_them", "they_owe", "recommended", "facts"):
+        data[key] = [item_json(item) for item in getattr(page, key)]
+    print_json(data)
     return 0

@@ -19,6 +19,9 @@ from bot.render import forgotten_text, ingest_summary, render_answer, render_sta
 from core.errors import UserFacingError
 from core.forwards import BurstCollector, Forwarded, burst_summary
 from core.gate import AgentGate
+from core.ledger.book import OPEN, LedgerItem, LedgerQuery
+from core.ledger.proposals import CATEGORIES
+from core.ledger.text import headline, items_text, person_text
 from core.ports import Progress, no_progress
 from core.service import Service
 
@@ -33,12 +36,22 @@ SORRY = "Something went wrong on my side; the details are in the server log."
 
 @dataclass(frozen=True)
 class File:
-    """A file to send: bytes in memory, or a file on disk (deleted after sending when `temporary`)."""
+    """A file to send: bytes in memory, or a file on disk (deleted after sending when `temporary`).
+    A `picture` is shown (a photo, above the reply's text), with `alt` as its short description."""
 
     name: str
     data: bytes | None = None
     path: Path | None = None
     temporary: bool = False
+    picture: bool = False
+    alt: str = ""
+
+
+def with_picture(text: str, picture: Any) -> Reply:
+    """`text` under a core.pictures.Picture (none when the picture would show nothing)."""
+    if picture.empty:
+        return Reply(text)
+    return Reply(text, files=(File(picture.name, data=picture.png, picture=True, alt=picture.alt),))
 
 
 @dataclass(frozen=True)
@@ -97,9 +110,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("ask", "ask about your life", (Param("question", "what you want to know", rest=True),),
             example="/ask when did I move to Lisbon?", uses_agent=True),
     Command("bio", "your profile: a summary here and bio.md as a file"),
-    Command("timeline", "the dated events of your life so far"),
+    Command("timeline", "the dated events of your life so far, as a picture and a list"),
+    Command("people", "who you talk to: the people who write most, over time"),
     Command("questions", "what the biographer still wants to know"),
-    Command("report", "a pattern report of the last seven days", uses_agent=True),
+    Command("report", "a pattern report of the last seven days, with the week at a glance", uses_agent=True),
     Command("sources", "everything imported, with counts"),
     Command("forget", "delete a source and everything from it",
             (Param("source", "its number in /sources", type=int),), example="/forget 12"),
@@ -111,7 +125,17 @@ COMMANDS: tuple[Command, ...] = (
             (Param("key", "the setting to change", required=False),
              Param("value", "its new value", required=False, rest=True)),
             example="/settings quiet_hours 22:00-08:00"),
+    Command("todo", "your promises still open, with their sources",
+            (Param("person", "only those to this person", required=False, rest=True),), example="/todo Ana"),
+    Command("owed", "what others promised you and still owe",
+            (Param("person", "only what this person owes", required=False, rest=True),), example="/owed Rui"),
+    Command("recs", "what you were recommended and have not done yet",
+            (Param("what", "a category (book, show, film...) or who recommended it", required=False, rest=True),),
+            example="/recs book"),
+    Command("who", "a person: relationship, last contact, what is open both ways",
+            (Param("name", "any of their names", rest=True),), example="/who Maya"),
 )
+LEDGER_BUTTONS = 5  # items under a list that get Done / Drop buttons
 BY_NAME = {command.name: command for command in COMMANDS}
 
 HELP = """I am your biographer. Everything you send me is kept in your own store, with who said it and when.
@@ -167,9 +191,11 @@ class Commands:
         self.gate = gate or AgentGate()
         self._handlers: dict[str, Callable[..., Awaitable[Reply]]] = {
             "start": self._help, "help": self._help, "ask": self._ask, "bio": self._bio,
-            "timeline": self._timeline, "questions": self._questions, "report": self._report,
+            "timeline": self._timeline, "people": self._people, "questions": self._questions,
+            "report": self._report,
             "sources": self._sources, "forget": self._forget, "export": self._export, "stats": self._stats,
             "pause": self._pause, "resume": self._resume, "settings": self._settings,
+            "todo": self._todo, "owed": self._owed, "recs": self._recs, "who": self._who,
         }
         assert set(self._handlers) == set(BY_NAME), "every registered command needs a handler"
         self._forwards = BurstCollector(self._save_burst, quiet=forward_quiet)
@@ -208,6 +234,10 @@ class Commands:
             verb, _, value = action.partition(":")
             if verb == "forget" and value.isdigit():
                 return Reply(forgotten_text(await self.service.forget(int(value))))
+            status, _, item_id = value.partition(":")
+            if verb == "ledger" and item_id.isdigit():
+                item = await self.service.set_ledger_status(int(item_id), status, via="button")
+                return Reply(f"Marked {item.status}: {headline(item)}")
             return Reply("Kept.")
 
         return await self._safely(work, what=f"the button {action!r}")
@@ -305,15 +335,21 @@ class Commands:
         return Reply(opening, files=(File("bio.md", data=bio.encode("utf-8")),))
 
     async def _timeline(self, chat: Chat) -> Reply:
-        events = await self.service.timeline()
-        return Reply("\n".join(f"{e.date} – {e.title}" for e in events) or "No dated events yet.")
+        picture = await self.service.picture("timeline")
+        return with_picture(picture.caption, picture)
+
+    async def _people(self, chat: Chat) -> Reply:
+        picture = await self.service.picture("people")
+        return with_picture(picture.caption, picture)
 
     async def _questions(self, chat: Chat) -> Reply:
         questions = await self.service.open_questions()
         return Reply("\n".join(f"#{q.id} {q.text}" for q in questions) or "No open questions right now.")
 
     async def _report(self, chat: Chat) -> Reply:
-        return Reply(render_answer(await self.service.report(days=7)))
+        answer = await self.service.report(days=7)
+        week = await self.service.picture("week")
+        return with_picture(f"{render_answer(answer)}\n\n{week.caption}", week)
 
     async def _sources(self, chat: Chat) -> Reply:
         return Reply(sources_text(await self.service.sources()))
@@ -352,3 +388,30 @@ class Commands:
         return Reply((await self.service.schedule()).describe() + "\n\nChange one with /settings KEY VALUE, e.g. "
                      "/settings quiet_hours 22:00-08:00 or /settings timezone Europe/Lisbon")
 
+
+    async def _todo(self, chat: Chat, *, person: str | None = None) -> Reply:
+        return await self._ledger("commitment", "Your promises still open", person=person)
+
+    async def _owed(self, chat: Chat, *, person: str | None = None) -> Reply:
+        return await self._ledger("owed", "Owed to you", person=person)
+
+    async def _recs(self, chat: Chat, *, what: str | None = None) -> Reply:
+        category = what.strip().lower() if what and what.strip().lower() in CATEGORIES else None
+        return await self._ledger("recommendation", "Recommended to you, still to do", category=category,
+                                  person=None if category else what)
+
+    async def _ledger(self, kind: str, heading: str, *, person: str | None = None,
+                      category: str | None = None) -> Reply:
+        items = await self.service.ledger_items(LedgerQuery(kinds=(kind,), statuses=OPEN, person=person,
+                                                            category=category))
+        return Reply(items_text(items, self.service.timezone, heading=heading, sources=2),
+                     buttons=ledger_buttons(items[:LEDGER_BUTTONS]))
+
+    async def _who(self, chat: Chat, *, name: str) -> Reply:
+        return Reply(person_text(await self.service.person_page(name), self.service.timezone))
+
+
+def ledger_buttons(items: Sequence[LedgerItem]) -> tuple[Button, ...]:
+    """Done and Drop for each item (pressed: Commands.press marks it)."""
+    return tuple(button for item in items for button in (Button(f"Done #{item.id}", f"ledger:done:{item.id}"),
+                                                         Button(f"Drop #{item.id}", f"ledger:dropped:{item.id}")))

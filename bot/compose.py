@@ -87,9 +87,13 @@ def import_context(settings: Settings) -> ImportContext:
 @asynccontextmanager
 async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -> AsyncIterator[Memory]:
     """The memory core over the configured store, closed on exit."""
-    async with open_store(settings.database_path, busy_seconds=settings.store_busy_seconds) as conn:
-        yield Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
-                     context=import_context(settings), raw_dir=settings.raw_dir)
+    async with open_store(settings.database_path, busy_seconds=settings.store_busy_seconds,
+                          private_folders=(settings.raw_dir, settings.backup_dir, settings.data_dir / "inbox")) as conn:
+        memory = Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
+                        context=import_context(settings), raw_dir=settings.raw_dir,
+                        backup_dir=settings.backup_dir)
+        await memory.clean_raw_copies()
+        yield memory
 
 
 def build_llm(settings: Settings) -> LLM | None:
@@ -131,7 +135,8 @@ async def open_service(settings: Settings, *, llm: LLM | None = None, embedder: 
     try:
         async with open_memory(settings, embedder=embedder) as memory:
             yield Service(memory=memory, llm=model, config=agent_config(settings),
-                          schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir)
+                          schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
+                          ledger_window_chars=settings.ledger_window_chars)
     finally:
         if llm is None and model is not None:
             await model.close()

@@ -9,7 +9,7 @@ import inspect
 import io
 import logging
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
@@ -19,7 +19,7 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from bot.commands import COMMANDS, REFUSAL, Command, Commands, Reply
+from bot.commands import COMMANDS, REFUSAL, Command, Commands, File, Reply
 from bot.render import DISCORD_LIMIT, ThrottledStatus, progress_text, render_answer, split_message
 from core.config import Settings
 from core.errors import UserFacingError
@@ -27,6 +27,7 @@ from core.errors import UserFacingError
 log = logging.getLogger(__name__)
 
 PLATFORM = "discord"
+ALT_TEXT_LIMIT = 1024  # an attachment description's most characters
 NOT_HERE = ("I only answer in direct messages: what I say is about your private life, and everyone in this "
             "channel would see it. Message me directly (or add this server to BIOGRAPHER_DISCORD_GUILD_IDS).")
 
@@ -41,9 +42,11 @@ def attachment_kind(attachment: discord.Attachment) -> str:
     return "file"
 
 
-def _files(reply: Reply) -> list[discord.File]:
-    return [discord.File(io.BytesIO(f.data) if f.data is not None else str(f.path), filename=f.name)
-            for f in reply.files]
+def _files(files: Sequence[File]) -> list[discord.File]:
+    # a picture's alt text becomes the attachment's description, which screen readers announce
+    return [discord.File(io.BytesIO(f.data) if f.data is not None else str(f.path), filename=f.name,
+                         description=f.alt[:ALT_TEXT_LIMIT] or None)
+            for f in files]
 
 
 def _cleanup(reply: Reply) -> None:
@@ -58,9 +61,10 @@ class ReplyButtons(discord.ui.View):
     def __init__(self, frontend: DiscordFrontend, reply: Reply) -> None:
         super().__init__(timeout=300)
         self.frontend = frontend
-        for spec in reply.buttons:
+        for n, spec in enumerate(reply.buttons):
             button = discord.ui.Button(label=spec.label, style=discord.ButtonStyle.danger
-                                       if spec is reply.buttons[0] else discord.ButtonStyle.secondary)
+                                       if spec is reply.buttons[0] else discord.ButtonStyle.secondary,
+                                       row=min(n // 2, 4))  # in pairs, as on Telegram: Done / Drop
             button.callback = self._press(spec.action)
             self.add_item(button)
 
@@ -273,14 +277,19 @@ class DiscordFrontend:
     async def send_reply(self, send: Callable[..., Any], reply: Reply) -> discord.Message | None:
         """A shared reply as Discord messages: text in pieces; files and buttons on the last one.
         Embeds are suppressed, so a link in an answer is never fetched for a preview."""
-        pieces = split_message(reply.text, DISCORD_LIMIT) or ([""] if reply.files else ["(nothing to show)"])
+        pictures = [f for f in reply.files if f.picture]
+        documents = [f for f in reply.files if not f.picture]
+        pieces = split_message(reply.text, DISCORD_LIMIT) or ([""] if documents else [] if pictures
+                                                               else ["(nothing to show)"])
         sent = None
         try:
+            if pictures:  # first, in a message of their own: the text reads as their caption
+                sent = await send(None, files=_files(pictures))
             for i, piece in enumerate(pieces):
                 extra: dict[str, Any] = {}
                 if i == len(pieces) - 1:
-                    if reply.files:
-                        extra["files"] = _files(reply)
+                    if documents:
+                        extra["files"] = _files(documents)
                     if reply.buttons:
                         extra["view"] = ReplyButtons(self, reply)
                 sent = await send(piece or None, suppress_embeds=True, **extra)
@@ -349,6 +358,11 @@ class DiscordFrontend:
 
     async def send_answer(self, answer: Any) -> None:
         await self.send_text(render_answer(answer))
+
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        picture = File(name, data=png, picture=True, alt=caption)
+        for channel in await self._owner_dms():
+            await self.send_reply(channel.send, Reply(caption, files=(picture,)))
 
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         for channel in await self._owner_dms():

@@ -48,8 +48,8 @@ def open_runtime_service(settings: Settings) -> AbstractAsyncContextManager[Serv
 async def serve(settings: Settings, stop: asyncio.Event) -> None:
     """Run until `stop` is set; then finish imports, shut the scheduler and bots down, close the store."""
     classes = [cls for cls in frontend_classes() if cls.configured(settings)]
-    if not classes and not settings.scheduler_enabled:
-        raise UserFacingError("nothing to run: no bot is configured and the scheduler is off",
+    if not classes and not settings.scheduler_enabled and settings.api_port is None:
+        raise UserFacingError("nothing to run: no bot is configured, the scheduler is off and no API port is set",
                               hint="set BIOGRAPHER_TELEGRAM_TOKEN and/or BIOGRAPHER_DISCORD_TOKEN (see .env.example)")
     async with open_runtime_service(settings) as service, AsyncExitStack() as stack:
         await service.replay_inbox()
@@ -61,6 +61,10 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
         if settings.scheduler_enabled:
             runner = build_runner(settings, service, commands.gate, Broadcast(notifiers))
             await stack.enter_async_context(running_scheduler(runner))
+        if settings.api_port is not None:  # the memory server for the owner's other agents (bot/server/)
+            from bot.server.run import serving
+
+            await stack.enter_async_context(serving(service, settings, port=settings.api_port))
         log.warning("biographer is running (%s); stop with Ctrl-C or SIGTERM",
                     ", ".join([n.name for n in notifiers] + (["scheduler"] if settings.scheduler_enabled else [])))
         await stop.wait()

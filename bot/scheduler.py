@@ -34,6 +34,10 @@ class Broadcast:
         for notifier in self.notifiers:
             await notifier.send_answer(answer)
 
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        for notifier in self.notifiers:
+            await notifier.send_picture(png, caption, name=name)
+
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         for notifier in self.notifiers:
             await notifier.send_question(question_id, text, sent_at=sent_at)
@@ -42,9 +46,10 @@ class Broadcast:
 def build_runner(settings: Settings, service: Service, gate: AgentGate, notifier: Notifier,
                  **overrides: Any) -> JobRunner:
     options: dict[str, Any] = dict(
-        service=service, notifier=notifier, gate=gate, backup_dir=settings.data_dir / "backups",
+        service=service, notifier=notifier, gate=gate, backup_dir=settings.backup_dir,
         backup_keep=settings.backup_keep, analysis_time=settings.analysis_time,
-        backup_time=settings.backup_time, grace=timedelta(hours=settings.schedule_grace_hours))
+        backup_time=settings.backup_time, grace=timedelta(hours=settings.schedule_grace_hours),
+        reminder_time=settings.ledger_reminder_time)
     options.update(overrides)
     return JobRunner(**options)
 

@@ -20,7 +20,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerStop, CallbackQueryHandler,
                           CommandHandler, ContextTypes, Defaults, MessageHandler, TypeHandler, filters)
 
-from bot.commands import COMMANDS, REFUSAL, Commands, Reply
+from bot.commands import COMMANDS, REFUSAL, Commands, File, Reply
 from bot.render import TELEGRAM_LIMIT, ThrottledStatus, progress_text, render_answer, split_message
 from core.config import Settings
 from core.errors import UserFacingError
@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 PLATFORM = "telegram"
 CLOUD_DOWNLOAD_LIMIT = 20 * 1024 * 1024
+PHOTO_CAPTION_LIMIT = 1024
 ALBUM_QUIET_SECONDS = 1.0  # the parts of an album arrive as separate updates within a moment
 TOO_BIG = ("That file is {size:.0f} MB; Telegram's cloud Bot API only lets bots download files up to 20 MB.\n"
            "Either run a local Bot API server (github.com/tdlib/telegram-bot-api) and set "
@@ -234,18 +235,29 @@ class TelegramFrontend:
         markup = None
         if reply.buttons:
             markup = InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.action)
-                                            for b in reply.buttons]])
+                                            for b in reply.buttons[row:row + 2]]
+                                           for row in range(0, len(reply.buttons), 2)])  # pairs: Done / Drop
         pieces = split_message(reply.text, TELEGRAM_LIMIT) or ([] if reply.files else ["(nothing to show)"])
         sent = message
+        pictures = [f for f in reply.files if f.picture]  # shown first: the text reads as their caption
+        for file in pictures:
+            await self._send_file(file, lambda content: message.reply_photo(
+                content, caption=split_message(file.alt, PHOTO_CAPTION_LIMIT)[0] if file.alt else None,
+                filename=file.name))
         for i, piece in enumerate(pieces):
             sent = await message.reply_text(piece, reply_markup=markup if i == len(pieces) - 1 else None)
         for file in reply.files:
-            try:
-                await message.reply_document(file.data if file.data is not None else file.path, filename=file.name)
-            finally:
-                if file.temporary and file.path is not None:
-                    file.path.unlink(missing_ok=True)
+            if not file.picture:
+                await self._send_file(file, lambda content: message.reply_document(content, filename=file.name))
         return sent
+
+    @staticmethod
+    async def _send_file(file: File, send: Any) -> None:
+        try:
+            await send(file.data if file.data is not None else file.path)
+        finally:
+            if file.temporary and file.path is not None:
+                file.path.unlink(missing_ok=True)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """The shared commands answer errors themselves; what reaches here is a bug or a network
@@ -375,6 +387,14 @@ class TelegramFrontend:
 
     async def send_answer(self, answer: Any) -> None:
         await self.send_text(render_answer(answer))
+
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        """A photo with `caption` under it (what does not fit Telegram's photo caption follows as text)."""
+        head, *rest = split_message(caption, PHOTO_CAPTION_LIMIT) or [""]
+        for owner in self.owner_ids:
+            await self.app.bot.send_photo(int(owner), png, caption=head or None, filename=name)
+            for piece in split_message("\n\n".join(rest), TELEGRAM_LIMIT):
+                await self.app.bot.send_message(int(owner), piece)
 
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         for owner in self.owner_ids:

@@ -16,7 +16,7 @@ from core.agent.budget import Window, estimate_tokens
 from core.agent.citations import check_citations
 from core.agent.delimiters import neutralise
 from core.agent.loop import LoopResult, NeedsEvidence, ToolLoop
-from core.agent.schemas import (ANALYSIS_TOOLS, CHAT_TOOLS, READ_TOOLS, REPORT_TOOLS, Catalogue,
+from core.agent.schemas import (ANALYSIS_TOOLS, CHAT_TOOLS, REPORT_TOOLS, SMALL_CHAT_TOOLS, Catalogue,
                                 tool_schemas)
 from core.agent.tools import Toolbox, Turn
 from core.chunking import render_message
@@ -71,7 +71,7 @@ class AgentConfig:
 
     @property
     def chat_tools(self) -> tuple[str, ...]:
-        return CHAT_TOOLS if self.context_tokens >= SMALL_CONTEXT else READ_TOOLS
+        return CHAT_TOOLS if self.context_tokens >= SMALL_CONTEXT else SMALL_CHAT_TOOLS
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ class Biographer:
             raise UserFacingError("nothing to answer", hint="ask a question about your life")
         tail = await chat_store.tail(self.conn, conversation, limit=self.config.chat_tail)
         user = [{"role": role, "content": said} for role, said in tail] + [{"role": "user", "content": text}]
-        turn = Turn(run_id=None, owner_words=(text, *(said for role, said in tail if role == "user")))
+        turn = Turn(run_id=None, owner_said=text, owner_words=(text, *(said for role, said in tail if role == "user")))
         result, turn = await self._agent(
             kind="chat", prompt="chat", role="chat", budget=self.config.chat_steps, user=user, turn=turn,
             tools=self.config.chat_tools, edit_kind="correction", cuttable_user=False,
@@ -209,8 +209,10 @@ class Biographer:
             now = iso(self.clock())
             await chat_store.add_turn(self.conn, conversation=conversation, role="user", text=text, at=now)
             await chat_store.add_turn(self.conn, conversation=conversation, role="assistant", text=answer.text, at=now)
-        # what the owner tells the biographer is evidence about them, like any other source
-        await self.remember(text, conversation=conversation)
+        # what the owner tells the biographer is evidence about them, like any other source (a ledger
+        # tool may have stored it already, as the source of an item)
+        if turn.owner_source is None:
+            await self.remember(text, conversation=conversation)
         return answer
 
     async def last_conversation(self, prefix: str) -> str | None:

@@ -134,6 +134,7 @@ class Settings(BaseSettings):
     agent_chat_tail: int = 6  # earlier chat messages (text only) in each turn's context
     analysis_batch_chars: int = 24_000  # new material shown to one analysis run
     question_repeat_days: int = 7  # an unanswered question is asked again after this many days
+    ledger_window_chars: int = 12_000  # conversation shown to the model at once by ledger extraction
 
     # front ends
     telegram_token: SecretStr | None = None
@@ -158,6 +159,19 @@ class Settings(BaseSettings):
     discord_guild_ids: CommaList = Field(default_factory=list)
     progress_edit_seconds: float = 2.0  # at most one progress edit per this many seconds
 
+    # the memory server (`biographer serve`): REST and MCP for the owner's other agents;
+    # `biographer run` starts it too when api_port is set. Localhost unless said otherwise
+    api_host: str = "127.0.0.1"
+    api_port: int | None = None
+    api_rate_per_minute: int = 120  # requests per client
+    api_max_body_bytes: int = 256 * 1024
+    # the owner's local web page, served by the same server: host names it answers to besides
+    # localhost (a reverse proxy's or Tailscale's name; any other Host is refused, against DNS
+    # rebinding), how long a login lasts, and the largest file it takes in an import
+    page_hosts: CommaList = Field(default_factory=list)
+    page_session_hours: float = 12.0
+    page_max_upload_mb: int = 1024
+
     # scheduler (local times in `timezone`; /settings overrides these per store)
     scheduler_enabled: bool = True
     question_time: str = "19:00"
@@ -167,11 +181,12 @@ class Settings(BaseSettings):
     report_time: str = "18:00"
     analysis_time: str = "03:00"
     backup_time: str = "04:00"
+    ledger_reminder_time: str = "09:00"  # promises due, and follow-ups of what is owed past its date
     backup_keep: int = 7
     schedule_grace_hours: float = 6.0  # a run missed while down is made up on start within this
 
     _split = field_validator(
-        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", mode="before"
+        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", "page_hosts", mode="before"
     )(_split_list)
 
     def secret_values(self) -> list[str]:
@@ -203,3 +218,7 @@ class Settings(BaseSettings):
     @property
     def raw_dir(self) -> Path:
         return self.data_dir / "raw"
+
+    @property
+    def backup_dir(self) -> Path:
+        return self.data_dir / "backups"

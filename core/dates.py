@@ -93,3 +93,15 @@ def parse_bound(value: str, *, zone: tzinfo, end: bool, now: datetime | None = N
     today = (now or datetime.now(zone)).astimezone(zone).date()
     period = parse_period(text, today=today)
     return period.end(zone) if end else period.start(zone)
+
+
+def span_text(first: date, last: date) -> str:
+    """Days as people write them: "5 Mar 2024", "4–10 Mar 2024", "28 Feb – 5 Mar 2024",
+    "30 Dec 2023 – 5 Jan 2024"."""
+    if first == last:
+        return f"{first.day} {first:%b %Y}"
+    if (first.year, first.month) == (last.year, last.month):
+        return f"{first.day}–{last.day} {first:%b %Y}"
+    if first.year == last.year:
+        return f"{first.day} {first:%b} – {last.day} {last:%b %Y}"
+    return f"{first.day} {first:%b %Y} – {last.day} {last:%b %Y}"

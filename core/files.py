@@ -5,12 +5,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from storage.permissions import private_dir, private_file
 
-def write_private(path: Path, text: str) -> None:
-    """Write `text` to `path` (mode 0600, its folder 0700 when created), replacing it atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    partial = path.with_name(path.name + ".part")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
+
+def write_private(path: Path, content: str | bytes) -> Path:
+    """Write `content` (text as UTF-8, or bytes) to `path` (0600, its folder 0700), durably,
+    replacing it atomically."""
+    private_dir(path.parent)
+    partial = private_file(path.with_name(path.name + ".part"))
+    with partial.open("wb") as f:
+        f.write(content.encode("utf-8") if isinstance(content, str) else content)
+        f.flush()
+        os.fsync(f.fileno())
     partial.replace(path)
+    return path

@@ -9,6 +9,7 @@ from typing import Generic, TypeVar
 from dataclasses import asdict, dataclass
 from datetime import datetime, tzinfo
 
+from core.dates import span_text
 from core.types import Conversation, Message, SourceDocument
 
 log = logging.getLogger(__name__)
@@ -73,16 +74,6 @@ def forwards_document(items: Sequence[Forwarded], *, platform: str, chat_key: st
     )
 
 
-def _day_span(start: datetime, end: datetime) -> str:
-    if start.date() == end.date():
-        return f"{start.day} {start:%b %Y}"
-    if (start.year, start.month) == (end.year, end.month):
-        return f"{start.day}–{end.day} {start:%b %Y}"
-    if start.year == end.year:
-        return f"{start.day} {start:%b} – {end.day} {end:%b %Y}"
-    return f"{start.day} {start:%b %Y} – {end.day} {end:%b %Y}"
-
-
 def burst_summary(items: Sequence[Forwarded], *, saved: int, zone: tzinfo) -> str:
     """"Saved 14 messages from Maya, 3–5 May 2024"."""
     if saved == 0:
@@ -93,7 +84,7 @@ def burst_summary(items: Sequence[Forwarded], *, saved: int, zone: tzinfo) -> st
         who = f"{', '.join(names[:3])} and {len(names) - 3} others"
     times = sorted(item.time.astimezone(zone) for item in items)
     noun = "message" if saved == 1 else "messages"
-    return f"Saved {saved} {noun} from {who}, {_day_span(times[0], times[-1])}."
+    return f"Saved {saved} {noun} from {who}, {span_text(times[0].date(), times[-1].date())}."
 
 
 Item = TypeVar("Item")

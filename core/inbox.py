@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+
+from core.files import write_private
 
 log = logging.getLogger(__name__)
 
@@ -25,16 +26,8 @@ class Inbox:
 
     def put(self, kind: str, payload: dict) -> Path:
         """Keep `payload` durably; returns the entry to pass to `done` once it is saved."""
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = self.directory / f"{kind}-{uuid.uuid4().hex}.json"
-        partial = path.with_suffix(".part")
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"kind": kind, "payload": payload}, f, ensure_ascii=False)
-            f.flush()
-            os.fsync(f.fileno())
-        partial.replace(path)
-        return path
+        return write_private(path, json.dumps({"kind": kind, "payload": payload}, ensure_ascii=False))
 
     def done(self, entry: Path) -> None:
         entry.unlink(missing_ok=True)

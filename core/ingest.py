@@ -29,7 +29,9 @@ from core.types import Chunk, Conversation, IngestReport, Message, SourceDocumen
 from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import messages as message_store
+from storage import source_admin
 from storage.db import transaction
+from storage.permissions import private_dir, private_file
 
 log = logging.getLogger(__name__)
 
@@ -158,29 +160,35 @@ class Ingestor:
                           progress: Progress = no_progress) -> IngestReport:
         importer = importer or self._importer_for(path)
         documents = await asyncio.to_thread(lambda: iter(importer.parse(path, self.context)))
-        raw_path = await asyncio.to_thread(self._keep_raw_copy, path)
+        raw_path = await asyncio.to_thread(self._raw_copy_path, path)
         report = IngestReport()
         while True:
             document = await asyncio.to_thread(next, documents, None)
             if document is None:
                 break
             try:
-                report.merge(await self.save_document(document, source_path=path, raw_path=raw_path,
+                report.merge(await self.save_document(document, source_path=path, raw_path=str(raw_path),
                                                       progress=progress))
             except ImportFailed as error:
                 report.errors.append(str(error))
+        # only now, and only when a source refers to it: a file that failed to import, or that
+        # brought nothing new, leaves nothing behind (a source saved earlier whose copy a kill
+        # prevented gets it now)
+        if report.documents_added or (report.documents_skipped
+                                      and await source_admin.raw_copy_referenced(self.conn, raw_path.name)):
+            await asyncio.to_thread(self._keep_raw_copy, path, raw_path)
         return report
 
-    def _keep_raw_copy(self, path: Path) -> str:
-        """A copy of the file under the data directory, named by content so copies are shared."""
-        digest = file_sha256(path)
-        self.raw_dir.mkdir(parents=True, exist_ok=True)
-        target = self.raw_dir / f"{digest}{path.suffix.lower()}"
+    def _raw_copy_path(self, path: Path) -> Path:
+        """Where the kept copy of a file goes: named by content, so identical files share one."""
+        return self.raw_dir / f"{file_sha256(path)}{path.suffix.lower()}"
+
+    def _keep_raw_copy(self, path: Path, target: Path) -> None:
+        private_dir(self.raw_dir)
         if not target.exists():
             partial = target.with_suffix(target.suffix + ".part")
-            shutil.copyfile(path, partial)
+            shutil.copyfile(path, private_file(partial))
             partial.replace(target)
-        return str(target)
 
     async def save_document(self, document: SourceDocument, *, source_path: Path | None = None,
                             raw_path: str | None = None, progress: Progress = no_progress) -> IngestReport:

@@ -25,6 +25,10 @@ from storage.db import transaction
 log = logging.getLogger(__name__)
 
 QUESTION_SPACING = timedelta(hours=3)  # between a day's prompts when more than one is allowed
+#: what an import adds is read into the ledger a few windows per tick (a minute), so the other jobs
+#: and the owner's chat are not held up; after a failure or the token cap it waits this long
+LEDGER_CATCH_UP_WINDOWS = 5
+LEDGER_CATCH_UP_PAUSE = timedelta(minutes=30)
 
 
 class Notifier(Protocol):
@@ -33,6 +37,10 @@ class Notifier(Protocol):
     async def send_text(self, text: str) -> None: ...
 
     async def send_answer(self, answer: Any) -> None: ...
+
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        """An image, with `caption` (the same in words, for screen readers) under it."""
+        ...
 
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         """Send a question prompt and record it (PromptBook.record) so a reply answers it."""
@@ -90,10 +98,17 @@ async def question_prompt(service: Any, *, preferences: Preferences, prompts: Pr
 
 
 async def weekly_report(service: Any, *, preferences: Preferences, notifier: Notifier,
-                        gate: AgentGate) -> str:
-    """The pattern report of the last seven days."""
+                        gate: AgentGate, now: datetime | None = None) -> str:
+    """The week at a glance (a picture from stored data, so it comes even when the model is down),
+    then the pattern report of the last seven days."""
     if preferences.paused:
         return "paused"
+    try:
+        picture = await service.picture("week", until=now)
+    except Exception:  # the picture is a bonus: it must never cost the owner the report
+        log.exception("the week's picture failed; sending the report without it")
+    else:
+        await notifier.send_picture(picture.png, picture.caption, name=picture.name)
     async with gate.turn():
         answer = await service.report(days=7)
     await notifier.send_answer(answer)
@@ -106,6 +121,35 @@ async def nightly_analysis(service: Any, *, gate: AgentGate) -> str:
         await service.analyze()
         changed = await service.consolidate()
     return "consolidated" if changed else "analysed"
+
+
+async def ledger_extraction(service: Any, *, gate: AgentGate, max_windows: int | None = None) -> str:
+    """Read new conversations into the ledger (the model proposes, code checks, the ledger keeps)."""
+    if service.llm is None:
+        return "no model"
+    async with gate.turn():
+        result = await service.extract_ledger(max_windows=max_windows)
+    return result.summary()
+
+
+async def ledger_reminders(service: Any, *, preferences: Preferences, notifier: Notifier, now: datetime) -> str:
+    """The owner's promises due today or lately overdue, and follow-ups for what others owe past its
+    date: each once (recorded before it is sent), never in quiet hours or while paused (they wait)."""
+    if preferences.paused:
+        return "paused"
+    local = now.astimezone(preferences.zone)
+    if preferences.in_quiet_hours(local.time()):
+        return "quiet hours"
+    batch = await service.ledger_reminders(today=local.date())
+    if not batch:
+        return "nothing due"
+    await service.record_reminders(batch, at=now)
+    try:
+        await notifier.send_text(batch.text)
+    except BaseException:
+        await service.unrecord_reminders(batch)  # not sent: the next slot tries again
+        raise
+    return f"sent {len(batch)}"
 
 
 async def daily_backup(service: Any, *, directory: Path, keep: int, now: datetime) -> str:
@@ -168,7 +212,7 @@ class JobRunner:
 
     def __init__(self, *, service: Any, notifier: Notifier, gate: AgentGate,
                  backup_dir: Path, backup_keep: int,
-                 analysis_time: str, backup_time: str, grace: timedelta,
+                 analysis_time: str, backup_time: str, grace: timedelta, reminder_time: str = "09:00",
                  clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
         """`service`: a core.service.Service (typed Any: the service module imports this one)."""
         self.service = service
@@ -178,16 +222,23 @@ class JobRunner:
         self.grace = grace
         self.clock = clock
         analysis_at, backup_at = parse_time(analysis_time), parse_time(backup_time)
+        reminder_at = parse_time(reminder_time)
+        self.gate = gate
+        self._catch_up_after = datetime.min.replace(tzinfo=timezone.utc)
         self.jobs = [
             Job("question_prompt", lambda p: (question_times(p), None),
                 lambda p, now: question_prompt(service, preferences=p, prompts=prompts,
                                                notifier=notifier, now=now)),
             Job("weekly_report", lambda p: ([parse_time(p.report_time)], WEEKDAYS.index(p.report_day)),
-                lambda p, now: weekly_report(service, preferences=p, notifier=notifier, gate=gate)),
+                lambda p, now: weekly_report(service, preferences=p, notifier=notifier, gate=gate, now=now)),
             Job("nightly_analysis", lambda p: ([analysis_at], None),
                 lambda p, now: nightly_analysis(service, gate=gate)),
             Job("backup", lambda p: ([backup_at], None),
                 lambda p, now: daily_backup(service, directory=backup_dir, keep=backup_keep, now=now)),
+            Job("ledger_extraction", lambda p: ([analysis_at], None),
+                lambda p, now: ledger_extraction(service, gate=gate)),
+            Job("ledger_reminders", lambda p: ([reminder_at], None),
+                lambda p, now: ledger_reminders(service, preferences=p, notifier=notifier, now=now)),
         ]
 
     async def tick(self) -> dict[str, str]:
@@ -209,7 +260,25 @@ class JobRunner:
                 await frontend_state.settle_slot(self.conn, job.name, utc_iso(slot), outcome)
             settled[job.name] = outcome
             log.info("job %s slot %s: %s", job.name, slot.isoformat(), outcome)
+        settled.update(await self._ledger_catch_up(preferences, now))
         return settled
+
+    async def _ledger_catch_up(self, preferences: Preferences, now: datetime) -> dict[str, str]:
+        """Conversations imported since the last tick are read into the ledger now, a few windows a tick."""
+        if self.service.llm is None or now < self._catch_up_after or not await self.service.ledger_pending():
+            return {}
+        results = []
+
+        async def extract(_preferences: Preferences, _now: datetime) -> str:
+            async with self.gate.turn():
+                results.append(await self.service.extract_ledger(max_windows=LEDGER_CATCH_UP_WINDOWS))
+            return results[-1].summary()
+
+        outcome = await self._run(Job("ledger_catch_up", lambda p: ([], None), extract), preferences, now)
+        if not results or results[-1].capped:
+            self._catch_up_after = now + LEDGER_CATCH_UP_PAUSE
+        log.info("job ledger_catch_up: %s", outcome)
+        return {"ledger_catch_up": outcome}
 
     async def upcoming(self) -> dict[str, datetime | None]:
         """When each job runs next, in the owner's zone (for `biographer doctor`)."""

@@ -14,6 +14,7 @@ import aiosqlite
 from core.importers.base import ImportContext, Importer
 from core.ports import Embedder, Progress, no_progress
 from core.search import PersonNames, Searcher
+from core.sources import Forgotten, clean_raw_copies, forget_source
 from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
 from core.spelling_hints import spelling_hints
 from core.errors import UserFacingError
@@ -31,19 +32,22 @@ if TYPE_CHECKING:
 
 
 @asynccontextmanager
-async def open_store(path: Path, *, busy_seconds: float) -> AsyncIterator[aiosqlite.Connection]:
+async def open_store(path: Path, *, busy_seconds: float,
+                     private_folders: Sequence[Path] = ()) -> AsyncIterator[aiosqlite.Connection]:
     """The store at `path` (created and migrated if needed), whose writes wait up to `busy_seconds`
-    for another process's write lock."""
-    async with open_database(path) as conn:
+    for another process's write lock; it and `private_folders` are made owner-only."""
+    async with open_database(path, private_folders=private_folders) as conn:
         set_busy_deadline(conn, busy_seconds)
         yield conn
 
 
 class Memory:
     def __init__(self, conn: aiosqlite.Connection, *, embedder: Embedder, context: ImportContext,
-                 raw_dir: Path, importers: list[Importer] | None = None,
+                 raw_dir: Path, backup_dir: Path | None = None, importers: list[Importer] | None = None,
                  person_names: PersonNames | None = None) -> None:
         self.conn = conn
+        self.raw_dir = raw_dir
+        self.backup_dir = backup_dir
         self.embedder = embedder
         self.context = context
         self.raw_dir = raw_dir
@@ -104,6 +108,15 @@ class Memory:
         self.context = replace(self.context, spelling_hints=tuple(spelling_hints(profile, names)))
         self.ingestor.context = self.context
         return self.context.spelling_hints
+
+    async def forget(self, document_id: int) -> Forgotten:
+        """Delete a source and everything taken from it, here and in every backup (see
+        core.sources.forget_source)."""
+        return await forget_source(self.conn, document_id, raw_dir=self.raw_dir, backup_dir=self.backup_dir)
+
+    async def clean_raw_copies(self) -> int:
+        """Delete the raw copies no source refers to; returns how many."""
+        return await clean_raw_copies(self.conn, self.raw_dir)
 
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.index_pending(progress=progress)

@@ -8,6 +8,7 @@ import re
 from importlib import resources
 
 from core.errors import UserFacingError
+from core.types import LOCATOR_PATTERN
 
 SECTIONS = ("Summary", "Identity", "Timeline", "People & Relationships", "Interests & Preferences",
             "Patterns", "Hypotheses", "Inferences", "Open Questions")
@@ -15,7 +16,7 @@ SECTIONS = ("Summary", "Identity", "Timeline", "People & Relationships", "Intere
 GENERATED = {"Timeline": "add_timeline_event", "Open Questions": "add_open_question"}
 GENERATED_NOTE = "_(generated from the {table}; see below)_"
 
-LOCATOR_RE = re.compile(r"doc\d+:\d+-\d+")
+LOCATOR_RE = re.compile(LOCATOR_PATTERN)
 _HEADING_RE = re.compile(r"^## (.+?)[ \t]*$", re.MULTILINE)
 
 

@@ -7,26 +7,39 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta, tzinfo
 from pathlib import Path
 
+from core.backups import take_backup
 from core.biographer import AgentConfig, AnalysisStatus, Biographer
 from core.capture import journal_identity_prefix, save_photos, save_recording
-from core.errors import StoreBusy, UserFacingError
+from core.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
+from core.errors import ModelUnavailable, StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
 from core.inbox import Inbox
+from core.times import utc_iso
 from core.jobs import PromptBook
+from core.ledger import reminders as ledger_reminders
+from core.ledger.book import Ledger, LedgerItem, LedgerQuery, parse_due
+from core.ledger.conversations import NOT_CONVERSATIONS
+from core.ledger.extraction import ExtractionConfig, ExtractionResult, Extractor
+from core.ledger.people import PersonPage, person_page
+from core.ledger.weekly import with_promises
 from core.memory import Memory
+from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
+from core.pictures import Picture
+from core.pictures.gather import Pictures
+from core.page_sessions import NewSession, PageSession, PageSessions
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
 from core.profile_book import Clock, utc_now
-from core.sources import (Forgotten, Source, export_sources, find_sources_by_identity_prefix, forget_source,
-                          get_source, list_sources)
+from core.saves import SavedRecord, SaveBook, SaveRequest
+from core.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
                         SearchFilters, SearchHit, SourceText, TimelineEvent)
 from storage import people as people_store
-from storage.backup import backup_database
+from storage import ledger as ledger_store
 from storage.db import busy_notice
 
 log = logging.getLogger(__name__)
@@ -46,14 +59,22 @@ class SavedForwards:
 class Service:
     def __init__(self, *, memory: Memory, llm: LLM | None = None, config: AgentConfig = AgentConfig(),
                  clock: Clock = utc_now, schedule: ScheduleDefaults = ScheduleDefaults(),
-                 data_dir: Path | None = None) -> None:
+                 data_dir: Path | None = None, ledger_window_chars: int = 12_000) -> None:
         self.memory = memory
         self.llm = llm
         self.biographer = Biographer(memory, llm, config=config, clock=clock)
+        self.ledger = Ledger(memory.conn, owner_aliases=memory.context.owner_aliases | {config.owner}, clock=clock)
+        self.ledger_window_chars = ledger_window_chars
         self.preferences = PreferenceStore(memory.conn, schedule)
         self.prompts = PromptBook(memory.conn)
         self.data_dir = data_dir
         self.inbox = Inbox(data_dir / "inbox") if data_dir else None
+        self.clients = ClientBook(memory.conn)
+        self.memory_api = MemoryApi(memory)
+        self.saves = SaveBook(memory)
+        self.pictures = Pictures(memory.conn, zone=memory.context.timezone, owner_names=memory.context.owner_aliases,
+                                 timeline=self.timeline, clock=clock)
+        self.page_sessions = PageSessions(memory.conn, self.clients, clock=clock)
 
     @property
     def timezone(self) -> tzinfo:
@@ -167,8 +188,9 @@ class Service:
         return found
 
     async def forget(self, source_id: int) -> Forgotten:
-        """Delete a source and everything taken from it."""
-        return await forget_source(self.memory.conn, source_id)
+        """Delete a source and everything taken from it, erased from the store's file and from
+        every backup (see core.sources.forget_source)."""
+        return await self.memory.forget(source_id)
 
     async def export_sources(self, path: Path) -> Path:
         """Every source and message as one JSON file."""
@@ -179,13 +201,28 @@ class Service:
         (see core/export.py); returns what was written, by kind."""
         from core.export import export_all
 
-        return await export_all(self.memory.conn, directory, read_document=self.memory.searcher.read_document,
-                                bio=await self.bio(), history=await self.bio_history(limit=2**31),
-                                timeline=await self.timeline(), questions=await self.open_questions())
+        written = await export_all(self.memory.conn, directory, read_document=self.memory.searcher.read_document,
+                                   bio=await self.bio(), history=await self.bio_history(limit=2**31),
+                                   timeline=await self.timeline(), questions=await self.open_questions())
+        written["ledger items"] = await self._export_ledger(directory / "data" / "ledger.jsonl")
+        return written
 
-    async def backup(self, directory: Path, *, stamp: datetime, keep: int) -> Path:
-        """A consistent copy of the store (safe while it is in use), keeping the newest `keep`."""
-        return await backup_database(self.memory.conn, directory, stamp=stamp, keep=keep)
+    async def _export_ledger(self, path: Path) -> int:
+        from dataclasses import asdict
+
+        from core.export import JsonLines
+
+        out = JsonLines(path)
+        for item in await ledger_store.export_items(self.memory.conn):
+            out.write(asdict(item))
+        out.close()
+        return out.count
+
+    async def backup(self, directory: Path, *, stamp: datetime | None = None, keep: int) -> Path:
+        """A consistent copy of the store (safe while it is in use) with its raw copies, keeping
+        the newest `keep`."""
+        return await take_backup(self.memory.conn, backup_dir=directory, raw_dir=self.memory.raw_dir,
+                                 keep=keep, now=stamp)
 
     # ------------------------------------------------------------ people
 
@@ -259,6 +296,13 @@ class Service:
     async def timeline(self) -> list[TimelineEvent]:
         return await self.biographer.timeline()
 
+    # ------------------------------------------------------------ pictures
+
+    async def picture(self, kind: str, *, since: datetime | None = None, until: datetime | None = None) -> Picture:
+        """A picture of stored data, no model call: "week" (the seven days ending `until`, default
+        today), "timeline" or "people" (who the owner talks to; default: all of it)."""
+        return await self.pictures.make(kind, since=since, until=until)
+
     # ------------------------------------------------------------ analysis runs
 
     async def analyze(self, *, progress: Progress = no_progress, max_batches: int | None = None) -> AnalysisResult:
@@ -270,8 +314,12 @@ class Service:
         return await self.biographer.analysis_status()
 
     async def report(self, *, days: int = 7) -> Answer:
-        """The pattern report of the last `days`, stored as a document."""
-        return await self.biographer.report(days=days)
+        """The pattern report of the last `days`, stored as a document, followed by the promises made
+        in those days and those still open (from the ledger, exactly)."""
+        answer = await self.biographer.report(days=days)
+        until = self.biographer.clock()
+        return await with_promises(answer, self.memory.conn, since=until - timedelta(days=days), until=until,
+                                   zone=self.biographer.config.zone)
 
     async def consolidate(self, *, force: bool = False) -> bool:
         """True if the profile was replaced by a verified, coherent rewrite."""
@@ -292,3 +340,145 @@ class Service:
 
     async def set_paused(self, paused: bool) -> None:
         await self.preferences.set_paused(paused)
+
+    # ------------------------------------------------------------ the ledger
+
+    async def ledger_items(self, query: LedgerQuery = LedgerQuery()) -> list[LedgerItem]:
+        """Every ledger item that matches (promises, debts, recommendations, facts), with sources."""
+        return await self.ledger.items(query)
+
+    async def ledger_item(self, item_id: int) -> LedgerItem:
+        return await self.ledger.item(item_id)
+
+    def due_date(self, text: str) -> date:
+        """A due date as the owner types it (2024-05-10, tomorrow, friday, in 3 days), in their zone."""
+        return parse_due(text, today=self.biographer.clock().astimezone(self.biographer.config.zone).date())
+
+    async def add_ledger_item(self, kind: str, text: str, *, person: str | None = None, due: date | None = None,
+                              category: str | None = None, new_person: bool = False) -> tuple[LedgerItem, bool]:
+        """An item the owner adds by hand; (item, False) when it was already kept (this adds a source)."""
+        return await self.ledger.add(kind, text, person=person, due=due, category=category, new_person=new_person)
+
+    async def set_ledger_status(self, item_id: int, status: str, *, via: str = "cli") -> LedgerItem:
+        """The owner marks an item done, dropped, in progress or open again."""
+        return await self.ledger.set_status(item_id, status, via=via)
+
+    async def extract_ledger(self, *, max_windows: int | None = None,
+                             progress: Progress = no_progress) -> ExtractionResult:
+        """Read conversations not read yet into the ledger (checked proposals only)."""
+        if self.llm is None:
+            raise ModelUnavailable("reading conversations into the ledger needs a language model",
+                                   hint="set BIOGRAPHER_LLM_API_KEY, or point BIOGRAPHER_LLM_BASE_URL at a local "
+                                        "server (see .env.example)")
+        config = self.biographer.config
+        extractor = Extractor(self.memory.conn, self.llm, self.ledger, config=ExtractionConfig(
+            window_chars=self.ledger_window_chars, daily_token_cap=config.daily_token_cap, owner=config.owner,
+            owner_aliases=self.memory.context.owner_aliases, zone=config.zone))
+        return await extractor.run(max_windows=max_windows, progress=progress)
+
+    async def ledger_pending(self) -> bool:
+        """Whether some conversation waits to be read into the ledger."""
+        return bool(await ledger_store.pending_documents(self.memory.conn, exclude_kinds=NOT_CONVERSATIONS))
+
+    async def person_page(self, name: str) -> PersonPage:
+        """Who someone is to the owner, last contact, what is open both ways, where they appear."""
+        await people_store.sync_from_messages(self.memory.conn)
+        return await person_page(self.memory.conn, self.ledger, name, bio=await self.bio())
+
+    async def ledger_reminders(self, *, today: date) -> ledger_reminders.ReminderBatch:
+        """What to remind the owner of today (promises due, follow-ups drafted for what is owed)."""
+        config = self.biographer.config
+        drafted = []
+        for reminder in await ledger_reminders.due(self.memory.conn, today=today):
+            if reminder.kind == "follow_up":
+                draft = await ledger_reminders.draft_follow_up(reminder.item, llm=self.llm, zone=config.zone,
+                                                               owner=config.owner)
+                reminder = replace(reminder, draft=draft)
+            drafted.append(reminder)
+        text = ledger_reminders.render(drafted, today=today, zone=config.zone) if drafted else ""
+        return ledger_reminders.ReminderBatch(tuple(drafted), text)
+
+    async def record_reminders(self, batch: ledger_reminders.ReminderBatch, *, at: datetime) -> None:
+        """Remember these as sent (before sending: a restart must never send them twice)."""
+        await ledger_reminders.record(self.memory.conn, batch, at=utc_iso(at))
+
+    async def unrecord_reminders(self, batch: ledger_reminders.ReminderBatch) -> None:
+        await ledger_reminders.unrecord(self.memory.conn, batch)
+
+    # ------------------------------------------------------------ the memory server (bot/server/)
+
+    async def add_client(self, name: str, *, operations: tuple[str, ...] = (), sections: tuple[str, ...] = (),
+                         page: bool = False) -> IssuedToken:
+        """A new client with its bearer token (shown once; only a digest is kept); `page=True`: a
+        login for the owner's local web page, which opens nothing else."""
+        return await self.clients.add(name, operations=operations, sections=sections, page=page)
+
+    async def list_clients(self, *, include_revoked: bool = False) -> list[ClientInfo]:
+        return await self.clients.list(include_revoked=include_revoked)
+
+    async def revoke_client(self, name: str) -> None:
+        await self.clients.revoke(name)
+
+    async def authenticate(self, authorization: str | None) -> Client:
+        """The client an Authorization header names (NotAuthenticated, saying why, if none)."""
+        return await self.clients.authenticate(authorization)
+
+    async def capabilities(self, client: Client) -> dict:
+        return await self.memory_api.capabilities(client)
+
+    async def index_state(self) -> IndexState:
+        return await self.memory_api.index_state()
+
+    async def api_search(self, client: Client, query: str, *, limit: int = 10, mode: str = "hybrid",
+                         filters: Filters = Filters()) -> SearchAnswer:
+        """Search within what the client may see, saying whether nothing matched or the index is building."""
+        return await self.memory_api.search(client, query, limit=limit, mode=mode, filters=filters)
+
+    async def api_read(self, client: Client, locator: str, *, generation: int | None = None,
+                       expected_hash: str | None = None, window: int = 0) -> ReadAnswer:
+        """The text at a locator; bound to a generation or hash, a changed source is a Conflict."""
+        return await self.memory_api.read(client, locator, generation=generation, expected_hash=expected_hash,
+                                          window=window)
+
+    async def list_items(self, client: Client, *, filters: Filters = Filters(), section: str | None = None,
+                         status: str = "current", cursor: str | None = None, limit: int = 100) -> ListPage:
+        """Every passage the filters keep, a page at a time, with a cursor for the next."""
+        return await self.memory_api.list(client, filters=filters, section=section, status=status, cursor=cursor,
+                                          limit=limit)
+
+    async def save_note(self, client: Client, request: SaveRequest, *, idempotency_key: str | None) -> SavedRecord:
+        """Keep what an agent was told, in the agent's own section (a retry returns the first record)."""
+        return await self.saves.save(client, request, idempotency_key=idempotency_key)
+
+    # ------------------------------------------------------------ the owner's local page (bot/server/page/)
+
+    @property
+    def model_configured(self) -> bool:
+        """Whether a language model answers (questions need one to be folded into bio.md)."""
+        return self.llm is not None
+
+    async def page_login(self, token: str, *, lifetime: timedelta) -> NewSession:
+        """A browser session for the page client the token names (NotAuthenticated if none)."""
+        return await self.page_sessions.login(token, lifetime=lifetime)
+
+    async def page_session(self, secret: str | None) -> PageSession:
+        """The live session a cookie names, or NotAuthenticated saying why."""
+        return await self.page_sessions.check(secret)
+
+    async def page_logout(self, secret: str) -> None:
+        await self.page_sessions.logout(secret)
+
+    async def passage(self, locator: str, *, window: int = 0) -> ReadAnswer:
+        """The owner's read: the exact text at a locator with its senders, time and source."""
+        return await self.memory_api.read(OWNER, locator, window=window)
+
+    async def owner_search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
+                           filters: Filters = Filters()) -> SearchAnswer:
+        """The owner's search over everything, saying whether nothing matched or the index is building."""
+        return await self.memory_api.search(OWNER, query, limit=limit, mode=mode, filters=filters)
+
+    async def owner_list(self, *, filters: Filters = Filters(), cursor: str | None = None,
+                         limit: int = 50) -> ListPage:
+        """Everything the filters keep, unranked and oldest first, a page at a time (no query needed)."""
+        return await self.memory_api.list(OWNER, filters=filters, cursor=cursor, limit=limit)
+

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -22,6 +22,7 @@ import sqlite_vec
 
 from core.errors import StoreBusy  # the one error vocabulary, shared by every layer
 from storage.migrations import apply_migrations
+from storage.permissions import private_file, secure_data_dir
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,9 @@ def _connect_sync(path: Path) -> sqlean.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
+    # deleted content is overwritten with zeros, so a forgotten source leaves no words in free
+    # pages of the file (the keyword index is merged after a forget: storage/source_admin.py)
+    conn.execute("PRAGMA secure_delete=ON")
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA temp_store=MEMORY")
     # a bounded page cache (about 64 MB): memory stays flat however big the store grows
@@ -57,10 +61,17 @@ def _connect_sync(path: Path) -> sqlean.Connection:
     return conn
 
 
+def store_files(path: Path) -> list[Path]:
+    """The store and the files SQLite keeps beside it."""
+    return [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))]
+
+
 @asynccontextmanager
-async def open_database(path: Path) -> AsyncIterator[aiosqlite.Connection]:
-    """Open (creating if needed) the store at `path`, migrated to the current schema."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+async def open_database(path: Path, *, private_folders: Sequence[Path] = ()) -> AsyncIterator[aiosqlite.Connection]:
+    """Open (creating if needed) the store at `path`, migrated to the current schema. Its folder
+    and files are made owner-only, with `private_folders` (raw copies, backups) too."""
+    secure_data_dir(path.parent, files=store_files(path), folders=private_folders)
+    private_file(path)
     conn = aiosqlite.Connection(lambda: _connect_sync(path), iter_chunk_size=256)
     await conn
     try:
@@ -68,6 +79,28 @@ async def open_database(path: Path) -> AsyncIterator[aiosqlite.Connection]:
         yield conn
     finally:
         await conn.close()
+
+
+DatabaseError = sqlean.DatabaseError  # what a store that cannot be read raises
+
+
+async def checkpoint(conn: aiosqlite.Connection, *, attempts: int = 50) -> bool:
+    """Copy the write-ahead log into the store and empty it (TRUNCATE): the log still holds
+    earlier versions of pages, deleted text included. False when it could not finish: another
+    process's reader held it back, or a query of this connection stayed open through every
+    attempt (the log then empties at a later checkpoint)."""
+    for attempt in range(attempts):
+        try:
+            async with write_lock(conn):
+                async with conn.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
+                    busy, _, _ = await cur.fetchone()
+            return not busy
+        except sqlean.OperationalError as error:
+            # another task's statement on this shared connection is still being read
+            if getattr(error, "sqlite_errorcode", None) != _SQLITE_LOCKED or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(0.1)
+    return False
 
 
 def write_lock(conn: aiosqlite.Connection) -> asyncio.Lock:

@@ -133,3 +133,10 @@ async def unmatched_senders(conn: aiosqlite.Connection, *, limit: int = 50) -> l
         "SELECT sender, platform, count(*) AS n FROM messages WHERE sender != '' AND kind != 'system' "
         "GROUP BY sender, platform HAVING max(is_owner) = 0 ORDER BY n DESC, sender LIMIT ?", (limit,))
     return [UnmatchedSender(sender, platform, n) for sender, platform, n in rows]
+
+
+async def person_names(conn: aiosqlite.Connection) -> dict[str, str]:
+    """Every known name, lower-cased, to the canonical name of its person."""
+    rows = await conn.execute_fetchall(
+        "SELECT a.alias, p.name FROM person_aliases a JOIN people p ON p.id = a.person_id")
+    return {alias.lower(): name for alias, name in rows}

@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from core.agent.delimiters import attribute
+from core.agent.ledger_tools import LEDGER_SCHEMAS
 
 MAX_SEARCH = 20
 MAX_WINDOW = 3000
@@ -20,11 +21,12 @@ PEOPLE_LISTED = 12
 LOCATOR_PATTERN = r"^ *doc[0-9]+:[0-9]+-[0-9]+ *$"  # more names than this cost the model more than they teach it
 
 READ_TOOLS = ("search", "grep", "read_source")
-# chat reads, and writes only what the owner says; analysis and folded-in answers write the
-# profile, questions and timeline; a report only reads
-CHAT_TOOLS = (*READ_TOOLS, "remember", "edit_profile")
+# chat reads, and writes only what the owner says (into bio.md and the ledger); analysis and
+# folded-in answers write the profile, questions and timeline; a report only reads
+CHAT_TOOLS = (*READ_TOOLS, "remember", "edit_profile", "ledger_query", "ledger_save", "ledger_update")
 ANALYSIS_TOOLS = (*READ_TOOLS, "edit_profile", "add_open_question", "resolve_open_question", "add_timeline_event")
-REPORT_TOOLS = READ_TOOLS
+REPORT_TOOLS = (*READ_TOOLS, "ledger_query")
+SMALL_CHAT_TOOLS = REPORT_TOOLS  # a small window: reading only (what the owner says is kept anyway)
 
 
 class ToolError(Exception):
@@ -96,6 +98,7 @@ SCHEMAS: dict[str, tuple[str, dict, list[str]]] = {
                  "Only the owner's own words, copied from their messages; never text from a source.",
                  {"text": _s("the owner's words, verbatim from their messages in this conversation", minLength=1),
                   "when": _s("when it happened, YYYY-MM-DD, if the owner said")}, ["text"]),
+    **LEDGER_SCHEMAS,
 }
 _FILTERED = ("search", "grep")  # the tools that take person/since/until
 

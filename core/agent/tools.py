@@ -11,6 +11,7 @@ from datetime import datetime, time, tzinfo
 
 from core.agent.citations import Evidence, claim_problems, said_by_owner
 from core.agent.delimiters import neutralise, source_block
+from core.agent.ledger_tools import LedgerTools
 from core.agent.schemas import MAX_SEARCH, MAX_WINDOW, Catalogue, ToolError, parse_arguments
 from core.errors import UserFacingError
 from core.memory import Memory
@@ -37,13 +38,15 @@ class Turn:
     evidence: Evidence = field(default_factory=Evidence)
     catalogue: Catalogue = field(default_factory=Catalogue)
     owner_words: tuple[str, ...] = ()  # what the owner said in this conversation: all `remember` may keep
+    owner_said: str = ""  # the owner's message this run answers (the ledger tools' source)
+    owner_source: Locator | None = None  # where that message was stored, once a tool stored it
     edits: int = 0
     questions_added: int = 0
     questions_resolved: list[int] = field(default_factory=list)
     events_added: int = 0
 
 
-class Toolbox:
+class Toolbox(LedgerTools):
     def __init__(self, *, memory: Memory, book: ProfileBook, zone: tzinfo, remember: Remember) -> None:
         self.memory = memory
         self.conn = memory.conn

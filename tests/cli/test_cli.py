@@ -139,6 +139,13 @@ def test_filters_people_by_first_name_dates_as_people_write_them_and_known_kinds
     assert json.loads(out)["total"] == 0
     code, out, _ = run(capsys, "search", "physio", "--person", "Ana", "--mode", "keyword", "--json")
     assert "physio" in json.loads(out)[0]["text"]
+    # grep --person counts only that person's own lines, not the others' in the same conversation
+    code, out, _ = run(capsys, "grep", "knee", "--person", "Maya", "--json")
+    assert json.loads(out)["total"] == 0  # Ana wrote "Knee hurts again"
+    code, out, _ = run(capsys, "grep", "run", "--person", "Maya", "--json")
+    assert [m["sender"] for m in json.loads(out)["matches"]] == ["Maya"]
+    code, out, _ = run(capsys, "grep", "k?nee", "--regex", "--person", "Ana", "--json")
+    assert json.loads(out)["total"] == 1
     code, _, err = run(capsys, "grep", "ferry", "--kind", "offer_letter")
     assert code == 2 and "no sources of kind 'offer_letter'" in err and "whatsapp" in err
     with pytest.raises(SystemExit):

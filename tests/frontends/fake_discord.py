@@ -189,6 +189,10 @@ class FakeDiscord:
         for key in ("guild_id", "attachments", "message_reference", "flags", "components"):
             if key in fields:
                 data[key] = fields[key]
+        # a sent attachment comes back as Discord stores it
+        data["attachments"] = [{"size": 0, "url": f"https://cdn.invalid/{a.get('filename')}",
+                                "proxy_url": f"https://cdn.invalid/{a.get('filename')}", **a,
+                                "id": str(a.get("id") or snowflake())} for a in data["attachments"]]
         return data
 
     async def dispatch(self, event: str, data: dict) -> None:

@@ -125,6 +125,12 @@ class FakeTelegram:
                                                            "file_unique_id": f"u{self._next_message}",
                                                            "file_name": params.get("document", "file")})
 
+    def _m_sendPhoto(self, params: dict) -> dict:
+        sizes = [{"file_id": f"photo-{self._next_message}", "file_unique_id": f"p{self._next_message}",
+                  "width": 1080, "height": 1350}]
+        return self._message(params["chat_id"], photo=sizes,
+                             **({"caption": params["caption"]} if params.get("caption") else {}))
+
     def _m_getFile(self, params: dict) -> dict:
         file_id = params["file_id"]
         file_path, content = self.files[file_id]

@@ -105,11 +105,11 @@ async def test_weekly_report_and_backup_keep_the_last_n(tmp_path, telegram_api):
             clock.now += timedelta(days=1)
             await runner.tick()
     assert any("Your week (7 days)" in t for t in telegram_api.texts())
-    backups = sorted((tmp_path / "data" / "backups").glob("*.sqlite3"))
-    assert [b.name for b in backups] == ["biographer-20240508-180000.sqlite3", "biographer-20240509-180000.sqlite3"]
+    backups = sorted((tmp_path / "data" / "backups").glob("biographer-*"))
+    assert [b.name for b in backups] == ["biographer-20240508-180000", "biographer-20240509-180000"]
     import sqlean
 
-    copy = sqlean.connect(str(backups[-1]))
+    copy = sqlean.connect(str(backups[-1] / "biographer.sqlite3"))
     assert copy.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0] >= 2
     copy.close()
 
