@@ -75,6 +75,17 @@ async def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+async def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
+    """Keep the owner's words as a dated source."""
+    from core.dates import parse_bound
+
+    async with cli_service(settings, model=False) as service:
+        when = parse_bound(args.when, zone=service.timezone, end=False) if args.when else None
+        locator = await service.remember(" ".join(args.text), when=when)
+    print_json({"locator": str(locator)}) if args.json else print(f"kept as {locator}")
+    return 0
+
+
 async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     """A terminal conversation; an empty line or Ctrl-D ends it."""
     from core.errors import UserFacingError
@@ -244,6 +255,12 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.set_defaults(handler=handler)
         return p
+
+    p = command("remember", "keep something about your life as a dated source (questions are not kept)",
+                'biographer remember "I started swimming lessons today" --when 2024-05-06', cmd_remember)
+    p.add_argument("text", nargs="+", help="what to keep, in your own words")
+    p.add_argument("--when", type=date_text, metavar="DATE", help="when it happened (default: now)")
+    add_json_option(p, "the new source's locator")
 
     p = command("ask", "ask your biographer a question (a cited answer; needs a model; each ask stands alone)",
                 'biographer ask "When did I decide to move to Porto?"', cmd_ask)

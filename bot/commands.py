@@ -109,6 +109,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("help", "what this bot does"),
     Command("ask", "ask about your life", (Param("question", "what you want to know", rest=True),),
             example="/ask when did I move to Lisbon?", uses_agent=True),
+    Command("remember", "keep something about your life as a dated note",
+            (Param("text", "what to keep, in your words", rest=True),),
+            example="/remember I started swimming lessons today"),
     Command("bio", "your profile: a summary here and bio.md as a file"),
     Command("timeline", "the dated events of your life so far, as a picture and a list"),
     Command("people", "who you talk to: the people who write most, over time"),
@@ -190,7 +193,7 @@ class Commands:
         self.service = service
         self.gate = gate or AgentGate()
         self._handlers: dict[str, Callable[..., Awaitable[Reply]]] = {
-            "start": self._help, "help": self._help, "ask": self._ask, "bio": self._bio,
+            "start": self._help, "help": self._help, "ask": self._ask, "remember": self._remember, "bio": self._bio,
             "timeline": self._timeline, "people": self._people, "questions": self._questions,
             "report": self._report,
             "sources": self._sources, "forget": self._forget, "export": self._export, "stats": self._stats,
@@ -328,6 +331,11 @@ class Commands:
     async def _ask(self, chat: Chat, *, question: str) -> Reply:
         conversation = f"{chat.platform}:{chat.chat_id}"
         return Reply(render_answer(await self.service.ask(question, conversation=conversation)))
+
+    async def _remember(self, chat: Chat, *, text: str) -> Reply:
+        locator = await self.service.remember(text)
+        return Reply(f"Kept as a dated note ({locator}): questions are not kept, so this is how to tell me "
+                     "something about your life without a question.")
 
     async def _bio(self, chat: Chat) -> Reply:
         bio = await self.service.bio()

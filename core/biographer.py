@@ -209,10 +209,9 @@ class Biographer:
             now = iso(self.clock())
             await chat_store.add_turn(self.conn, conversation=conversation, role="user", text=text, at=now)
             await chat_store.add_turn(self.conn, conversation=conversation, role="assistant", text=answer.text, at=now)
-        # what the owner tells the biographer is evidence about them, like any other source (a ledger
-        # tool may have stored it already, as the source of an item)
-        if turn.owner_source is None:
-            await self.remember(text, conversation=conversation)
+        # the conversation is logged (chat_turns) but is no source: a question is not evidence, and
+        # kept as one it would rank above the real evidence in search. What the owner states about
+        # their life becomes a source through `remember` (the model's tool, or the owner's command).
         return answer
 
     async def last_conversation(self, prefix: str) -> str | None:

@@ -26,7 +26,8 @@ READ_TOOLS = ("search", "grep", "read_source")
 CHAT_TOOLS = (*READ_TOOLS, "remember", "edit_profile", "ledger_query", "ledger_save", "ledger_update")
 ANALYSIS_TOOLS = (*READ_TOOLS, "edit_profile", "add_open_question", "resolve_open_question", "add_timeline_event")
 REPORT_TOOLS = (*READ_TOOLS, "ledger_query")
-SMALL_CHAT_TOOLS = REPORT_TOOLS  # a small window: reading only (what the owner says is kept anyway)
+# a small window: reading, and keeping what the owner states about their life (questions are not kept)
+SMALL_CHAT_TOOLS = (*REPORT_TOOLS, "remember")
 
 
 class ToolError(Exception):

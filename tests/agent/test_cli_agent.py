@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bot.cli import main
@@ -86,3 +88,16 @@ def test_usage_says_when_analysis_left_material_unread(cli_env: FakeOpenAIServer
     assert main(["usage"]) == 0
     out = capsys.readouterr().out
     assert "1 passage waits to be read into bio.md" in out and "left its batch unread" in out
+
+
+def test_questions_are_no_sources_and_remember_keeps_a_statement(cli_env: FakeOpenAIServer, capsys) -> None:
+    cli_env.call("search", {"query": "knee"}).reply("Nothing about your knee in your sources.")
+    assert main(["ask", "What", "did", "Maya", "say", "about", "my", "knee?"]) == 0
+    capsys.readouterr()
+    assert main(["sources", "--json"]) == 0
+    assert capsys.readouterr().out.strip() == "[]"  # the question is logged, not kept as evidence
+    assert main(["remember", "I", "started", "swimming", "lessons", "--when", "2024-05-06"]) == 0
+    assert capsys.readouterr().out.startswith("kept as doc")
+    assert main(["grep", "swimming", "--json"]) == 0
+    match = json.loads(capsys.readouterr().out)["matches"][0]
+    assert match["time"].startswith("2024-05-06") and match["document"] == "Told to the biographer"

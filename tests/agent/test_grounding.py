@@ -196,13 +196,13 @@ async def test_a_text_call_of_a_tool_not_offered_is_answered_not_shown(seeded: S
     fake_openai.reply("I could not find her age.")
     answer = await seeded.ask("How old is Oma?")
     assert answer.text == "I could not find her age."
-    assert "unknown tool 'edit_profile'; the tools are: grep, ledger_query, read_source, search" in str(
+    assert "unknown tool 'edit_profile'; the tools are: grep, ledger_query, read_source, remember, search" in str(
         fake_openai.requests[-1])
 
 
-def test_small_windows_give_chat_the_reading_tools_only(settings: Settings) -> None:
+def test_small_windows_give_chat_the_reading_tools_and_remember_only(settings: Settings) -> None:
     from bot.compose import agent_config
 
     local = settings.model_copy(update={"llm_base_url": "http://localhost:11434/v1"})
-    assert agent_config(local).chat_tools == (*TOOLS, "ledger_query")
+    assert agent_config(local).chat_tools == (*TOOLS, "ledger_query", "remember")
     assert "edit_profile" in agent_config(settings).chat_tools
