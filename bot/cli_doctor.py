@@ -45,11 +45,15 @@ def model_status(settings: Settings) -> str:
     where = f"{settings.llm_model} at {settings.llm_base_url}"
     if settings.llm_api_key is None and not is_local_url(settings.llm_base_url):
         return f"{where}: no API key, so nothing is sent; set BIOGRAPHER_LLM_API_KEY (or a local Ollama URL)"
-    return f"{where}: {'local endpoint' if is_local_url(settings.llm_base_url) else 'API key set'}"
+    window = f"context window {settings.llm_context:,} tokens"
+    if settings.llm_is_local:
+        return f"{where}: local endpoint (nothing leaves the machine), {window}, timeout {settings.llm_timeout:.0f} s"
+    return f"{where}: API key set, {window}"
 
 
 async def doctor_report(settings: Settings) -> dict[str, Any]:
     from bot.cli import version
+    from bot.cli_agent import render_analysis
     from bot.compose import open_service
     from bot.scheduler import build_runner
     from core.config import env_files
@@ -78,6 +82,9 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
             stats = await service.stats()
             report["stats"] = {k: stats[k] for k in ("documents", "chunks", "chunks_pending_index", "messages",
                                                     "embedding_model")}
+            status = await service.analysis_status()
+            report["analysis"] = {"pending": status.pending, "last_unread": status.last_unread, "note": status.note}
+            report["analysis_text"] = render_analysis(status)
             if settings.scheduler_enabled:
                 runner = build_runner(settings, service, AgentGate(), _Silent())
                 upcoming = await runner.upcoming()
@@ -105,6 +112,7 @@ class _Silent:
 async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     report = await doctor_report(settings)
     if args.json:
+        report.pop("analysis_text", None)
         print_json(report)
         return 0
     print(f"biographer {report['version']}")
@@ -119,6 +127,8 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(f"memory:      {stats}")
     print(f"chat model:  {report['model']}")
+    if "analysis_text" in report:
+        print(report.pop("analysis_text"))
     print(f"embeddings:  {report['embeddings']}")
     print(f"telegram:    {report['telegram']}")
     print(f"discord:     {report['discord']}")
