@@ -118,8 +118,8 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     print(f"biographer {report['version']}")
     print(f"data folder: {report['data_dir']}")
     print(f"store:       {report['store']}")
-    print("settings from: the environment, then " + ", ".join(
-        f"{path} ({'found' if found else 'none'})" for path, found in report["env_files"].items()))
+    print("settings from: the environment, then " + ", then ".join(  # env_files lists the weakest first
+        f"{path} ({'found' if found else 'none'})" for path, found in reversed(report["env_files"].items())))
     stats = report["stats"]
     if isinstance(stats, dict):
         print(f"memory:      {stats['documents']} sources, {stats['chunks']} passages "
