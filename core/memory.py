@@ -74,6 +74,11 @@ class Memory:
         self.ingestor.context = self.context
         return self.context.spelling_hints
 
+    async def warm_up(self) -> None:
+        """Load what searches keep in memory (the vector index) now, not at the first search:
+        for long-running processes (the bots, the server)."""
+        await self.searcher.warm_up()
+
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.index_pending(progress=progress)
 

@@ -7,23 +7,14 @@ from collections.abc import AsyncIterator
 
 import aiosqlite
 
-from storage.vectors import VECTOR_TABLE
-
-
-async def _has_table(conn: aiosqlite.Connection, name: str) -> bool:
-    async with conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)) as cur:
-        return await cur.fetchone() is not None
-
 
 async def delete_source(conn: aiosqlite.Connection, document_id: int) -> int:
-    """Delete a document, its messages, chunks, keyword and vector entries; returns chunks removed."""
-    async with conn.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,)) as cur:
-        chunk_ids = [row[0] for row in await cur.fetchall()]
-    if chunk_ids and await _has_table(conn, VECTOR_TABLE):
-        # the vec0 index is a virtual table: foreign keys do not cascade into it
-        await conn.executemany(f"DELETE FROM {VECTOR_TABLE} WHERE rowid = ?", [(i,) for i in chunk_ids])
+    """Delete a document, its messages, chunks, keyword and vector entries (by cascade: the
+    vector index follows through storage/vectors.py's change log); returns chunks removed."""
+    async with conn.execute("SELECT COUNT(*) FROM chunks WHERE document_id = ?", (document_id,)) as cur:
+        (chunks,) = await cur.fetchone()
     await conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
-    return len(chunk_ids)
+    return chunks
 
 
 async def iter_messages(conn: aiosqlite.Connection) -> AsyncIterator[dict]:
