@@ -1,52 +1,65 @@
 """`biographer people`: who appears in the sources, under which names; merge two names into one
-person; list senders that matched none of the owner's aliases."""
+person (or add a nickname no source uses); list senders that matched none of the owner's aliases."""
 
 from __future__ import annotations
 
 import argparse
-import json
+from typing import TYPE_CHECKING
 
-from core.config import Settings
-from storage import people as people_store
-from storage.db import open_database
+from bot.cli_args import add_json_option, cli_service, count, print_json
+
+if TYPE_CHECKING:
+    from core.config import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("people", help="people in your sources; merge their names")
-    parser.add_argument("--json", action="store_true")
+def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    parser = sub.add_parser("people", help="people in your sources; merge their names",
+                            description="People in your sources, with the names each goes by.",
+                            epilog="examples:\n  biographer people\n  biographer people merge 'Teo Ramos' Teo\n"
+                                   "  biographer people unmatched",
+                            parents=[parent], formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_json_option(parser, "the list")
     actions = parser.add_subparsers(dest="people_action", metavar="ACTION")
-    merge = actions.add_parser("merge", help="make B another name of A (e.g. people merge 'Teo Ramos' Teo)")
-    merge.add_argument("keep")
-    merge.add_argument("other")
-    unmatched = actions.add_parser("unmatched", help="senders never matched to you: add yours to "
-                                   "BIOGRAPHER_OWNER_ALIASES")
-    unmatched.add_argument("--limit", type=int, default=50)
-    unmatched.add_argument("--json", action="store_true")
+    merge = actions.add_parser("merge", parents=[parent],
+                               help="make OTHER another name of KEEP (a nickname no source uses works too)")
+    merge.add_argument("keep", help="the name to keep, as `biographer people` shows it")
+    merge.add_argument("other", help="the other name: a second spelling, a nickname, a number")
+    add_json_option(merge, "the merged person")
+    unmatched = actions.add_parser("unmatched", parents=[parent],
+                                   help="senders never matched to you: add yours to BIOGRAPHER_OWNER_ALIASES")
+    unmatched.add_argument("--limit", type=count(1, 10_000), default=50, help="how many to list (default: 50)")
+    add_json_option(unmatched, "the list")
     parser.set_defaults(handler=cmd_people)
+
+
+def person_json(person) -> dict:
+    return {"name": person.name, "aliases": list(person.aliases), "messages": person.messages}
 
 
 async def cmd_people(args: argparse.Namespace, settings: Settings) -> int:
     """List people, merge two of them, or list unmatched senders."""
-    async with open_database(settings.database_path) as conn:
-        await people_store.sync_from_messages(conn)
+    async with cli_service(settings, model=False) as service:
         if args.people_action == "merge":
-            person = await people_store.merge(conn, args.keep, args.other)
-            print(f"{person.name}: {', '.join(person.aliases)} ({person.messages} messages)")
+            person = await service.merge_people(args.keep, args.other)
+            if args.json:
+                print_json(person_json(person))
+            else:
+                print(f"{person.name}: {', '.join(person.aliases)} ({person.messages} messages)")
             return 0
         if args.people_action == "unmatched":
-            senders = await people_store.unmatched_senders(conn, limit=args.limit)
+            senders = await service.unmatched_senders(limit=args.limit)
             if args.json:
-                print(json.dumps([vars(s) for s in senders], ensure_ascii=False))
+                print_json([vars(s) for s in senders])
                 return 0
             for s in senders:
                 print(f"{s.messages:>7}  {s.sender}  ({s.platform})")
             if senders:
-                print("\nIf one of these is you, add it to BIOGRAPHER_OWNER_ALIASES and import again.")
+                print("\nIf one of these is you, add it to BIOGRAPHER_OWNER_ALIASES: your messages are marked as "
+                      "yours at the next start of any command, with no re-import.")
             return 0
-        people = await people_store.list_people(conn)
+        people = await service.people()
     if args.json:
-        print(json.dumps([{"name": p.name, "aliases": list(p.aliases), "messages": p.messages}
-                          for p in people], ensure_ascii=False))
+        print_json([person_json(p) for p in people])
         return 0
     for p in people:
         others = [a for a in p.aliases if a != p.name]

@@ -13,12 +13,12 @@ from pydantic import SecretStr
 from core.biographer import AgentConfig
 from core.config import Settings
 from core.errors import UserFacingError
-from core.importers import ImportContext
-from core.memory import Memory
+from core.importers.base import ImportContext
+from core.memory import Memory, open_store
 from core.ports import LLM, Describer, Embedder, Transcriber
+from core.preferences import ScheduleDefaults
 from core.providers.lazy import LazyEmbedder
 from core.service import Service
-from storage.db import open_database
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -88,7 +88,7 @@ def import_context(settings: Settings) -> ImportContext:
 @asynccontextmanager
 async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -> AsyncIterator[Memory]:
     """The memory core over the configured store, closed on exit."""
-    async with open_database(settings.database_path) as conn:
+    async with open_store(settings.database_path, busy_seconds=settings.store_busy_seconds) as conn:
         yield Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
                      context=import_context(settings), raw_dir=settings.raw_dir)
 
@@ -127,13 +127,15 @@ def agent_config(settings: Settings) -> AgentConfig:
 
 
 @asynccontextmanager
-async def open_service(settings: Settings, *, llm: LLM | None = None,
-                       embedder: Embedder | None = None) -> AsyncIterator[Service]:
-    """The service (memory core + biographer) over the configured store and model, closed on exit."""
-    model = llm or build_llm(settings)
+async def open_service(settings: Settings, *, llm: LLM | None = None, embedder: Embedder | None = None,
+                       with_model: bool = True) -> AsyncIterator[Service]:
+    """The service (memory core + biographer) over the configured store and model, closed on exit.
+    `with_model=False` leaves the chat model out (commands that never ask it load no client)."""
+    model = llm or (build_llm(settings) if with_model else None)
     try:
         async with open_memory(settings, embedder=embedder) as memory:
-            yield Service(memory=memory, llm=model, config=agent_config(settings))
+            yield Service(memory=memory, llm=model, config=agent_config(settings),
+                          schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir)
     finally:
         if llm is None and model is not None:
             await model.close()

@@ -12,7 +12,9 @@ from typing import Any
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.common import FrontendDeps
+from core.config import Settings
+from core.gate import AgentGate
+from core.service import Service
 from core.jobs import JobRunner, Notifier
 
 log = logging.getLogger(__name__)
@@ -37,11 +39,10 @@ class Broadcast:
             await notifier.send_question(question_id, text, sent_at=sent_at)
 
 
-def build_runner(deps: FrontendDeps, notifier: Notifier, **overrides: Any) -> JobRunner:
-    settings = deps.settings
+def build_runner(settings: Settings, service: Service, gate: AgentGate, notifier: Notifier,
+                 **overrides: Any) -> JobRunner:
     options: dict[str, Any] = dict(
-        service=deps.service, conn=deps.memory.conn, preferences=deps.preferences, prompts=deps.prompts,
-        notifier=notifier, gate=deps.gate, backup_dir=settings.data_dir / "backups",
+        service=service, notifier=notifier, gate=gate, backup_dir=settings.data_dir / "backups",
         backup_keep=settings.backup_keep, analysis_time=settings.analysis_time,
         backup_time=settings.backup_time, grace=timedelta(hours=settings.schedule_grace_hours))
     options.update(overrides)

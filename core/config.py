@@ -43,6 +43,25 @@ def system_timezone() -> str:
     return "UTC"
 
 
+APP_NAME = "biographer"
+
+
+def default_data_dir() -> Path:
+    """The owner's data folder (~/.local/share/biographer on Linux, ~/Library/Application
+    Support/biographer on macOS): the same store whatever folder a command runs in."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME))
+
+
+def env_files() -> tuple[Path, ...]:
+    """Where `.env` is read from, later ones winning: the user config folder
+    (~/.config/biographer/.env), then the current folder."""
+    from platformdirs import user_config_dir
+
+    return (Path(user_config_dir(APP_NAME)) / ".env", Path(".env"))
+
+
 class Settings(BaseSettings):
     # env_ignore_empty: `BIOGRAPHER_LLM_API_KEY=` (as .env.example has it) means "not set", not
     # an empty key or an empty model name
@@ -52,10 +71,13 @@ class Settings(BaseSettings):
     )
 
     # where everything lives: the SQLite file and raw copies of imported files
-    data_dir: Path = Path("./data")
+    data_dir: Path = Field(default_factory=default_data_dir)
     # of formats that carry local time without a zone (WhatsApp .txt) and of what is shown
     timezone: str = Field(default_factory=lambda: system_timezone())
     owner_aliases: CommaList = Field(default_factory=list)
+    # how long a write waits while another process (a CLI import beside the running bot) holds the
+    # store's write lock, before the owner is told; forwards wait in an inbox on disk meanwhile
+    store_busy_seconds: float = 900.0
 
     # embeddings
     embedding_backend: Literal["local", "openai"] = "local"
@@ -100,13 +122,27 @@ class Settings(BaseSettings):
     discord_owner_ids: CommaList = Field(default_factory=list)
     # Telegram details: webhook instead of long polling when a public URL is set; a local Bot API
     # server (telegram_local_mode) lifts the 20 MB download limit of the cloud API
+    # webhook: Telegram POSTs updates to telegram_webhook_url (public HTTPS, through a reverse
+    # proxy to the listen address); each must carry the secret (generated and kept in the data
+    # dir when not set), so a forged POST is refused
     telegram_webhook_url: str | None = None
-    telegram_webhook_listen: str = "0.0.0.0"
+    telegram_webhook_listen: str = "127.0.0.1"
     telegram_webhook_port: int = 8443
+    telegram_webhook_secret: SecretStr | None = None
     telegram_local_mode: bool = False
     telegram_forward_burst_seconds: float = 2.0  # forwards closer than this form one import
-    allow_group_chats: bool = False  # answer the owner in group chats too
+    allow_group_chats: bool = False  # answer the owner in Telegram group chats too
+    # Discord servers (guild ids) where the owner's slash commands may answer; elsewhere only DMs,
+    # because an answer in a server channel is visible to everyone in it
+    discord_guild_ids: CommaList = Field(default_factory=list)
     progress_edit_seconds: float = 2.0  # at most one progress edit per this many seconds
+
+    # the memory server (`biographer serve`): REST and MCP for the owner's other agents;
+    # `biographer run` starts it too when api_port is set. Localhost unless said otherwise
+    api_host: str = "127.0.0.1"
+    api_port: int | None = None
+    api_rate_per_minute: int = 120  # requests per client
+    api_max_body_bytes: int = 256 * 1024
 
     # scheduler (local times in `timezone`; /settings overrides these per store)
     scheduler_enabled: bool = True
@@ -121,8 +157,18 @@ class Settings(BaseSettings):
     schedule_grace_hours: float = 6.0  # a run missed while down is made up on start within this
 
     _split = field_validator(
-        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", mode="before"
+        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", mode="before"
     )(_split_list)
+
+    def secret_values(self) -> list[str]:
+        """Every secret setting's value, for masking in logs (the webhook secret Biographer
+        generated itself too)."""
+        values = [getattr(self, name).get_secret_value() for name in type(self).model_fields
+                  if isinstance(getattr(self, name), SecretStr)]
+        generated = self.data_dir / "telegram-webhook-secret"
+        if generated.is_file():
+            values.append(generated.read_text(encoding="utf-8").strip())
+        return values
 
     @property
     def database_path(self) -> Path:

@@ -18,12 +18,13 @@ from pathlib import Path
 
 import aiosqlite
 
-from core.chunking import MessageChunker, stream_prose_spans, to_utc
+from core.chunking import MessageChunker, stream_prose_spans
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
 from core.importers.base import file_sha256, reads_media_beside
 from core.importers.media import is_media
 from core.ports import Progress, no_progress
+from core.times import utc_iso
 from core.types import Chunk, Conversation, IngestReport, Message, SourceDocument
 from storage import chunks as chunk_store
 from storage import documents as document_store
@@ -38,15 +39,6 @@ PROSE_BATCH = 1000  # chunks
 
 class _NothingNew(Exception):
     """Every message of a stream was already stored: roll the empty document back."""
-
-
-def utc_iso(moment: datetime | None) -> str | None:
-    """`2024-03-05T21:07:00Z`: sortable, so SQL compares times as strings. (An f-string: strftime
-    was a tenth of a chat import's time.)"""
-    if moment is None:
-        return None
-    u = to_utc(moment)
-    return f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}Z"
 
 
 def text_hash(text: str) -> str:

@@ -18,9 +18,8 @@ import aiosqlite
 
 from core.errors import UserFacingError
 from core.gate import AgentGate
-from core.preferences import WEEKDAYS, PreferenceStore, Preferences, parse_time
+from core.preferences import WEEKDAYS, Preferences, parse_time
 from storage import frontend_state
-from storage.backup import backup_database
 from storage.db import transaction
 
 log = logging.getLogger(__name__)
@@ -109,9 +108,9 @@ async def nightly_analysis(service: Any, *, gate: AgentGate) -> str:
     return "consolidated" if changed else "analysed"
 
 
-async def daily_backup(conn: aiosqlite.Connection, *, directory: Path, keep: int, now: datetime) -> str:
+async def daily_backup(service: Any, *, directory: Path, keep: int, now: datetime) -> str:
     """A consistent copy of the store, keeping the newest `keep` (taken between writes)."""
-    path = await backup_database(conn, directory, stamp=now, keep=keep)
+    path = await service.backup(directory, stamp=now, keep=keep)
     return f"saved {path.name}"
 
 
@@ -130,6 +129,19 @@ def latest_slot(now_local: datetime, times: list[time], *, weekday: int | None =
     return None
 
 
+def next_slot(now_local: datetime, times: list[time], *, weekday: int | None = None) -> datetime | None:
+    """The first local slot after `now_local` (within the next eight days)."""
+    for ahead in range(8):
+        day = (now_local + timedelta(days=ahead)).date()
+        if weekday is not None and day.weekday() != weekday:
+            continue
+        for at in sorted(times):
+            slot = datetime.combine(day, at, tzinfo=now_local.tzinfo)
+            if slot > now_local:
+                return slot
+    return None
+
+
 def question_times(preferences: Preferences) -> list[time]:
     first = datetime.combine(datetime(2000, 1, 1), parse_time(preferences.question_time))
     count = max(preferences.questions_per_day, 1)
@@ -139,44 +151,54 @@ def question_times(preferences: Preferences) -> list[time]:
 @dataclass(frozen=True)
 class Job:
     name: str
-    slots: Callable[[Preferences, datetime], datetime | None]  # latest slot for a local "now"
+    times: Callable[[Preferences], tuple[list[time], int | None]]  # local times, and a weekday or None
     run: Callable[[Preferences, datetime], Awaitable[str]]
+
+    def latest(self, preferences: Preferences, now_local: datetime) -> datetime | None:
+        times, weekday = self.times(preferences)
+        return latest_slot(now_local, times, weekday=weekday)
+
+    def upcoming(self, preferences: Preferences, now_local: datetime) -> datetime | None:
+        times, weekday = self.times(preferences)
+        return next_slot(now_local, times, weekday=weekday)
 
 
 class JobRunner:
     """Runs every job whose latest slot is not yet settled; `tick()` is called every minute."""
 
-    def __init__(self, *, service: Any, conn: aiosqlite.Connection, preferences: PreferenceStore,
-                 prompts: PromptBook, notifier: Notifier, gate: AgentGate,
+    def __init__(self, *, service: Any, notifier: Notifier, gate: AgentGate,
                  backup_dir: Path, backup_keep: int,
                  analysis_time: str, backup_time: str, grace: timedelta,
                  clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
-        self.conn = conn
-        self.preferences = preferences
+        """`service`: a core.service.Service (typed Any: the service module imports this one)."""
+        self.service = service
+        self.conn = service.memory.conn
+        self.preferences = preferences = service.preferences
+        prompts = service.prompts
         self.grace = grace
         self.clock = clock
         analysis_at, backup_at = parse_time(analysis_time), parse_time(backup_time)
         self.jobs = [
-            Job("question_prompt", lambda p, now: latest_slot(now, question_times(p)),
+            Job("question_prompt", lambda p: (question_times(p), None),
                 lambda p, now: question_prompt(service, preferences=p, prompts=prompts,
                                                notifier=notifier, now=now)),
-            Job("weekly_report",
-                lambda p, now: latest_slot(now, [parse_time(p.report_time)],
-                                           weekday=WEEKDAYS.index(p.report_day)),
+            Job("weekly_report", lambda p: ([parse_time(p.report_time)], WEEKDAYS.index(p.report_day)),
                 lambda p, now: weekly_report(service, preferences=p, notifier=notifier, gate=gate)),
-            Job("nightly_analysis", lambda p, now: latest_slot(now, [analysis_at]),
+            Job("nightly_analysis", lambda p: ([analysis_at], None),
                 lambda p, now: nightly_analysis(service, gate=gate)),
-            Job("backup", lambda p, now: latest_slot(now, [backup_at]),
-                lambda p, now: daily_backup(conn, directory=backup_dir, keep=backup_keep, now=now)),
+            Job("backup", lambda p: ([backup_at], None),
+                lambda p, now: daily_backup(service, directory=backup_dir, keep=backup_keep, now=now)),
         ]
 
     async def tick(self) -> dict[str, str]:
-        """Settle every due slot; returns {job: outcome} for the slots settled now."""
+        """Save what waits in the inbox, then settle every due slot; returns {job: outcome} for the
+        slots settled now."""
+        await self.service.replay_inbox()
         preferences = await self.preferences.load()
         now = self.clock().astimezone(preferences.zone)
         settled: dict[str, str] = {}
         for job in self.jobs:
-            slot = job.slots(preferences, now)
+            slot = job.latest(preferences, now)
             if slot is None:
                 continue
             last = await frontend_state.last_slot(self.conn, job.name)
@@ -188,6 +210,12 @@ class JobRunner:
             settled[job.name] = outcome
             log.info("job %s slot %s: %s", job.name, slot.isoformat(), outcome)
         return settled
+
+    async def upcoming(self) -> dict[str, datetime | None]:
+        """When each job runs next, in the owner's zone (for `biographer doctor`)."""
+        preferences = await self.preferences.load()
+        now = self.clock().astimezone(preferences.zone)
+        return {job.name: job.upcoming(preferences, now) for job in self.jobs}
 
     async def _run(self, job: Job, preferences: Preferences, now: datetime) -> str:
         try:

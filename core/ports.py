@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy loads in 0.15 s: not for commands that never embed
+    import numpy as np
 
 
 class Embedder(Protocol):

@@ -13,9 +13,9 @@ import numpy as np
 from core import ranking
 from core.ranking import keyword_query, parse_time
 from core.errors import LocatorError, UserFacingError
-from core.ingest import utc_iso
+from core.times import utc_iso
 from core.ports import Embedder
-from core.types import (GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText)
+from core.types import DOCUMENT_END, GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText
 from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import messages as message_store
@@ -31,6 +31,7 @@ BIT_OVERSAMPLE = 2
 MODES = ("hybrid", "keyword", "semantic")
 # a filter that keeps at most this many chunks has all of them ranked exactly
 EXACT_FILTER_CAP = 1_000
+LINE_MARGIN = 400  # characters read beyond a window to finish its first and last lines
 
 PersonNames = Callable[[str], Awaitable[list[str]]]
 
@@ -209,11 +210,12 @@ class Searcher:
         matches = []
         for row, s, e in ordered[(page - 1) * page_size: page * page_size]:
             at = row.char_start + s
-            moment = await message_store.message_time_at(self.conn, row.document_id, at)
+            message = await message_store.message_at(self.conn, row.document_id, at)
             matches.append(GrepMatch(
                 locator=Locator(row.document_id, at, row.char_start + e),
                 document=row.document, kind=row.kind, line=_line_around(row.text, s, e),
-                time=parse_time(moment or row.time_start),
+                time=parse_time(message.time if message else row.time_start),
+                sender=message.sender if message else None,
             ))
         return GrepPage(matches=matches, page=page, page_size=page_size, total=len(ordered))
 
@@ -238,17 +240,33 @@ class Searcher:
     # ------------------------------------------------------------------ read
 
     async def read(self, locator: Locator | str, *, window: int = 0) -> SourceText:
-        """The text at a locator, widened by `window` characters each side."""
+        """The text at a locator (`doc4` alone: the whole document). With a `window`, widened by
+        that many characters each side and then to whole lines, so no line is cut in half."""
         loc = Locator.parse(locator) if isinstance(locator, str) else locator
         document = await document_store.get_document(self.conn, loc.document_id)
         if document is None:
             raise LocatorError(f"no document {loc.document_id} in the store",
-                               hint="run `biographer stats` or search again for a fresh locator")
+                               hint="run `biographer sources` or search again for a fresh locator")
         start = max(0, loc.char_start - window)
         end = min(document.text_length, loc.char_end + window)
+        if window:
+            margin = LINE_MARGIN
+            wide_start = max(0, start - margin)
+            wide, _ = await self._text_between(loc.document_id, wide_start, min(document.text_length, end + margin))
+            cut_start = wide.rfind("\n", 0, start - wide_start) + 1 if start > 0 else 0
+            newline = wide.find("\n", end - wide_start)
+            cut_end = newline if newline != -1 else len(wide)
+            text, start, cursor = wide[cut_start:cut_end], wide_start + cut_start, wide_start + cut_end
+        else:
+            text, cursor = await self._text_between(loc.document_id, start, end)
+        return SourceText(locator=Locator(loc.document_id, start, cursor), document=document.name,
+                          kind=document.kind, text=text, document_length=document.text_length)
+
+    async def _text_between(self, document_id: int, start: int, end: int) -> tuple[str, int]:
+        """The document's text in [start, end), put back together from its chunks; and where it ends."""
         pieces: list[str] = []
         cursor = start
-        for cs, ce, text in await chunk_store.chunks_overlapping(self.conn, loc.document_id, start, end):
+        for cs, ce, text in await chunk_store.chunks_overlapping(self.conn, document_id, start, end):
             if ce <= cursor:
                 continue
             if cs > cursor:
@@ -256,11 +274,10 @@ class Searcher:
                 cursor = cs
             pieces.append(text[cursor - cs: min(ce, end) - cs])
             cursor = min(ce, end)
-        return SourceText(locator=Locator(loc.document_id, start, cursor), document=document.name,
-                          kind=document.kind, text="".join(pieces), document_length=document.text_length)
+        return "".join(pieces), cursor
 
     async def read_document(self, document_id: int) -> SourceText:
-        return await self.read(Locator(document_id, 0, 2**62))
+        return await self.read(Locator(document_id, 0, DOCUMENT_END))
 
 
 

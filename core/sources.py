@@ -16,8 +16,20 @@ from storage import source_admin
 from storage.db import transaction
 
 
-async def list_sources(conn: aiosqlite.Connection) -> list[document_store.DocumentRow]:
+#: one imported source as the owner sees it (numbered for /forget)
+Source = document_store.DocumentRow
+
+
+async def list_sources(conn: aiosqlite.Connection) -> list[Source]:
     return await document_store.list_documents(conn)
+
+
+async def get_source(conn: aiosqlite.Connection, source_id: int) -> Source | None:
+    return await document_store.get_document(conn, source_id)
+
+
+async def find_sources_by_identity_prefix(conn: aiosqlite.Connection, prefix: str) -> list[Source]:
+    return await document_store.find_by_identity_prefix(conn, prefix)
 
 
 @dataclass(frozen=True)

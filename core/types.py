@@ -70,7 +70,9 @@ class Chunk:
     speakers: tuple[str, ...] = ()
 
 
-_LOCATOR_RE = re.compile(r"^doc(\d+):(\d+)-(\d+)$")
+_LOCATOR_RE = re.compile(r"^doc(\d+)(?::(\d+)-(\d+))?$")
+#: the end of a locator that means "to the end of the document" (`doc4` alone)
+DOCUMENT_END = 2**62
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,11 @@ class Locator:
         if not match:
             raise LocatorError(
                 f"not a locator: {value!r}",
-                hint="a locator looks like doc12:3400-4100, as printed by search and grep",
+                hint="a locator looks like doc12:3400-4100, as printed by search and grep (doc12 alone is "
+                     "the whole document)",
             )
+        if match.group(2) is None:
+            return cls(int(match.group(1)), 0, DOCUMENT_END)
         doc, start, end = (int(g) for g in match.groups())
         if end < start:
             raise LocatorError(f"locator {value!r} ends before it starts", hint="use START-END")
@@ -142,6 +147,7 @@ class GrepMatch:
     kind: str
     line: str  # the line of text around the match
     time: datetime | None
+    sender: str | None = None  # who wrote it, in a chat; None in prose
 
 
 @dataclass(frozen=True)

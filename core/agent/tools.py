@@ -237,7 +237,8 @@ class Toolbox:
         return self._source(loc, source.document, when, text, kind=source.kind) + note
 
     async def when_at(self, locator: Locator) -> datetime | None:
-        moment = await message_store.message_time_at(self.conn, locator.document_id, locator.char_start)
+        message = await message_store.message_at(self.conn, locator.document_id, locator.char_start)
+        moment = message.time if message else None
         if moment is None:
             document = await document_store.get_document(self.conn, locator.document_id)
             moment = document.time_start if document else None

@@ -145,6 +145,12 @@ class FakeTelegram:
         await self._queue({"message": message})
         return message
 
+    async def push_edit(self, *, user: dict, message: dict, **fields: Any) -> dict:
+        """The owner edits an earlier message (a new caption, say): Telegram sends `edited_message`."""
+        edited = {**message, **fields, "edit_date": int(time.time())}
+        await self._queue({"edited_message": edited})
+        return edited
+
     async def push_callback(self, *, user: dict, data: str, message: dict) -> None:
         await self._queue({"callback_query": {"id": f"cb{self._next_update}", "from": user,
                                               "chat_instance": "1", "data": data, "message": message}})

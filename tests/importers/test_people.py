@@ -41,6 +41,10 @@ async def test_people_list_merge_and_unmatched(tmp_path: Path, embedder, capsys)
     code = await await_main([*args, "people", "unmatched", "--json"])
     unmatched = json.loads(capsys.readouterr().out)
     assert {u["sender"] for u in unmatched} == {"Teo Ramos", "Mara Lind", "+44 7700 900124"}
-    code = await await_main([*args, "people", "merge", "Teo Ramos", "Nobody Known"])
+    # a nickname no source uses becomes one more name of the person
+    code = await await_main([*args, "people", "merge", "Teo Ramos", "Teodoro"])
+    assert code == 0
+    assert "Teo Ramos: +44 7700 900124, Teo Ramos, Teodoro (4 messages)" in capsys.readouterr().out
+    code = await await_main([*args, "people", "merge", "Nobody Known", "Teo"])
     assert code == 2
     assert "no person is known as 'Nobody Known'" in capsys.readouterr().err
