@@ -26,8 +26,11 @@ from storage.vector_index import VectorIndex
 # Candidate depths for hybrid search; the ranking itself lives in core/ranking.py.
 HYBRID_DEPTH = 100  # keyword candidates
 SEMANTIC_DEPTH = 50  # semantic candidates, ranked exactly from a short list of sign-bit hits
-SHORTLIST = 100  # at least this many sign-bit hits (BIT_OVERSAMPLE times the depth)
-BIT_OVERSAMPLE = 2
+# the short list: at least SHORTLIST sign-bit hits, BIT_OVERSAMPLE times the depth when deeper.
+# On real embeddings (LoCoMo, 1.3k-5.9k vectors pooled) 100 held 98.2-98.7% of the exact top 10,
+# 400 held 99.9%; reading 400 float vectors by id costs about 2 ms at a million chunks
+SHORTLIST = 400
+BIT_OVERSAMPLE = 8
 MODES = ("hybrid", "keyword", "semantic")
 # a filter that keeps at most this many chunks has all of them ranked exactly
 EXACT_FILTER_CAP = 1_000
