@@ -31,7 +31,7 @@ FAR = np.iinfo(np.uint16).max  # the distance given to rows that must not be fou
 
 class VectorIndex:
     def __init__(self, path: Path | str) -> None:
-        self._conn = open_reader(path, cache_mb=4)  # float vectors read by id: a small cache will do
+        self._conn = open_reader(path, cache_mb=16)  # holds the vector table's inner pages: one page read per id
         self._closer = weakref.finalize(self, self._conn.close)
         self._lock = threading.Lock()
         self._reset(generation=None, dim=0)
@@ -51,6 +51,7 @@ class VectorIndex:
         self._ids = np.zeros(0, dtype=np.int64)
         self._bits = np.zeros((self._words, 0), dtype=np.uint64)
         self._delta: dict[int, np.ndarray | None] = {}  # id: words, or None when deleted
+        self._distances = np.zeros(0, dtype=np.uint16)
         self._derive_delta()
 
     def refresh(self) -> None:
@@ -164,13 +165,15 @@ class VectorIndex:
         clause, params = where.where()
         rows = self._conn.execute(
             f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE {clause} "
-            "ORDER BY c.id", params).fetchall()
-        return np.array([r[0] for r in rows], dtype=np.int64)
+            "ORDER BY c.id", params)
+        return np.fromiter((r[0] for r in rows), dtype=np.int64)  # streamed: a broad filter stays small
 
     def _nearest(self, query: np.ndarray, k: int, allowed: np.ndarray | None) -> list[int]:
         """Ids of the k nearest current vectors by Hamming distance of the sign bits."""
         q = sign_words(np.asarray(query, dtype=np.float32)[None, :])[:, 0]
-        base = _hamming(self._bits, q)
+        if len(self._distances) < len(self._ids):  # reused: no fresh megabytes per query
+            self._distances = np.empty(len(self._ids), dtype=np.uint16)
+        base = _hamming(self._bits, q, out=self._distances[:len(self._ids)])
         base[self._superseded] = FAR
         delta = _hamming(self._delta_bits, q)
         if allowed is not None:
@@ -201,10 +204,11 @@ class VectorIndex:
         return [(found[i], float(similarity[i])) for i in top]
 
 
-def _hamming(bits: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Hamming distance of every column of `bits` (words, n) to `q` (words,), as uint16."""
+def _hamming(bits: np.ndarray, q: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    """Hamming distance of every column of `bits` (words, n) to `q` (words,), as uint16 (into
+    `out` when given)."""
     words, n = bits.shape
-    out = np.empty(n, dtype=np.uint16)
+    out = np.empty(n, dtype=np.uint16) if out is None else out
     step = min(n, BLOCK)
     x = np.empty(step, dtype=np.uint64)
     ones = np.empty(step, dtype=np.uint8)
