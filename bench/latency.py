@@ -231,7 +231,7 @@ async def shortlist_recall(path: Path, n_queries: int) -> dict:
         for v in vectors:
             exact = {cid for cid, _ in baseline.semantic(v, depth=10)}
             for k in SHORTLISTS:
-                found[k] += len(exact & set(index._nearest(v, k, None)))
+                found[k] += len(exact & set(index.shortlist(v, k)))
         searcher.close()
     return {str(k): round(f / (10 * len(vectors)), 3) for k, f in found.items()}
 

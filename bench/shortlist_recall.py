@@ -32,7 +32,7 @@ from bench.locomo import EVAL, STORES  # noqa: E402
 from bot.compose import build_embedder  # noqa: E402
 from core.config import Settings  # noqa: E402
 from core.search import BIT_OVERSAMPLE, SEMANTIC_DEPTH, SHORTLIST  # noqa: E402
-from storage.vector_index import VectorIndex, _hamming, _smallest  # noqa: E402
+from storage.vector_index import VectorIndex, hamming_distances, smallest  # noqa: E402
 from storage.vectors import sign_words  # noqa: E402
 
 SIZES = (50, 100, 200, 400, 800)
@@ -52,9 +52,9 @@ def shortlist_recall(matrix: np.ndarray, queries: np.ndarray) -> dict[str, float
     found = {k: 0 for k in SIZES}
     for q in queries:
         exact = set(np.argsort(-(matrix @ q))[:10].tolist())
-        distance = _hamming(bits, sign_words(q[None, :])[:, 0])
+        distance = hamming_distances(bits, sign_words(q[None, :])[:, 0])
         for k in SIZES:
-            found[k] += len(exact & set(_smallest(distance, k).tolist()))
+            found[k] += len(exact & set(smallest(distance, k).tolist()))
     return {str(k): round(f / (10 * len(queries)), 4) for k, f in found.items()}
 
 

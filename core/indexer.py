@@ -58,9 +58,7 @@ class Indexer:
         while True:
             batch = await vector_store.pending_chunks(self.conn, limit=self.batch_size)
             if not batch:
-                if await get_meta(self.conn, REINDEX_KEY) is not None:
-                    async with transaction(self.conn):
-                        await delete_meta(self.conn, REINDEX_KEY)  # nothing waits: it is complete
+                await self._nothing_waits()
                 break
             # the same text is embedded once: reuse stored vectors, and embed each new text once
             by_hash = await vector_store.vectors_by_text_hash(self.conn, [h for _, _, h in batch])
@@ -79,6 +77,15 @@ class Indexer:
             done += len(batch)
             progress("indexing", done, pending)
         return done
+
+    async def _nothing_waits(self) -> None:
+        """A reindex is complete, and vectors deleted meanwhile (a forgotten source) get folded."""
+        finished = await get_meta(self.conn, REINDEX_KEY) is not None
+        if finished or await vector_store.fold_due(self.conn):
+            async with transaction(self.conn):
+                await delete_meta(self.conn, REINDEX_KEY)
+                if await vector_store.fold_due(self.conn):
+                    await vector_store.fold_log(self.conn)
 
     async def reindex(self, *, progress: Progress = no_progress) -> int:
         """Embed every chunk again with the configured model, batch by batch; a rerun after an

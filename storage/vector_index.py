@@ -154,7 +154,7 @@ class VectorIndex:
                 allowed = self._filtered_ids(where)
                 if len(allowed) <= max(exact_below, shortlist):
                     return self._rescore(query, allowed.tolist(), depth)
-            return self._rescore(query, self._nearest(query, shortlist, allowed), depth)
+            return self._rescore(query, self._shortlist(query, shortlist, allowed), depth)
 
     def chunks(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
         """Chunk rows read through the index's connection (so a search needs no other)."""
@@ -168,19 +168,24 @@ class VectorIndex:
             "ORDER BY c.id", params)
         return np.fromiter((r[0] for r in rows), dtype=np.int64)  # streamed: a broad filter stays small
 
-    def _nearest(self, query: np.ndarray, k: int, allowed: np.ndarray | None) -> list[int]:
-        """Ids of the k nearest current vectors by Hamming distance of the sign bits."""
+    def shortlist(self, query: np.ndarray, k: int) -> list[int]:
+        """Ids of the k current vectors nearest to `query` by the sign bits, nearest first."""
+        with self._lock:
+            self._refresh()
+            return self._shortlist(query, k, None)
+
+    def _shortlist(self, query: np.ndarray, k: int, allowed: np.ndarray | None) -> list[int]:
         q = sign_words(np.asarray(query, dtype=np.float32)[None, :])[:, 0]
         if len(self._distances) < len(self._ids):  # reused: no fresh megabytes per query
             self._distances = np.empty(len(self._ids), dtype=np.uint16)
-        base = _hamming(self._bits, q, out=self._distances[:len(self._ids)])
+        base = hamming_distances(self._bits, q, out=self._distances[:len(self._ids)])
         base[self._superseded] = FAR
-        delta = _hamming(self._delta_bits, q)
+        delta = hamming_distances(self._delta_bits, q)
         if allowed is not None:
             base[~_member(self._ids, allowed)] = FAR
             delta[~_member(self._delta_ids, allowed)] = FAR
-        near_base = _smallest(base, k)
-        near_delta = _smallest(delta, k)
+        near_base = smallest(base, k)
+        near_delta = smallest(delta, k)
         ids = np.concatenate([self._ids[near_base], self._delta_ids[near_delta]])
         dist = np.concatenate([base[near_base], delta[near_delta]])
         return ids[np.argsort(dist, kind="stable")[:k]].tolist()
@@ -204,7 +209,7 @@ class VectorIndex:
         return [(found[i], float(similarity[i])) for i in top]
 
 
-def _hamming(bits: np.ndarray, q: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+def hamming_distances(bits: np.ndarray, q: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
     """Hamming distance of every column of `bits` (words, n) to `q` (words,), as uint16 (into
     `out` when given)."""
     words, n = bits.shape
@@ -226,7 +231,7 @@ def _hamming(bits: np.ndarray, q: np.ndarray, *, out: np.ndarray | None = None) 
     return out
 
 
-def _smallest(dist: np.ndarray, k: int) -> np.ndarray:
+def smallest(dist: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k smallest distances under FAR, in no particular order. Distances are
     small integers, so a threshold from a sample's histogram finds them in one pass over the
     array, where a full partial sort would cost several."""

@@ -92,7 +92,7 @@ async def store_vectors(conn: aiosqlite.Connection, rows: Sequence[tuple[int, by
         [(cid, blob, generation) for cid, blob in rows],
     )
     await conn.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", [(i,) for i, _ in rows])
-    if await _log_rows_pending(conn) >= FOLD_ROWS:
+    if await fold_due(conn):
         await fold_log(conn)
 
 
@@ -119,11 +119,12 @@ async def _log_top(conn: aiosqlite.Connection) -> int:
     return int(row[0]) if row else 0
 
 
-async def _log_rows_pending(conn: aiosqlite.Connection) -> int:
+async def fold_due(conn: aiosqlite.Connection) -> bool:
+    """Whether FOLD_ROWS changes wait in the log (each search applies them all, so keep it short)."""
     async with conn.execute(
         "SELECT COUNT(*) FROM vector_log WHERE seq > ?", (await _int_meta(conn, PARTS_SEQ_KEY),)
     ) as cur:
-        return (await cur.fetchone())[0]
+        return (await cur.fetchone())[0] >= FOLD_ROWS
 
 
 async def fold_log(conn: aiosqlite.Connection) -> int:

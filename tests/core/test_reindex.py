@@ -142,3 +142,23 @@ async def test_a_killed_reindex_keeps_semantic_search_and_a_rerun_completes(tmp_
         assert await memory.reindex() == pending
         assert (await memory.stats())["chunks_pending_index"] == 0
         assert all([await _found(memory, t) for t in TOPICS])
+
+
+async def test_warm_up_loads_the_index_and_a_forgotten_source_is_folded_away(tmp_path: Path, monkeypatch):
+    from core.sources import forget_source
+    from storage import vectors as vector_store
+
+    monkeypatch.setattr(vector_store, "FOLD_ROWS", 5)
+    (tmp_path / "note.txt").write_text("A short note about the lighthouse.", encoding="utf-8")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([_journal(tmp_path / "journal.txt"), tmp_path / "note.txt"])
+        chunks = (await memory.stats())["chunks"]
+        await memory.warm_up()
+        assert len(await memory.searcher.vector_index()) == chunks  # loaded before any search
+        await forget_source(memory.conn, 1)
+        assert not await _found(memory, "violin")  # gone at once, through the log
+        await memory.index_pending()  # nothing to embed: the deletions are folded into the parts
+        async with memory.conn.execute("SELECT COUNT(*) FROM vector_log") as cur:
+            assert (await cur.fetchone())[0] == 0
+        assert len(await memory.searcher.vector_index()) == 1
+        assert await _found(memory, "lighthouse")

@@ -72,7 +72,7 @@ async def _agrees(conn, index: VectorIndex, rng: np.random.Generator) -> None:
         hamming, cosine = await _brute_force(conn, query)
         assert len(index) == len(hamming)
         k = min(7, len(hamming))
-        near = index._nearest(query, k, None)
+        near = index.shortlist(query, k)
         assert len(near) == len(set(near)) == k
         # the k nearest by Hamming distance (ties may fall either way)
         assert max(hamming[i] for i in near) <= sorted(hamming.values())[k - 1]
