@@ -27,8 +27,8 @@ async def m070_vector_parts(conn: aiosqlite.Connection) -> None:
         """CREATE TRIGGER chunk_embeddings_logged_delete AFTER DELETE ON chunk_embeddings BEGIN
             INSERT INTO vector_log (chunk_id) VALUES (old.chunk_id);
         END""",
-        # sign bits of the current generation's vectors, chunk ids part >> 12, as of the log
-        # position in meta 'vector_parts_seq'; ids: sorted int64, bits: (words, ids) uint64
+        # sign bits of the current generation's vectors, a part per 4096 chunk ids (id >> 12), as
+        # of the log position in meta 'vector_parts_seq'; ids: sorted int64, bits: (words, ids) uint64
         """CREATE TABLE vector_parts (
             part INTEGER PRIMARY KEY,
             version INTEGER NOT NULL,

@@ -7,8 +7,8 @@ memory and keeps them in step with this store; this module is the writing side.
 
 How the bits stay in step, crash-safely and across processes: every insert, replacement or
 deletion of a float vector is logged in `vector_log` by triggers, in the same transaction.
-`vector_parts` holds the sign bits of all current vectors in parts of PART_SIZE chunk ids, as
-of log position `vector_parts_seq`; a reader loads the parts once, then applies the log since
+`vector_parts` holds the sign bits of all current vectors in parts of 2**PART_BITS chunk ids,
+as of log position `vector_parts_seq`; a reader loads the parts once, then applies the log since
 that position, so a committed batch is searchable at once and a deleted chunk is gone at once.
 Writers fold the log into the parts now and then (`fold_log`) and prune it, all in one
 transaction: nothing outside SQLite can go stale.
