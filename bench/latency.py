@@ -1,13 +1,23 @@
-"""Search latency over a synthetic store, query embedding excluded.
+"""Search latency, memory, short-list recall and insert cost over a synthetic store, beside the
+simplest exact baseline on the same data, in one run. Query embedding is excluded.
 
-    python bench/latency.py build /tmp/lat100k --chunks 100000
-    python bench/latency.py query /tmp/lat100k --runs 100
+    python bench/latency.py build bench/stores/lat100k --chunks 100000
+    python bench/latency.py query bench/stores/lat100k --runs 200
 
-`build` writes the store through the storage layer (the real schema, FTS5 triggers and the
-bit-quantised vec0 index): short texts drawn from a Zipf-distributed vocabulary (so the keyword
-index has realistic postings: a few very common words, a long tail of rare ones) and random unit
-384-dim vectors. `query` runs in a fresh process so its peak RSS is the search's alone: hybrid
-searches (limit 10) with precomputed query vectors, reporting p50/p95 and peak RSS (getrusage).
+`build` writes the store through the storage layer (the real schema, FTS5 triggers, vectors and
+their sign-bit parts): texts of 40-120 words drawn from a Zipf-distributed 50,000-word
+vocabulary (a few very common words, a long tail of rare ones) and random unit 384-dim vectors.
+
+`query` measures, on the same queries and precomputed query vectors:
+- Biographer: `Searcher.search` (hybrid, keyword, semantic; limit 10), the real code path.
+- The baseline (bench/baseline.py): every float vector in one NumPy matrix, exact cosine, plus
+  FTS5 bm25, fused and read back exactly as Biographer does, the two halves run one after the
+  other as the simple version would.
+Latencies are interleaved query by query (the two see the same machine load). Resident memory
+is measured in a fresh process for each after `--runs` hybrid queries. Short-list recall: the
+share of the exact top 10 (cosine) found in the sign-bit short list, for several list sizes
+(random vectors are the hard case for sign bits). Insert cost: seconds per vector for batches of
+64 written as the indexer writes them, rolled back afterwards (the store is left as it was).
 """
 
 from __future__ import annotations
@@ -15,8 +25,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import resource
+import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.baseline import NumpyBaseline  # noqa: E402
 from core.search import Searcher  # noqa: E402
 from storage import chunks as chunk_store  # noqa: E402
 from storage import documents as document_store  # noqa: E402
@@ -38,6 +50,7 @@ VOCAB = 50_000
 WORDS_PER_CHUNK = (40, 120)  # about 250-750 characters
 BATCH = 5_000
 SEED = 7
+SHORTLISTS = (100, 400, 1000, 4000, 16000)
 
 
 def vocabulary(rng: np.random.Generator) -> list[str]:
@@ -74,7 +87,6 @@ async def build(path: Path, n: int) -> None:
         async with transaction(conn):
             await set_meta(conn, "embedding_model", "synthetic-random")
             await set_meta(conn, "embedding_dim", str(DIM))
-            await vector_store.ensure_vector_index(conn, DIM)
             doc = await document_store.insert_document(
                 conn, kind="text", name="synthetic.txt", identity="synthetic", source_path=None,
                 content_hash=None, byte_size=None, raw_path=None)
@@ -98,13 +110,15 @@ async def build(path: Path, n: int) -> None:
                 lo = await _chunk_id(conn, records[0].identity)  # one transaction: ids are consecutive
                 hi = await _chunk_id(conn, records[-1].identity)
                 await vector_store.store_vectors(
-                    conn, [(cid, vectors[j].tobytes()) for j, cid in enumerate(range(lo, hi + 1))])
+                    conn, [(cid, vectors[j].tobytes()) for j, cid in enumerate(range(lo, hi + 1))],
+                    generation=0)
             done = first + size
             if done % 50_000 == 0 or done == n:
                 print(f"{done} chunks, {time.perf_counter() - started:.0f} s", flush=True)
         async with transaction(conn):
             await document_store.finish_document(conn, doc, chunk_count=n, text_length=offset,
                                                  time_start=None, time_end=None)
+            await vector_store.fold_log(conn)
         await conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     print(json.dumps({"chunks": n, "build_s": round(time.perf_counter() - started, 1),
                       "db_mb": round((path / "biographer.sqlite3").stat().st_size / 2**20)}))
@@ -118,35 +132,165 @@ class _Dim:
         raise AssertionError("the query vector is precomputed")
 
 
-async def query(path: Path, runs: int, warmup: int) -> dict:
-    rng = np.random.default_rng(SEED + 1)
+def workload(runs: int, *, round_: int = 0) -> tuple[list[str], np.ndarray]:
+    """Queries like questions after their stop words are dropped: a few common words and one or
+    two rarer ones (the top 100 of a Zipf vocabulary stand for the function words dropped)."""
+    rng = np.random.default_rng([SEED + 1, round_])
     words = np.array(vocabulary(np.random.default_rng(SEED)))
-    p = zipf_probabilities()
     queries = []
-    for _ in range(runs + warmup):
-        # like a question after its stop words are dropped: a few common words and one or two
-        # rarer ones (the top 100 of a Zipf vocabulary stand for the function words dropped)
+    for _ in range(runs):
         common = words[rng.integers(100, 2000, size=int(rng.integers(2, 5)))]
         rare = words[rng.integers(2000, VOCAB, size=int(rng.integers(1, 3)))]
         queries.append(" ".join([*common, *rare]))
-    vectors = unit_vectors(rng, len(queries))
-    timings = {"hybrid": [], "keyword": [], "semantic": []}
+    return queries, unit_vectors(rng, runs)
+
+
+def percentiles(ms: list[float]) -> dict:
+    ms = sorted(ms)
+    return {"p50_ms": round(statistics.median(ms), 1), "p95_ms": round(ms[int(round(0.95 * (len(ms) - 1)))], 1)}
+
+
+MODES = ("hybrid", "keyword", "semantic")
+
+
+async def _run_ours(path: Path, queries: list[str], vectors: np.ndarray, warmup: int) -> dict:
+    timings: dict[str, list[float]] = {m: [] for m in MODES}
     async with open_database(path / "biographer.sqlite3") as conn:
         searcher = Searcher(conn, _Dim())
-        for mode in timings:
-            for i, (q, v) in enumerate(zip(queries, vectors)):
+        t = time.perf_counter()
+        await searcher.warm_up()
+        load_s = time.perf_counter() - t
+        for i, (q, v) in enumerate(zip(queries, vectors)):
+            for mode in MODES:
                 t = time.perf_counter()
                 hits = await searcher.search(q, limit=10, mode=mode, query_vector=v)
                 if i >= warmup:
                     timings[mode].append((time.perf_counter() - t) * 1000)
-                assert hits, q
-    out = {"store": str(path), "runs": runs}
-    for mode, ts in timings.items():
-        ts.sort()
-        out[mode] = {"p50_ms": round(statistics.median(ts), 1),
-                     "p95_ms": round(ts[int(round(0.95 * (len(ts) - 1)))], 1)}
-    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    del p
+                assert hits, (mode, q)
+        searcher.close()
+    return {"timings": timings, "load_s": round(load_s, 3), **memory()}
+
+
+def _run_baseline(path: Path, queries: list[str], vectors: np.ndarray, warmup: int) -> dict:
+    timings: dict[str, list[float]] = {m: [] for m in MODES}
+    t = time.perf_counter()
+    baseline = NumpyBaseline(path / "biographer.sqlite3")
+    load_s = time.perf_counter() - t
+    for i, (q, v) in enumerate(zip(queries, vectors)):
+        for mode in MODES:
+            t = time.perf_counter()
+            hits = baseline.search(q, v, limit=10, mode=mode)
+            if i >= warmup:
+                timings[mode].append((time.perf_counter() - t) * 1000)
+            assert hits, (mode, q)
+    return {"timings": timings, "load_s": round(load_s, 3), **memory()}
+
+
+def memory() -> dict:
+    """Resident memory now and at its highest in this process (VmHWM: getrusage's peak would
+    include the parent's, which Linux carries across exec)."""
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    return {"rss_mb": round(int(status["VmRSS"].split()[0]) / 1024),
+            "peak_rss_mb": round(int(status["VmHWM"].split()[0]) / 1024)}
+
+
+def in_child(who: str, path: Path, runs: int, warmup: int, round_: int) -> dict:
+    # one BLAS thread for both: the baseline's matrix product ran faster so on these two shared
+    # cores (its idle BLAS threads spin and slow the keyword half down)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, __file__, "_run", who, str(path), "--runs", str(runs),
+                          "--warmup", str(warmup), "--round", str(round_)],
+                         check=True, capture_output=True, text=True, env=env).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def latencies(path: Path, runs: int, warmup: int, rounds: int) -> dict:
+    """Each side in a fresh process of its own, alternating for `rounds` rounds (so both see the
+    same spread of machine load), `runs` queries per round; memory as measured after a round."""
+    timings = {who: {m: [] for m in MODES} for who in ("biographer", "baseline")}
+    memories: dict[str, list[dict]] = {"biographer": [], "baseline": []}
+    for r in range(rounds):
+        for who in ("biographer", "baseline") if r % 2 == 0 else ("baseline", "biographer"):
+            result = in_child("ours" if who == "biographer" else "baseline", path, runs, warmup, r)
+            for mode in MODES:
+                timings[who][mode].extend(result["timings"][mode])
+            memories[who].append({k: v for k, v in result.items() if k != "timings"})
+    return {"latency": {who: {m: percentiles(ts) for m, ts in modes.items()} for who, modes in timings.items()},
+            "after_queries": {who: max(ms, key=lambda m: m["rss_mb"]) for who, ms in memories.items()}}
+
+
+async def shortlist_recall(path: Path, n_queries: int) -> dict:
+    """Share of the exact top 10 found in sign-bit short lists of several sizes."""
+    _, vectors = workload(n_queries)
+    baseline = NumpyBaseline(path / "biographer.sqlite3", keyword=False)
+    async with open_database(path / "biographer.sqlite3") as conn:
+        searcher = Searcher(conn, _Dim())
+        index = await searcher.vector_index()
+        index.refresh()
+        found = {k: 0 for k in SHORTLISTS}
+        for v in vectors:
+            exact = {cid for cid, _ in baseline.semantic(v, depth=10)}
+            for k in SHORTLISTS:
+                found[k] += len(exact & set(index.shortlist(v, k)))
+        searcher.close()
+    return {str(k): round(f / (10 * len(vectors)), 3) for k, f in found.items()}
+
+
+async def insert_cost(path: Path, batches: int) -> dict:
+    """Microseconds per vector written as the indexer writes them (batches of 64 new chunks, one
+    savepoint each), for Biographer and for the baseline (the float vector's row plus a NumPy
+    append), all inside one outer transaction that is rolled back: the store is left as it was."""
+    rng = np.random.default_rng(SEED + 2)
+    n = batches * 64
+    async with open_database(path / "biographer.sqlite3") as conn:
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            async with conn.execute("SELECT MAX(id), MAX(document_id) FROM chunks") as cur:
+                top, doc = await cur.fetchone()
+            await chunk_store.insert_chunks(conn, [chunk_store.ChunkRecord(
+                document_id=doc, ordinal=10**9 + i, char_start=0, char_end=4, text="new chunk",
+                time_start=None, time_end=None, speakers=(), identity=f"insert-bench|{i}",
+                text_hash=f"insert-bench-{i}") for i in range(n)])
+            ids = list(range(top + 1, top + 1 + n))
+            vectors = unit_vectors(rng, n)
+            rows = [(i, v.tobytes()) for i, v in zip(ids, vectors)]
+            out = {}
+            t = time.perf_counter()
+            for b in range(batches):
+                await conn.execute("SAVEPOINT batch")
+                await vector_store.store_vectors(conn, rows[b * 64:(b + 1) * 64], generation=0)
+                await conn.execute("RELEASE batch")
+            out["biographer_us_per_vector"] = round((time.perf_counter() - t) / n * 1e6)
+            await conn.execute(
+                "CREATE TEMP TABLE plain_vectors (chunk_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)")
+            matrix = np.zeros((1024, DIM), dtype=np.float32)
+            used = 0
+            t = time.perf_counter()
+            for b in range(batches):
+                part = rows[b * 64:(b + 1) * 64]
+                await conn.execute("SAVEPOINT batch")
+                await conn.executemany("INSERT OR REPLACE INTO plain_vectors VALUES (?, ?)", part)
+                await conn.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", [(i,) for i, _ in part])
+                await conn.execute("RELEASE batch")
+                if used + len(part) > len(matrix):  # amortised growth, as a careful baseline would
+                    matrix = np.concatenate([matrix, np.zeros_like(matrix)])
+                matrix[used:used + len(part)] = vectors[b * 64:(b + 1) * 64]
+                used += len(part)
+            out["baseline_us_per_vector"] = round((time.perf_counter() - t) / n * 1e6)
+        finally:
+            await conn.execute("ROLLBACK")
+    return out
+
+
+async def query(path: Path, runs: int, warmup: int, rounds: int) -> dict:
+    out = {"store": str(path), "runs_per_round": runs, "rounds": rounds,
+           "load_average": [round(x, 2) for x in os.getloadavg()]}
+    out.update(latencies(path, runs, warmup, rounds))
+    out["shortlist_recall_of_exact_top10_random"] = await shortlist_recall(path, min(runs, 100))
+    out["insert"] = await insert_cost(path, batches=40)
+    out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    lat = out["latency"]
+    out["hybrid_p50_ratio"] = round(lat["biographer"]["hybrid"]["p50_ms"] / lat["baseline"]["hybrid"]["p50_ms"], 2)
     return out
 
 
@@ -158,13 +302,25 @@ def main() -> None:
     b.add_argument("--chunks", type=int, default=100_000)
     q = sub.add_parser("query")
     q.add_argument("path", type=Path)
-    q.add_argument("--runs", type=int, default=100)
-    q.add_argument("--warmup", type=int, default=10)
+    q.add_argument("--runs", type=int, default=200)
+    q.add_argument("--warmup", type=int, default=20)
+    q.add_argument("--rounds", type=int, default=2)
+    r = sub.add_parser("_run")  # internal: one side's queries in a fresh process
+    r.add_argument("who", choices=("ours", "baseline"))
+    r.add_argument("path", type=Path)
+    r.add_argument("--runs", type=int, default=200)
+    r.add_argument("--warmup", type=int, default=20)
+    r.add_argument("--round", type=int, default=0)
     args = ap.parse_args()
     if args.cmd == "build":
         asyncio.run(build(args.path, args.chunks))
+    elif args.cmd == "_run":
+        queries, vectors = workload(args.runs + args.warmup, round_=args.round)
+        result = (asyncio.run(_run_ours(args.path, queries, vectors, args.warmup)) if args.who == "ours"
+                  else _run_baseline(args.path, queries, vectors, args.warmup))
+        print(json.dumps(result))
     else:
-        print(json.dumps(asyncio.run(query(args.path, args.runs, args.warmup))))
+        print(json.dumps(asyncio.run(query(args.path, args.runs, args.warmup, args.rounds)), indent=1))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EVAL = ROOT.parent / "shared" / "eval" / "locomo"
+# beside the checkout (../shared), or beside the folder of worktrees (../../shared)
+EVAL = next((p / "shared" / "eval" / "locomo" for p in (ROOT.parent, ROOT.parent.parent)
+             if (p / "shared" / "eval" / "locomo").is_dir()), ROOT.parent / "shared" / "eval" / "locomo")
 STORES = ROOT / "bench" / "stores"
 OUT = ROOT / "bench" / "out"
 BIOGRAPHER = str(Path(sys.executable).with_name("biographer"))

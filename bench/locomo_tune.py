@@ -33,7 +33,9 @@ from storage import chunks as chunk_store  # noqa: E402
 from storage import vectors as vector_store  # noqa: E402
 from storage.db import open_database  # noqa: E402
 
-EVAL = ROOT.parent / "shared" / "eval" / "locomo"
+# beside the checkout (../shared), or beside the folder of worktrees (../../shared)
+EVAL = next((p / "shared" / "eval" / "locomo" for p in (ROOT.parent, ROOT.parent.parent)
+             if (p / "shared" / "eval" / "locomo").is_dir()), ROOT.parent / "shared" / "eval" / "locomo")
 STORES = ROOT / "bench" / "stores"
 DEPTH = 100
 

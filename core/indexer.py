@@ -1,4 +1,5 @@
-"""Embedding saved chunks in batches, resumable: each batch commits, so a kill loses nothing done."""
+"""Embedding saved chunks in batches, resumable: each batch commits, so a kill loses nothing done.
+A reindex replaces vectors batch by batch: until a chunk's turn comes, its old vector serves."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from core.ports import Embedder, Progress, no_progress
 from storage import chunks as chunk_store
 from storage import vectors as vector_store
 from storage.db import transaction
-from storage.meta import get_meta, set_meta
+from storage.meta import delete_meta, get_meta, set_meta
+
+REINDEX_KEY = "reindex_model"  # set while a full reindex with this model is unfinished
 
 _STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d\] ", re.M)
 
@@ -37,7 +40,6 @@ class Indexer:
             async with transaction(self.conn):
                 await set_meta(self.conn, "embedding_model", self.embedder.name)
                 await set_meta(self.conn, "embedding_dim", str(self.embedder.dim))
-                await vector_store.ensure_vector_index(self.conn, self.embedder.dim)
             return
         if recorded != self.embedder.name:
             raise EmbeddingModelMismatch(
@@ -45,17 +47,18 @@ class Indexer:
                 f"but {self.embedder.name!r} is configured",
                 hint="set BIOGRAPHER_EMBEDDING_MODEL back, or run `biographer reindex` to re-embed everything",
             )
-        await vector_store.ensure_vector_index(self.conn, self.embedder.dim)
 
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         await self.check_model()
         total, pending = await chunk_store.count_chunks(self.conn)
+        generation = await vector_store.generation(self.conn)
         done = 0
         if pending:
             progress("indexing", 0, pending)
         while True:
             batch = await vector_store.pending_chunks(self.conn, limit=self.batch_size)
             if not batch:
+                await self._nothing_waits()
                 break
             # the same text is embedded once: reuse stored vectors, and embed each new text once
             by_hash = await vector_store.vectors_by_text_hash(self.conn, [h for _, _, h in batch])
@@ -68,16 +71,34 @@ class Indexer:
                     by_hash[h] = vector.tobytes()
             vectors = {cid: by_hash[h] for cid, _, h in batch}
             async with transaction(self.conn):
-                await vector_store.store_vectors(self.conn, list(vectors.items()))
+                if await vector_store.generation(self.conn) != generation:
+                    break  # another process began a reindex with another model: it embeds these
+                await vector_store.store_vectors(self.conn, list(vectors.items()), generation=generation)
             done += len(batch)
             progress("indexing", done, pending)
         return done
 
+    async def _nothing_waits(self) -> None:
+        """A reindex is complete, and vectors deleted meanwhile (a forgotten source) get folded."""
+        finished = await get_meta(self.conn, REINDEX_KEY) is not None
+        if finished or await vector_store.fold_due(self.conn):
+            async with transaction(self.conn):
+                await delete_meta(self.conn, REINDEX_KEY)
+                if await vector_store.fold_due(self.conn):
+                    await vector_store.fold_log(self.conn)
+
     async def reindex(self, *, progress: Progress = no_progress) -> int:
-        """Throw every vector away and embed all chunks with the configured model."""
-        async with transaction(self.conn):
-            await vector_store.drop_vector_index(self.conn)
-            await set_meta(self.conn, "embedding_model", self.embedder.name)
-            await set_meta(self.conn, "embedding_dim", str(self.embedder.dim))
-            await vector_store.ensure_vector_index(self.conn, self.embedder.dim)
+        """Embed every chunk again with the configured model, batch by batch; a rerun after an
+        interruption resumes. With the same model the old vectors serve searches until each is
+        replaced; with another model its vectors start a new generation, searched alone (the
+        old model's vectors cannot be compared with its queries), and grow batch by batch."""
+        if await get_meta(self.conn, REINDEX_KEY) != self.embedder.name:
+            async with transaction(self.conn):
+                if (await get_meta(self.conn, "embedding_model") != self.embedder.name
+                        or await get_meta(self.conn, "embedding_dim") != str(self.embedder.dim)):
+                    await vector_store.start_generation(self.conn)
+                await vector_store.mark_all_for_reindex(self.conn)
+                await set_meta(self.conn, "embedding_model", self.embedder.name)
+                await set_meta(self.conn, "embedding_dim", str(self.embedder.dim))
+                await set_meta(self.conn, REINDEX_KEY, self.embedder.name)
         return await self.index_pending(progress=progress)

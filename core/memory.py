@@ -118,6 +118,11 @@ class Memory:
         """Delete the raw copies no source refers to; returns how many."""
         return await clean_raw_copies(self.conn, self.raw_dir)
 
+    async def warm_up(self) -> None:
+        """Load what searches keep in memory (the vector index) now, not at the first search:
+        for long-running processes (the bots, the server)."""
+        await self.searcher.warm_up()
+
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.index_pending(progress=progress)
 

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 import aiosqlite
+import sqlean
 
 
 @dataclass(frozen=True)
@@ -73,9 +74,9 @@ class ChunkFilter:
         return bool(self.kinds or self.speakers or self.since or self.until)
 
 
-_SELECT = """SELECT c.id, c.document_id, d.name, d.kind, c.char_start, c.char_end, c.text,
-                    c.time_start, c.time_end, c.speakers
-             FROM chunks c JOIN documents d ON d.id = c.document_id"""
+_COLUMNS = """c.id, c.document_id, d.name, d.kind, c.char_start, c.char_end, c.text, c.time_start,
+              c.time_end, c.speakers"""
+_SELECT = f"SELECT {_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id"
 
 
 def _stored(row: aiosqlite.Row) -> StoredChunk:
@@ -115,15 +116,24 @@ def _fts_join(where: ChunkFilter) -> str:
             if where.active else "")
 
 
-async def keyword_search(
-    conn: aiosqlite.Connection, match: str, *, limit: int, where: ChunkFilter
-) -> list[tuple[int, float]]:
-    """(chunk id, bm25) best first for an FTS5 MATCH expression."""
+def keyword_hits(conn: sqlean.Connection, match: str, *, limit: int, where: ChunkFilter,
+                 rowids: tuple[int, int | None] = (0, None)) -> list[tuple[StoredChunk, float]]:
+    """(chunk, bm25) best first for an FTS5 MATCH expression among chunk ids in [low, high)
+    (high None: no end), the chunks read by the same query. Blocking: for a reader connection
+    in a worker thread. bm25's term weights come from the whole index whatever the range, so
+    ranges can be searched apart and merged."""
     clause, params = where.where()
-    sql = (f"SELECT chunks_fts.rowid, bm25(chunks_fts) AS score FROM chunks_fts {_fts_join(where)} "
-           f"WHERE chunks_fts MATCH ? AND {clause} ORDER BY score LIMIT ?")
-    async with conn.execute(sql, (match, *params, limit)) as cur:
-        return [(row[0], row[1]) for row in await cur.fetchall()]
+    join = _fts_join(where)
+    low, high = rowids
+    below = "" if high is None else "AND chunks_fts.rowid < ?"
+    sql = f"""SELECT {_COLUMNS}, k.score
+              FROM (SELECT chunks_fts.rowid AS id, bm25(chunks_fts) AS score FROM chunks_fts {join}
+                    WHERE chunks_fts MATCH ? AND chunks_fts.rowid >= ? {below} AND {clause}
+                    ORDER BY score LIMIT ?) k
+              JOIN chunks c ON c.id = k.id JOIN documents d ON d.id = c.document_id
+              ORDER BY k.score"""
+    args = (match, low, *(() if high is None else (high,)), *params, limit)
+    return [(_stored(row), row[-1]) for row in conn.execute(sql, args)]
 
 
 async def count_matching(conn: aiosqlite.Connection, match: str, *, where: ChunkFilter) -> int:
@@ -155,6 +165,16 @@ async def walk_matching(conn: aiosqlite.Connection, match: str, *, where: ChunkF
         await cursor.close()
 
 
+def get_chunks_sync(conn: sqlean.Connection, ids: Sequence[int]) -> dict[int, StoredChunk]:
+    """get_chunks through a plain (blocking) connection, for readers that run in a worker thread."""
+    out: dict[int, StoredChunk] = {}
+    for i in range(0, len(ids), 500):
+        part = list(ids[i:i + 500])
+        for row in conn.execute(f"{_SELECT} WHERE c.id IN ({','.join('?' * len(part))})", part):
+            out[row[0]] = _stored(row)
+    return out
+
+
 async def get_chunks(conn: aiosqlite.Connection, ids: Sequence[int]) -> dict[int, StoredChunk]:
     out: dict[int, StoredChunk] = {}
     for i in range(0, len(ids), 500):
@@ -164,15 +184,6 @@ async def get_chunks(conn: aiosqlite.Connection, ids: Sequence[int]) -> dict[int
             for row in await cur.fetchall():
                 out[row[0]] = _stored(row)
     return out
-
-
-async def filtered_chunk_ids(conn: aiosqlite.Connection, where: ChunkFilter, *, cap: int) -> list[int]:
-    """Ids of the chunks a filter keeps, at most `cap` (+1 so the caller can tell it was cut)."""
-    clause, params = where.where()
-    sql = (f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id "
-           f"WHERE {clause} LIMIT ?")
-    async with conn.execute(sql, (*params, cap + 1)) as cur:
-        return [row[0] for row in await cur.fetchall()]
 
 
 async def chunks_overlapping(

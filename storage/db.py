@@ -157,3 +157,13 @@ async def transaction(conn: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Con
             raise
         else:
             await conn.execute("COMMIT")
+
+
+def open_reader(path: Path | str, *, cache_mb: int) -> sqlean.Connection:
+    """A blocking read-only connection of a search's own, used from worker threads: it sees
+    only committed data and never queues behind the shared connection's writes."""
+    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA query_only = 1")
+    conn.execute("PRAGMA busy_timeout = 10000")
+    conn.execute(f"PRAGMA cache_size = -{cache_mb * 1024}")
+    return conn

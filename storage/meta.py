@@ -16,3 +16,7 @@ async def set_meta(conn: aiosqlite.Connection, key: str, value: str) -> None:
         "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (key, value),
     )
+
+
+async def delete_meta(conn: aiosqlite.Connection, key: str) -> None:
+    await conn.execute("DELETE FROM meta WHERE key = ?", (key,))

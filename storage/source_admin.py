@@ -8,13 +8,6 @@ from pathlib import Path
 
 import aiosqlite
 
-from storage.vectors import VECTOR_TABLE
-
-
-async def _has_table(conn: aiosqlite.Connection, name: str) -> bool:
-    async with conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)) as cur:
-        return await cur.fetchone() is not None
-
 
 # rows deleted per statement: the bot shares one connection, so a chat's query waits for the
 # statement running; small statements let it in between (bench/forget.py)
@@ -23,15 +16,12 @@ DELETE_BATCH = 500
 
 async def delete_source(conn: aiosqlite.Connection, document_id: int) -> int:
     """Delete a document, its messages, chunks, keyword and vector entries; returns chunks removed.
-    Call it inside a transaction: it runs as many small statements."""
+    Call it inside a transaction: it runs as many small statements. The vector index follows by
+    cascade, through storage/vectors.py's change log."""
     async with conn.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,)) as cur:
         chunk_ids = [row[0] for row in await cur.fetchall()]
-    has_vectors = await _has_table(conn, VECTOR_TABLE)
     for i in range(0, len(chunk_ids), DELETE_BATCH):
         batch = chunk_ids[i:i + DELETE_BATCH]
-        if has_vectors:
-            # the vec0 index is a virtual table: foreign keys do not cascade into it
-            await conn.executemany(f"DELETE FROM {VECTOR_TABLE} WHERE rowid = ?", [(c,) for c in batch])
         # cascades to speakers and float vectors; the FTS trigger drops the keyword entries
         await conn.execute(f"DELETE FROM chunks WHERE id IN ({','.join('?' * len(batch))})", batch)
     while True:

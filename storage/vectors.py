@@ -1,8 +1,20 @@
-"""Embeddings: full-precision vectors for rescoring plus a bit-quantised sqlite-vec index.
+"""Embeddings: full-precision vectors (the store of record) and their sign bits in parts.
 
-Why two: a float32 vec0 scan at 1M chunks takes about 0.9 s here, a 1-bit scan about a quarter of
-that (48 MB of sign bits instead of 1.5 GB). The bit index finds a generous short list, the float
-vectors of only that list are read back to rank it exactly. Nothing is held in RAM between queries.
+Why sign bits: a query compares itself with every vector's 384 sign bits (48 bytes, 48 MB per
+million chunks) by Hamming distance, which takes a few milliseconds in memory, then ranks that
+short list exactly with the float vectors read by id. storage/vector_index.py holds the bits in
+memory and keeps them in step with this store; this module is the writing side.
+
+How the bits stay in step, crash-safely and across processes: every insert, replacement or
+deletion of a float vector is logged in `vector_log` by triggers, in the same transaction.
+`vector_parts` holds the sign bits of all current vectors in parts of 2**PART_BITS chunk ids,
+as of log position `vector_parts_seq`; a reader loads the parts once, then applies the log since
+that position, so a committed batch is searchable at once and a deleted chunk is gone at once.
+Writers fold the log into the parts now and then (`fold_log`) and prune it, all in one
+transaction: nothing outside SQLite can go stale.
+
+A vector belongs to a generation (one per embedding model); `reindex` with another model starts
+a new one, and only the current generation is searched. Old vectors stay until replaced.
 """
 
 from __future__ import annotations
@@ -12,19 +24,39 @@ from collections.abc import Sequence
 import aiosqlite
 import numpy as np
 
-VECTOR_TABLE = "chunk_vectors"
+PART_BITS = 12  # parts of 4096 chunk ids: folding new vectors rewrites about 200 KB
+FOLD_ROWS = 1024  # log rows that make a writer fold the log into the parts
+GENERATION_KEY = "vector_generation"
+PARTS_SEQ_KEY = "vector_parts_seq"
 
 
-async def ensure_vector_index(conn: aiosqlite.Connection, dim: int) -> None:
+def sign_words(vectors: np.ndarray) -> np.ndarray:
+    """Sign bits (1 where positive) of each row, packed in 64-bit words, shape (words, rows):
+    one row per word, so a scan reads each word of every vector as one contiguous run."""
+    v = np.asarray(vectors, dtype=np.float32)
+    v = v.reshape(len(v), -1)
+    packed = np.packbits(v > 0, axis=1, bitorder="little")
+    padded = np.zeros((len(v), -(-v.shape[1] // 64) * 8), dtype=np.uint8)
+    padded[:, :packed.shape[1]] = packed
+    return np.ascontiguousarray(padded.view("<u8").T)
+
+
+async def _int_meta(conn: aiosqlite.Connection, key: str) -> int:
+    async with conn.execute("SELECT value FROM meta WHERE key = ?", (key,)) as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def _set_int_meta(conn: aiosqlite.Connection, key: str, value: int) -> None:
     await conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {VECTOR_TABLE} USING vec0(embedding bit[{dim}])"
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, str(value)),
     )
 
 
-async def drop_vector_index(conn: aiosqlite.Connection) -> None:
-    await conn.execute(f"DROP TABLE IF EXISTS {VECTOR_TABLE}")
-    await conn.execute("DELETE FROM chunk_embeddings")
-    await conn.execute("UPDATE chunks SET embedded = 0")
+async def generation(conn: aiosqlite.Connection) -> int:
+    """The generation new vectors are written in (and the only one searched)."""
+    return await _int_meta(conn, GENERATION_KEY)
 
 
 async def pending_chunks(conn: aiosqlite.Connection, *, limit: int) -> list[tuple[int, str, str]]:
@@ -38,54 +70,180 @@ async def pending_chunks(conn: aiosqlite.Connection, *, limit: int) -> list[tupl
 async def vectors_by_text_hash(
     conn: aiosqlite.Connection, hashes: Sequence[str]
 ) -> dict[str, bytes]:
-    """Vectors already computed for identical texts, so the same text is embedded once."""
+    """Fresh vectors already computed for identical texts, so the same text is embedded once.
+    Only chunks marked embedded count: during a reindex the others hold vectors being replaced."""
     if not hashes:
         return {}
     marks = ",".join("?" * len(hashes))
     async with conn.execute(
         f"""SELECT c.text_hash, e.vector FROM chunks c JOIN chunk_embeddings e ON e.chunk_id = c.id
-            WHERE c.text_hash IN ({marks}) GROUP BY c.text_hash""",
+            WHERE c.text_hash IN ({marks}) AND c.embedded = 1 GROUP BY c.text_hash""",
         list(hashes),
     ) as cur:
         return {r[0]: r[1] for r in await cur.fetchall()}
 
 
-async def store_vectors(conn: aiosqlite.Connection, rows: Sequence[tuple[int, bytes]]) -> None:
-    """Save float32 vectors (as bytes) for chunk ids and index their sign bits."""
+async def store_vectors(conn: aiosqlite.Connection, rows: Sequence[tuple[int, bytes]], *,
+                        generation: int) -> None:
+    """Save float32 vectors (as bytes) for chunk ids, replacing any older ones; the caller's
+    transaction makes them searchable when it commits."""
     await conn.executemany(
-        "INSERT OR REPLACE INTO chunk_embeddings (chunk_id, vector) VALUES (?, ?)", rows
-    )
-    await conn.executemany(f"DELETE FROM {VECTOR_TABLE} WHERE rowid = ?", [(i,) for i, _ in rows])
-    await conn.executemany(
-        f"INSERT INTO {VECTOR_TABLE} (rowid, embedding) VALUES (?, vec_quantize_binary(?))", rows
+        "INSERT OR REPLACE INTO chunk_embeddings (chunk_id, vector, generation) VALUES (?, ?, ?)",
+        [(cid, blob, generation) for cid, blob in rows],
     )
     await conn.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", [(i,) for i, _ in rows])
+    if await fold_due(conn):
+        await fold_log(conn)
 
 
-async def bit_candidates(conn: aiosqlite.Connection, query: np.ndarray, *, k: int) -> list[int]:
-    """Chunk ids nearest to `query` by Hamming distance of the sign bits."""
+async def mark_all_for_reindex(conn: aiosqlite.Connection) -> None:
+    """Every chunk waits for a fresh vector; the vectors it has stay until replaced."""
+    await conn.execute("UPDATE chunks SET embedded = 0 WHERE embedded != 0")
+
+
+async def start_generation(conn: aiosqlite.Connection) -> int:
+    """A new embedding model: vectors written from now on belong to a new generation and only
+    they are searched; the old ones stay (unsearched) until replaced chunk by chunk."""
+    new = await generation(conn) + 1
+    await _set_int_meta(conn, GENERATION_KEY, new)
+    await conn.execute("DELETE FROM vector_parts")
+    await _set_int_meta(conn, PARTS_SEQ_KEY, await _log_top(conn))
+    await conn.execute("DELETE FROM vector_log")
+    return new
+
+
+async def _log_top(conn: aiosqlite.Connection) -> int:
+    """The last log position ever handed out (AUTOINCREMENT never reuses one once committed)."""
+    async with conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'vector_log'") as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def fold_due(conn: aiosqlite.Connection) -> bool:
+    """Whether FOLD_ROWS changes wait in the log (each search applies them all, so keep it short)."""
     async with conn.execute(
-        f"SELECT rowid FROM {VECTOR_TABLE} WHERE embedding MATCH vec_quantize_binary(?) AND k = ?",
-        (query.astype(np.float32).tobytes(), k),
+        "SELECT COUNT(*) FROM vector_log WHERE seq > ?", (await _int_meta(conn, PARTS_SEQ_KEY),)
     ) as cur:
-        return [r[0] for r in await cur.fetchall()]
+        return (await cur.fetchone())[0] >= FOLD_ROWS
 
 
-async def float_vectors(
-    conn: aiosqlite.Connection, ids: Sequence[int], dim: int
-) -> tuple[list[int], np.ndarray]:
-    """The stored float vectors of `ids` (those that have one), as a matrix."""
+async def fold_log(conn: aiosqlite.Connection) -> int:
+    """Fold the logged vector changes into the parts and prune the log (inside the caller's
+    transaction); returns how many chunks changed."""
+    since = await _int_meta(conn, PARTS_SEQ_KEY)
+    top = await _log_top(conn)
+    async with conn.execute(
+        "SELECT DISTINCT chunk_id FROM vector_log WHERE seq > ? ORDER BY chunk_id", (since,)
+    ) as cur:
+        changed = np.array([r[0] for r in await cur.fetchall()], dtype=np.int64)
+    gen = await generation(conn)
+    parts = changed >> PART_BITS
+    for part in np.unique(parts):
+        ids_here = changed[parts == part]
+        found, matrix = await _vectors(conn, ids_here.tolist(), generation=gen)
+        old_ids, old_words = await _read_part(conn, int(part))
+        keep = ~np.isin(old_ids, ids_here)
+        id_pieces, word_pieces = [old_ids[keep]], [old_words[:, keep]] if len(old_ids) else []
+        if found:
+            id_pieces.append(np.array(found, dtype=np.int64))
+            word_pieces.append(sign_words(matrix))
+        ids = np.concatenate(id_pieces)
+        if len(ids) == 0:
+            await conn.execute("DELETE FROM vector_parts WHERE part = ?", (int(part),))
+            continue
+        words = np.concatenate(word_pieces, axis=1)
+        order = np.argsort(ids, kind="stable")
+        await _write_part(conn, int(part), ids[order], words[:, order], version=top)
+    await _set_int_meta(conn, PARTS_SEQ_KEY, top)
+    await conn.execute("DELETE FROM vector_log WHERE seq <= ?", (top,))
+    return len(changed)
+
+
+async def rebuild_parts(conn: aiosqlite.Connection) -> int:
+    """All parts built afresh from the float vectors of the current generation (migration,
+    repair); returns the number of vectors. Streams part by part: memory stays small."""
+    gen = await generation(conn)
+    top = await _log_top(conn)
+    await conn.execute("DELETE FROM vector_parts")
+    total = 0
+    current, ids, blobs = None, [], []
+    async with conn.execute(
+        "SELECT chunk_id, vector FROM chunk_embeddings WHERE generation = ? ORDER BY chunk_id", (gen,)
+    ) as cur:
+        async for chunk_id, blob in cur:
+            part = chunk_id >> PART_BITS
+            if part != current and ids:
+                await _write_blobs(conn, current, ids, blobs, version=top)
+                total += len(ids)
+                ids, blobs = [], []
+            current = part
+            ids.append(chunk_id)
+            blobs.append(blob)
+    if ids:
+        await _write_blobs(conn, current, ids, blobs, version=top)
+        total += len(ids)
+    await _set_int_meta(conn, PARTS_SEQ_KEY, top)
+    await conn.execute("DELETE FROM vector_log WHERE seq <= ?", (top,))
+    return total
+
+
+async def _write_blobs(conn: aiosqlite.Connection, part: int, ids: list[int], blobs: list[bytes], *,
+                       version: int) -> None:
+    matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+    await _write_part(conn, part, np.array(ids, dtype=np.int64), sign_words(matrix), version=version)
+
+
+async def _read_part(conn: aiosqlite.Connection, part: int) -> tuple[np.ndarray, np.ndarray]:
+    async with conn.execute("SELECT ids, bits FROM vector_parts WHERE part = ?", (part,)) as cur:
+        row = await cur.fetchone()
+    if row is None:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.uint64)
+    return part_arrays(row[0], row[1])
+
+
+def part_arrays(ids_blob: bytes, bits_blob: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """A stored part as (sorted chunk ids, sign words of shape (words, ids))."""
+    ids = np.frombuffer(ids_blob, dtype="<i8")
+    words = np.frombuffer(bits_blob, dtype="<u8")
+    return ids, words.reshape(-1, len(ids)) if len(ids) else words.reshape(0, 0)
+
+
+async def _write_part(conn: aiosqlite.Connection, part: int, ids: np.ndarray, words: np.ndarray, *,
+                      version: int) -> None:
+    await conn.execute(
+        "INSERT OR REPLACE INTO vector_parts (part, version, ids, bits) VALUES (?, ?, ?, ?)",
+        (part, version, ids.astype("<i8").tobytes(), np.ascontiguousarray(words, dtype="<u8").tobytes()),
+    )
+
+
+async def _vectors(conn: aiosqlite.Connection, ids: Sequence[int], *,
+                   generation: int) -> tuple[list[int], np.ndarray]:
     found: list[int] = []
     blobs: list[bytes] = []
     for i in range(0, len(ids), 500):
         part = list(ids[i:i + 500])
         async with conn.execute(
-            f"SELECT chunk_id, vector FROM chunk_embeddings WHERE chunk_id IN ({','.join('?' * len(part))})",
-            part,
+            f"SELECT chunk_id, vector FROM chunk_embeddings WHERE generation = ? "
+            f"AND chunk_id IN ({','.join('?' * len(part))})",
+            (generation, *part),
         ) as cur:
             for row in await cur.fetchall():
                 found.append(row[0])
                 blobs.append(row[1])
     if not blobs:
-        return [], np.zeros((0, dim), dtype=np.float32)
-    return found, np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
+        return [], np.zeros((0, 0), dtype=np.float32)
+    return found, np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+
+
+async def float_vectors(
+    conn: aiosqlite.Connection, ids: Sequence[int], dim: int
+) -> tuple[list[int], np.ndarray]:
+    """The current float vectors of `ids` (those that have one), as a matrix."""
+    found, matrix = await _vectors(conn, ids, generation=await generation(conn))
+    return found, matrix if found else np.zeros((0, dim), dtype=np.float32)
+
+
+async def database_path(conn: aiosqlite.Connection) -> str:
+    """The file behind a connection ('' for an in-memory store)."""
+    async with conn.execute("SELECT file FROM pragma_database_list WHERE name = 'main'") as cur:
+        return (await cur.fetchone())[0] or ""

@@ -41,7 +41,7 @@ async def test_forget_removes_messages_vectors_raw_copy_timeline_and_profile_lin
         stats = await memory.stats()
         history = await profile_store.all_history(conn)
         events = await timeline_store.list_events(conn)
-        vectors = (await conn.execute_fetchall("SELECT COUNT(*) FROM chunk_vectors"))[0][0]
+        vectors = (await conn.execute_fetchall("SELECT COUNT(*) FROM chunk_embeddings"))[0][0]
         hits = await memory.search("ferry Tavira", mode="keyword")
     assert forgotten.profile_lines == 1 and forgotten.timeline_events == 1
     assert stats["documents"] == 1 and stats["messages"] == 0 and vectors == stats["chunks"]

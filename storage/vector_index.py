@@ -1,0 +1,258 @@
+"""The sign bits of every current vector, held in memory and kept in step with the store.
+
+A query's sign bits are compared with all of them (Hamming distance: XOR and popcount over
+64-bit words, vectorised in blocks that stay in the CPU cache), the nearest few hundred form a
+short list, and the short list is ranked exactly by cosine with the float vectors read by id.
+Memory: 8 bytes of id plus dim/8 bytes of bits per vector (56 MB per million at 384 dims).
+
+The index reads through a connection of its own, which sees only committed data; each search
+first applies what changed since the last one (storage/vectors.py: parts, then the change log),
+so a batch is searchable as soon as it commits, in this process or another, and a forgotten
+chunk is gone at once. Blocking: call it from a worker thread (it serialises its own calls).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import sqlean
+
+from storage.chunks import ChunkFilter, StoredChunk, get_chunks_sync
+from storage.db import open_reader
+from storage.vectors import GENERATION_KEY, PARTS_SEQ_KEY, part_arrays, sign_words
+
+BLOCK = 1 << 15  # vectors scanned per step: the temporaries stay in the CPU cache
+FAR = np.iinfo(np.uint16).max  # the distance given to rows that must not be found
+
+
+class VectorIndex:
+    def __init__(self, path: Path | str) -> None:
+        self._conn = open_reader(path, cache_mb=16)  # holds the vector table's inner pages: one page read per id
+        self._closer = weakref.finalize(self, self._conn.close)
+        self._lock = threading.Lock()
+        self._reset(generation=None, dim=0)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closer()
+
+    # ------------------------------------------------------------------ keeping in step
+
+    def _reset(self, *, generation: int | None, dim: int) -> None:
+        self._generation, self._dim = generation, dim
+        self._words = -(-dim // 64)
+        self._slices: dict[int, tuple[int, int, int]] = {}  # part: (version, start, stop) in _ids
+        self._parts_seq = -1
+        self._seen = -1
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._bits = np.zeros((self._words, 0), dtype=np.uint64)
+        self._delta: dict[int, np.ndarray | None] = {}  # id: words, or None when deleted
+        self._distances = np.zeros(0, dtype=np.uint16)
+        self._derive_delta()
+
+    def refresh(self) -> None:
+        """Catch up with the store (one small query when nothing changed)."""
+        with self._lock:
+            self._refresh()
+
+    def _refresh(self) -> None:
+        cur = self._conn.cursor()
+        cur.execute("BEGIN")  # one consistent snapshot of meta, parts and log
+        try:
+            meta = dict(cur.execute(
+                "SELECT key, value FROM meta WHERE key IN (?, ?, 'embedding_dim')",
+                (GENERATION_KEY, PARTS_SEQ_KEY)).fetchall())
+            generation = int(meta.get(GENERATION_KEY, 0))
+            dim = int(meta.get("embedding_dim", 0))
+            parts_seq = int(meta.get(PARTS_SEQ_KEY, 0))
+            row = cur.execute("SELECT seq FROM sqlite_sequence WHERE name = 'vector_log'").fetchone()
+            top = int(row[0]) if row else 0
+            if generation != self._generation or dim != self._dim or top < self._seen:
+                self._reset(generation=generation, dim=dim)
+            if parts_seq != self._parts_seq:
+                self._load_parts(cur)
+                self._parts_seq = self._seen = parts_seq
+                self._delta.clear()
+                self._derive_delta()
+            if top > self._seen:
+                self._apply_log(cur, since=self._seen)
+                self._seen = top
+        finally:
+            cur.execute("COMMIT")
+
+    def _load_parts(self, cur: sqlean.Cursor) -> None:
+        """Read the parts that changed since the last load into one pair of arrays (the others
+        are copied over), without holding any part twice for longer than this call."""
+        listing = cur.execute("SELECT part, version, length(ids) / 8 FROM vector_parts ORDER BY part").fetchall()
+        total = sum(n for _, _, n in listing)
+        ids = np.empty(total, dtype=np.int64)
+        bits = np.empty((self._words, total), dtype=np.uint64)
+        slices: dict[int, tuple[int, int, int]] = {}
+        at = 0
+        for part, version, n in listing:
+            old = self._slices.get(part)
+            if old is not None and old[0] == version:
+                ids[at:at + n] = self._ids[old[1]:old[2]]
+                bits[:, at:at + n] = self._bits[:, old[1]:old[2]]
+            else:
+                ids_blob, bits_blob = cur.execute(
+                    "SELECT ids, bits FROM vector_parts WHERE part = ?", (part,)).fetchone()
+                ids[at:at + n], bits[:, at:at + n] = part_arrays(ids_blob, bits_blob)
+            slices[part] = (version, at, at + n)
+            at += n
+        self._ids, self._bits, self._slices = ids, bits, slices
+
+    def _apply_log(self, cur: sqlean.Cursor, *, since: int) -> None:
+        rows = cur.execute(
+            """SELECT l.chunk_id, e.vector
+               FROM (SELECT DISTINCT chunk_id FROM vector_log WHERE seq > ?) l
+               LEFT JOIN chunk_embeddings e ON e.chunk_id = l.chunk_id AND e.generation = ?""",
+            (since, self._generation)).fetchall()
+        present = [(cid, blob) for cid, blob in rows if blob is not None]
+        for cid, blob in rows:
+            if blob is None:
+                self._delta[cid] = None
+        if present:
+            matrix = np.frombuffer(b"".join(b for _, b in present), dtype=np.float32)
+            words = sign_words(matrix.reshape(len(present), -1))
+            for j, (cid, _) in enumerate(present):
+                self._delta[cid] = words[:, j]
+        self._derive_delta()
+
+    def _derive_delta(self) -> None:
+        """From the changes since the parts: which part rows are superseded, and the new rows."""
+        changed = np.fromiter(self._delta, dtype=np.int64, count=len(self._delta))
+        at = np.searchsorted(self._ids, changed)
+        hit = at < len(self._ids)
+        hit[hit] = self._ids[at[hit]] == changed[hit]
+        self._superseded = at[hit]
+        live = [(cid, w) for cid, w in self._delta.items() if w is not None]
+        self._delta_ids = np.array([cid for cid, _ in live], dtype=np.int64)
+        self._delta_bits = (np.stack([w for _, w in live], axis=1) if live
+                            else np.zeros((self._words, 0), dtype=np.uint64))
+
+    # ------------------------------------------------------------------ searching
+
+    def __len__(self) -> int:
+        return len(self._ids) - len(self._superseded) + len(self._delta_ids)
+
+    def search(self, query: np.ndarray, *, shortlist: int, depth: int,
+               where: ChunkFilter | None = None, exact_below: int = 0) -> list[tuple[int, float]]:
+        """The `depth` chunks nearest to `query` (a unit vector) as (id, cosine), best first:
+        the `shortlist` nearest by sign bits, ranked by their float vectors. With a filter, only
+        chunks it keeps; when it keeps at most `exact_below`, all of them are ranked exactly."""
+        with self._lock:
+            self._refresh()
+            if self._generation is None or not self._dim:
+                return []
+            allowed = None
+            if where is not None and where.active:
+                allowed = self._filtered_ids(where)
+                if len(allowed) <= max(exact_below, shortlist):
+                    return self._rescore(query, allowed.tolist(), depth)
+            return self._rescore(query, self._shortlist(query, shortlist, allowed), depth)
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
+        """Chunk rows read through the index's connection (so a search needs no other)."""
+        with self._lock:
+            return get_chunks_sync(self._conn, ids)
+
+    def _filtered_ids(self, where: ChunkFilter) -> np.ndarray:
+        clause, params = where.where()
+        rows = self._conn.execute(
+            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE {clause} "
+            "ORDER BY c.id", params)
+        return np.fromiter((r[0] for r in rows), dtype=np.int64)  # streamed: a broad filter stays small
+
+    def shortlist(self, query: np.ndarray, k: int) -> list[int]:
+        """Ids of the k current vectors nearest to `query` by the sign bits, nearest first."""
+        with self._lock:
+            self._refresh()
+            return self._shortlist(query, k, None)
+
+    def _shortlist(self, query: np.ndarray, k: int, allowed: np.ndarray | None) -> list[int]:
+        q = sign_words(np.asarray(query, dtype=np.float32)[None, :])[:, 0]
+        if len(self._distances) < len(self._ids):  # reused: no fresh megabytes per query
+            self._distances = np.empty(len(self._ids), dtype=np.uint16)
+        base = hamming_distances(self._bits, q, out=self._distances[:len(self._ids)])
+        base[self._superseded] = FAR
+        delta = hamming_distances(self._delta_bits, q)
+        if allowed is not None:
+            base[~_member(self._ids, allowed)] = FAR
+            delta[~_member(self._delta_ids, allowed)] = FAR
+        near_base = smallest(base, k)
+        near_delta = smallest(delta, k)
+        ids = np.concatenate([self._ids[near_base], self._delta_ids[near_delta]])
+        dist = np.concatenate([base[near_base], delta[near_delta]])
+        return ids[np.argsort(dist, kind="stable")[:k]].tolist()
+
+    def _rescore(self, query: np.ndarray, ids: Sequence[int], depth: int) -> list[tuple[int, float]]:
+        found: list[int] = []
+        blobs: list[bytes] = []
+        for i in range(0, len(ids), 500):
+            part = list(ids[i:i + 500])
+            rows = self._conn.execute(
+                f"SELECT chunk_id, vector FROM chunk_embeddings WHERE generation = ? "
+                f"AND chunk_id IN ({','.join('?' * len(part))})", (self._generation, *part)).fetchall()
+            for cid, blob in rows:
+                found.append(cid)
+                blobs.append(blob)
+        if not found:
+            return []
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(found), -1)
+        similarity = matrix @ np.asarray(query, dtype=np.float32)
+        top = np.argsort(-similarity, kind="stable")[:depth]
+        return [(found[i], float(similarity[i])) for i in top]
+
+
+def hamming_distances(bits: np.ndarray, q: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    """Hamming distance of every column of `bits` (words, n) to `q` (words,), as uint16 (into
+    `out` when given)."""
+    words, n = bits.shape
+    out = np.empty(n, dtype=np.uint16) if out is None else out
+    step = min(n, BLOCK)
+    x = np.empty(step, dtype=np.uint64)
+    ones = np.empty(step, dtype=np.uint8)
+    for start in range(0, n, BLOCK):
+        stop = min(n, start + BLOCK)
+        m = stop - start
+        acc = out[start:stop]
+        for w in range(words):
+            np.bitwise_xor(bits[w, start:stop], q[w], out=x[:m])
+            np.bitwise_count(x[:m], out=ones[:m])
+            if w == 0:
+                acc[:] = ones[:m]
+            else:
+                np.add(acc, ones[:m], out=acc)
+    return out
+
+
+def smallest(dist: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k smallest distances under FAR, in no particular order. Distances are
+    small integers, so a threshold from a sample's histogram finds them in one pass over the
+    array, where a full partial sort would cost several."""
+    n = len(dist)
+    if n <= k:
+        return np.flatnonzero(dist < FAR)
+    step = max(1, n // 32768)
+    counts = np.cumsum(np.bincount(dist[::step].astype(np.intp)))
+    wanted = k / step * 1.5 + 16  # a margin: the sample only estimates the threshold
+    threshold = min(int(np.searchsorted(counts, wanted)), FAR - 1)
+    near = np.flatnonzero(dist <= threshold)
+    if len(near) < k:
+        near = np.argpartition(dist, k - 1)[:k]
+    elif len(near) > k:
+        near = near[np.argpartition(dist[near], k - 1)[:k]]
+    return near[dist[near] < FAR]
+
+
+def _member(ids: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Which of `ids` are in `allowed` (sorted)."""
+    at = np.searchsorted(allowed, ids)
+    inside = at < len(allowed)
+    inside[inside] = allowed[at[inside]] == ids[inside]
+    return inside

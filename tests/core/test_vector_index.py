@@ -1,0 +1,211 @@
+"""The in-memory sign-bit index against brute force over the store, through inserts,
+replacements, deletions and folds, in step across connections and after a crash-like reopen."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from storage import chunks as chunk_store
+from storage import documents as document_store
+from storage import vectors as vector_store
+from storage.db import open_database, transaction
+from storage.keyword_reader import KeywordReader
+from storage.meta import set_meta
+from storage.vector_index import VectorIndex
+
+DIM = 96  # not a multiple of 64: the last word of each vector is half padding
+
+
+async def _new_chunks(conn, n: int, *, tag: str, words: str = "plain words") -> list[int]:
+    async with transaction(conn):
+        doc = await document_store.insert_document(
+            conn, kind="text", name=f"{tag}.txt", identity=tag, source_path=None, content_hash=None,
+            byte_size=None, raw_path=None)
+        await chunk_store.insert_chunks(conn, [chunk_store.ChunkRecord(
+            document_id=doc, ordinal=i, char_start=i * 100, char_end=i * 100 + 50,
+            text=f"{words} {tag} {i}", time_start=None, time_end=None, speakers=(),
+            identity=f"{tag}|{i}", text_hash=f"{tag}-{i}") for i in range(n)])
+    async with conn.execute("SELECT id FROM chunks WHERE document_id = ? ORDER BY id", (doc,)) as cur:
+        return [r[0] for r in await cur.fetchall()]
+
+
+@asynccontextmanager
+async def _store_at(path: Path):
+    """A store whose vectors have DIM dimensions."""
+    async with open_database(path) as conn:
+        async with transaction(conn):
+            await set_meta(conn, "embedding_dim", str(DIM))
+        yield conn
+
+
+def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    v = rng.standard_normal((n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+async def _store(conn, ids: list[int], vectors: np.ndarray) -> None:
+    async with transaction(conn):
+        await vector_store.store_vectors(conn, [(i, v.tobytes()) for i, v in zip(ids, vectors)],
+                                         generation=await vector_store.generation(conn))
+
+
+async def _brute_force(conn, query: np.ndarray) -> tuple[dict[int, int], dict[int, float]]:
+    """Hamming distance of the sign bits and cosine, for every current vector."""
+    gen = await vector_store.generation(conn)
+    async with conn.execute("SELECT chunk_id, vector FROM chunk_embeddings WHERE generation = ?", (gen,)) as cur:
+        rows = await cur.fetchall()
+    hamming, cosine = {}, {}
+    for cid, blob in rows:
+        v = np.frombuffer(blob, dtype=np.float32)
+        hamming[cid] = int(((v > 0) != (query > 0)).sum())
+        cosine[cid] = float(v @ query)
+    return hamming, cosine
+
+
+async def _agrees(conn, index: VectorIndex, rng: np.random.Generator) -> None:
+    index.refresh()
+    for query in _unit(rng, 4):
+        hamming, cosine = await _brute_force(conn, query)
+        assert len(index) == len(hamming)
+        k = min(7, len(hamming))
+        near = index.shortlist(query, k)
+        assert len(near) == len(set(near)) == k
+        # the k nearest by Hamming distance (ties may fall either way)
+        assert max(hamming[i] for i in near) <= sorted(hamming.values())[k - 1]
+        # a short list as long as the store is exact
+        found = index.search(query, shortlist=len(hamming) + 5, depth=5)
+        best = sorted(cosine, key=lambda i: -cosine[i])[:5]
+        assert [cid for cid, _ in found] == best
+        assert [round(s, 5) for _, s in found] == [round(cosine[i], 5) for i in best]
+
+
+async def test_index_follows_inserts_replacements_deletions_and_folds(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(vector_store, "FOLD_ROWS", 50)  # fold often
+    monkeypatch.setattr(vector_store, "PART_BITS", 5)  # parts of 32 ids: many parts
+    rng = np.random.default_rng(1)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        long_lived = VectorIndex(path)
+        first = await _new_chunks(conn, 120, tag="a")
+        await _store(conn, first[:70], _unit(rng, 70))  # folded (>= 50 log rows)
+        await _agrees(conn, long_lived, rng)
+        await _store(conn, first[70:], _unit(rng, 50))
+        await _store(conn, first[10:30], _unit(rng, 20))  # replaced: log only, not folded yet
+        await _agrees(conn, long_lived, rng)
+        second = await _new_chunks(conn, 40, tag="b")
+        await _store(conn, second, _unit(rng, 40))
+        async with transaction(conn):  # chunks deleted: their vectors go by cascade
+            await conn.execute("DELETE FROM documents WHERE identity = 'a'")
+        await _agrees(conn, long_lived, rng)
+        async with transaction(conn):
+            await vector_store.fold_log(conn)
+        await _agrees(conn, long_lived, rng)
+        await _agrees(conn, VectorIndex(path), rng)  # a fresh process loads the same
+        long_lived.close()
+
+
+async def test_a_batch_is_found_once_it_commits_and_a_deleted_chunk_at_once(tmp_path: Path):
+    rng = np.random.default_rng(2)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path), open_database(path) as other:  # two processes' worth
+        index = VectorIndex(path)
+        ids = await _new_chunks(other, 5, tag="x")
+        vectors = _unit(rng, 5)
+        await other.execute("BEGIN IMMEDIATE")
+        await vector_store.store_vectors(other, [(i, v.tobytes()) for i, v in zip(ids, vectors)], generation=0)
+        assert index.search(vectors[0], shortlist=10, depth=3) == []  # not committed yet
+        await other.execute("COMMIT")
+        assert index.search(vectors[0], shortlist=10, depth=3)[0][0] == ids[0]
+        async with transaction(other):
+            await other.execute("DELETE FROM chunks WHERE id = ?", (ids[0],))
+        assert ids[0] not in [cid for cid, _ in index.search(vectors[0], shortlist=10, depth=5)]
+        index.close()
+
+
+async def test_only_the_current_generation_is_searched(tmp_path: Path):
+    rng = np.random.default_rng(3)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        ids = await _new_chunks(conn, 20, tag="g")
+        await _store(conn, ids, _unit(rng, 20))
+        index = VectorIndex(path)
+        assert len(index.search(_unit(rng, 1)[0], shortlist=50, depth=50)) == 20
+        async with transaction(conn):
+            await vector_store.start_generation(conn)
+        await _store(conn, ids[:3], _unit(rng, 3))
+        found = index.search(_unit(rng, 1)[0], shortlist=50, depth=50)
+        assert sorted(cid for cid, _ in found) == ids[:3]
+        async with conn.execute("SELECT COUNT(*) FROM chunk_embeddings") as cur:
+            assert (await cur.fetchone())[0] == 20  # the old vectors wait to be replaced
+        index.close()
+
+
+async def test_a_filter_restricts_the_scan_and_a_small_one_is_ranked_exactly(tmp_path: Path):
+    rng = np.random.default_rng(4)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        notes = await _new_chunks(conn, 60, tag="notes")
+        async with transaction(conn):
+            await conn.execute("UPDATE documents SET kind = 'chat' WHERE identity = 'notes'")
+        others = await _new_chunks(conn, 60, tag="others")
+        await _store(conn, notes + others, _unit(rng, 120))
+        index = VectorIndex(path)
+        where = chunk_store.ChunkFilter(kinds=("chat",))
+        query = _unit(rng, 1)[0]
+        _, cosine = await _brute_force(conn, query)
+        exact = sorted(notes, key=lambda i: -cosine[i])[:5]
+        assert [c for c, _ in index.search(query, shortlist=10, depth=5, where=where, exact_below=100)] == exact
+        scanned = index.search(query, shortlist=20, depth=5, where=where, exact_below=0)
+        assert scanned and set(c for c, _ in scanned) <= set(notes)
+        index.close()
+
+
+async def test_an_older_store_gets_its_parts_built_by_the_migration(tmp_path: Path, monkeypatch):
+    """A store written before migration 70 (sign bits in a sqlite-vec table) is searchable after."""
+    from storage import migrations
+    rng = np.random.default_rng(5)
+    path = tmp_path / "s.sqlite3"
+    without = {n: f for n, f in migrations.MIGRATIONS.items() if n < 70}
+    with monkeypatch.context() as patch:
+        patch.setattr(migrations, "MIGRATIONS", without)
+        patch.setattr(migrations, "_load_schema_modules", lambda: None)
+        async with open_database(path) as conn:
+            ids = await _new_chunks(conn, 30, tag="old")
+            vectors = _unit(rng, 30)
+            async with transaction(conn):
+                await set_meta(conn, "embedding_dim", str(DIM))
+                await conn.execute(f"CREATE VIRTUAL TABLE chunk_vectors USING vec0(embedding bit[{DIM}])")
+                await conn.executemany("INSERT INTO chunk_embeddings (chunk_id, vector) VALUES (?, ?)",
+                                       [(i, v.tobytes()) for i, v in zip(ids, vectors)])
+    async with open_database(path) as conn:
+        async with conn.execute("SELECT name FROM sqlite_master WHERE name = 'chunk_vectors'") as cur:
+            assert await cur.fetchone() is None
+        index = VectorIndex(path)
+        await _agrees(conn, index, rng)
+        assert index.search(vectors[7], shortlist=10, depth=1)[0][0] == ids[7]
+        index.close()
+
+
+@pytest.mark.parametrize("ranges", [1, 3])
+async def test_keyword_ranges_searched_apart_give_the_same_best(tmp_path: Path, monkeypatch, ranges):
+    import storage.keyword_reader as keyword_reader
+
+    monkeypatch.setattr(keyword_reader, "SPLIT_FROM", 0)
+    path = tmp_path / "s.sqlite3"
+    async with open_database(path) as conn:
+        for tag in ("lemon", "tree", "garden"):
+            await _new_chunks(conn, 40, tag=tag, words="lemon tree " * (len(tag) - 3))
+    one = KeywordReader(path, ranges=1)
+    split = KeywordReader(path, ranges=ranges)
+    everything = chunk_store.ChunkFilter()
+    for match in ('"lemon"', '"tree" OR "garden"', '"garden" OR "lemon"'):
+        expected = one.search(match, limit=25, where=everything)
+        got = split.search(match, limit=25, where=everything)
+        assert [round(s, 9) for _, s in got] == [round(s, 9) for _, s in expected]
+        assert {c.id for c, _ in got} == {c.id for c, _ in expected} or len(expected) == 25
+    one.close()
+    split.close()
