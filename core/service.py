@@ -83,6 +83,11 @@ class Service:
 
     # ------------------------------------------------------------ the memory: find and read
 
+    async def warm_up(self) -> None:
+        """Load what search keeps in memory now, so a long-running process (the bots, the server)
+        answers its first question as fast as its hundredth."""
+        await self.memory.warm_up()
+
     async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
                      filters: SearchFilters = SearchFilters()) -> list[SearchHit]:
         return await self.memory.search(query, limit=limit, mode=mode, filters=filters)
