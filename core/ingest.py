@@ -12,9 +12,10 @@ import itertools
 import json
 import logging
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import aiosqlite
 
@@ -34,10 +35,33 @@ log = logging.getLogger(__name__)
 
 MESSAGE_BATCH = 2000
 PROSE_BATCH = 1000  # chunks
+T = TypeVar("T")
 
 
 class _NothingNew(Exception):
     """Every message of a stream was already stored: roll the empty document back."""
+
+
+class _ImporterCrashed(ImportFailed):
+    """An importer's own code raised something it did not mean to: the rest of that file cannot
+    be trusted, so the file stops there (its finished documents stay) and the batch goes on."""
+
+
+async def from_importer(source: str, fn: Callable[..., T], *args: object) -> T:
+    """Run a step of an importer (a parse, the next document, a batch of messages) off the loop.
+
+    A bug or a layout no importer knows must not stop a whole batch: whatever the importer
+    raises becomes one line naming the file and the cause, with the traceback in the log."""
+    try:
+        return await asyncio.to_thread(fn, *args)
+    except BiographerError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the batch boundary: reported, logged, not swallowed
+        log.warning("importing %s failed", source, exc_info=error)
+        raise _ImporterCrashed(
+            source, f"could not be read ({type(error).__name__}: {error})",
+            hint="check it is a complete, unmodified export; `biographer -v ingest` logs the details",
+        ) from error
 
 
 def utc_iso(moment: datetime | None) -> str | None:
@@ -160,23 +184,41 @@ class Ingestor:
     def _importer_for(self, path: Path) -> Importer:
         if not path.exists():
             raise ImportFailed(str(path), "does not exist", hint="check the path")
-        return pick_importer(path, self.importers)
+        try:
+            return pick_importer(path, self.importers)
+        except (BiographerError, OSError):
+            raise
+        except Exception as error:  # noqa: BLE001 - a sniffer tripping over a damaged file
+            log.warning("recognising %s failed", path.name, exc_info=error)
+            raise ImportFailed(path.name, f"could not be recognised ({type(error).__name__}: {error})",
+                               hint="check it is a complete, unmodified file") from error
 
     async def ingest_file(self, path: Path, *, importer: Importer | None = None,
                           progress: Progress = no_progress) -> IngestReport:
+        """Save every document of one file. A document that fails is rolled back on its own;
+        when the importer itself breaks, the file stops there and says so."""
         importer = importer or self._importer_for(path)
-        documents = await asyncio.to_thread(lambda: iter(importer.parse(path, self.context)))
         raw_path = await asyncio.to_thread(self._keep_raw_copy, path)
+        documents = await from_importer(path.name, lambda: iter(importer.parse(path, self.context)))
         report = IngestReport()
-        while True:
-            document = await asyncio.to_thread(next, documents, None)
-            if document is None:
-                break
-            try:
-                report.merge(await self.save_document(document, source_path=path, raw_path=raw_path,
-                                                      progress=progress))
-            except ImportFailed as error:
-                report.errors.append(str(error))
+        try:
+            while True:
+                document = await from_importer(path.name, next, documents, None)
+                if document is None:
+                    break
+                try:
+                    report.merge(await self.save_document(document, source_path=path,
+                                                          raw_path=raw_path, progress=progress))
+                except _ImporterCrashed:
+                    raise
+                except ImportFailed as error:
+                    report.errors.append(str(error))
+        except _ImporterCrashed as error:
+            report.errors.append(str(error))
+        finally:
+            close = getattr(documents, "close", None)  # release the file, zip or database now
+            if close is not None:
+                await from_importer(path.name, close)
         return report
 
     def _keep_raw_copy(self, path: Path) -> str:
@@ -215,10 +257,11 @@ class Ingestor:
                     participants=list(conversation.participants) if conversation else [],
                     note=document.note,
                 )
+                source = source_path.name if source_path else document.name
                 if document.messages is not None:
-                    await self._save_messages(document, document_id, report, progress)
+                    await self._save_messages(document, document_id, report, progress, source)
                 else:
-                    await self._save_prose(document, document_id, report, progress)
+                    await self._save_prose(document, document_id, report, progress, source)
         except _NothingNew:
             report.documents_skipped = 1
             return report
@@ -233,14 +276,14 @@ class Ingestor:
         return report
 
     async def _save_prose(self, document: SourceDocument, document_id: int, report: IngestReport,
-                          progress: Progress) -> None:
+                          progress: Progress, source: str) -> None:
         """Chunk prose as it streams in, writing a batch at a time: memory stays flat."""
         blocks = iter([document.text or ""]) if document.text_blocks is None else document.text_blocks
         spans = stream_prose_spans(blocks)
         moment = document.time_start
         length = n_chunks = 0
         while True:
-            batch = await asyncio.to_thread(lambda: list(itertools.islice(spans, PROSE_BATCH)))
+            batch = await from_importer(source, lambda: list(itertools.islice(spans, PROSE_BATCH)))
             if not batch:
                 break
             records = [
@@ -261,7 +304,7 @@ class Ingestor:
         )
 
     async def _save_messages(self, document: SourceDocument, document_id: int, report: IngestReport,
-                             progress: Progress) -> None:
+                             progress: Progress, source: str) -> None:
         conversation = document.conversation
         if conversation is None:
             raise ImportFailed(document.name, "is a message stream without a conversation")
@@ -273,7 +316,7 @@ class Ingestor:
         senders: dict[str, None] = {}
         n_chunks = 0
         while True:
-            batch = await asyncio.to_thread(lambda: list(itertools.islice(stream, MESSAGE_BATCH)))
+            batch = await from_importer(source, lambda: list(itertools.islice(stream, MESSAGE_BATCH)))
             if not batch:
                 break
             moments = [utc_iso(m.time) for m in batch]
@@ -302,6 +345,7 @@ class Ingestor:
         tail = [chunk_record(document_id, document.identity, c) for c in chunker.finish()]
         report.chunks_added += await chunk_store.insert_chunks(self.conn, tail)
         n_chunks += len(tail)
+        report.skipped.update(document.skipped)  # complete now that the stream is read
         if report.messages_added == 0:
             raise _NothingNew
         await document_store.finish_document(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -55,6 +56,9 @@ class SourceDocument:
     conversation: Conversation | None = None
     time_start: datetime | None = None  # for prose with a known date (journal, email)
     note: str = ""  # e.g. "JSON imported as plain text"
+    # what the importer left out, by reason ("notices", "deleted messages"), counted while the
+    # messages are read: nothing disappears without being told in the import's summary
+    skipped: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,7 @@ class IngestReport:
     messages_added: int = 0
     messages_skipped: int = 0  # already in the store from an overlapping export
     media_with_exports: int = 0  # voice notes and photos of a chat export, read with the chat
+    skipped: Counter[str] = field(default_factory=Counter)  # left out by importers, by reason
     errors: list[str] = field(default_factory=list)
 
     def merge(self, other: IngestReport) -> None:
@@ -184,6 +189,7 @@ class IngestReport:
         self.messages_added += other.messages_added
         self.messages_skipped += other.messages_skipped
         self.media_with_exports += other.media_with_exports
+        self.skipped.update(other.skipped)
         self.errors.extend(other.errors)
 
 

@@ -15,7 +15,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from core.errors import ImportFailed
+from core.errors import ImportFailed, UserFacingError
 from core.importers.archive import ZIP_MAGIC, copy_member_to, member_name, open_zip
 from core.importers.base import ImportContext, file_sha256
 from core.importers.documents import DocumentImporter
