@@ -22,6 +22,7 @@ from typing import IO
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, file_sha256
 from core.importers.media import FolderMedia
+from core.importers.whatsapp_notices import DROPPED, MEDIA, SYSTEM, notice_table
 from core.types import Conversation, Message, SourceDocument
 
 # --- line normalisation ----------------------------------------------------------------------
@@ -31,6 +32,7 @@ _STRIP = dict.fromkeys(
 )
 _SPACES = {ord(c): " " for c in "\u00a0\u202f\u2009\u2007"}
 _LRM = "\u200e"
+_MARKS = ("\u200e", "\u200f")  # LRM, or RLM in right-to-left locales: WhatsApp's own lines
 _NATIVE_DIGIT = re.compile(r"[^\D0-9]")  # a Unicode digit other than 0-9 (Arabic, Persian...)
 
 
@@ -142,15 +144,8 @@ _ANDROID_FILE = re.compile(r"^(?P<file>[^\s<>][^<>]*?\.\w{2,5}) \([^()]{3,40}\)$
 _IOS_ATTACHED = re.compile(r"<[^<>:：]{2,20}[:：] ?(?P<file>[^<>]+?\.\w{2,5})>\s*$")
 # Android "<Media omitted>" in any language: one short phrase in angle brackets
 _MEDIA_OMITTED = re.compile(r"^<[^<>\d]{3,40}>$")
-_IOS_OMITTED = re.compile(
-    r"(?:^|\s)(?P<what>image|video|audio|sticker|GIF|document|Contact card) omitted$"
-    r"|weggelassen$|omitid[ao]$|absente?$|omess[ao]$|não revelad[ao]$|відсутнє$|含まれていません$",
-    re.I,
-)
-_DROPPED = re.compile(
-    r"^(?:This message was deleted\.?|You deleted this message\.?|Waiting for this message.*|"
-    r"null|This message was edited)$", re.I,
-)
+# view-once media is written as "null"; an edit as "This message was edited" on its own
+_UNREADABLE = {"null", "This message was edited"}
 _SYSTEM_WITH_AUTHOR = re.compile(
     r"end-to-end encrypted|disappearing messages|security code .*changed|changed their phone number"
     r"|^Missed (?:group )?(?:voice|video) call|^(?:Voice|Video) call|^You (?:blocked|unblocked)"
@@ -159,7 +154,6 @@ _SYSTEM_WITH_AUTHOR = re.compile(
 # a word every _SYSTEM_WITH_AUTHOR alternative contains
 _SYSTEM_WORDS = ("encrypted", "disappearing", "security code", "phone number", " call", "blocked",
                  "created", "you were added", "pinned")
-_ENCRYPTION = re.compile(r"end-to-end encrypted|Ende-zu-Ende|extremo a extremo|de bout en bout", re.I)
 _EDITED = " <This message was edited>"
 _SHORT = 80  # placeholders and notices are shorter than this
 _QUOTES = set("\"“”«»„")
@@ -182,8 +176,7 @@ def file_kind(name: str) -> str:
 
 
 def _looks_like_media(body: str) -> bool:
-    return bool(_ANDROID_FILE.match(body) or _IOS_ATTACHED.search(body)
-                or _MEDIA_OMITTED.match(body) or (len(body) < _SHORT and _IOS_OMITTED.search(body)))
+    return bool(_ANDROID_FILE.match(body) or _IOS_ATTACHED.search(body) or _MEDIA_OMITTED.match(body))
 
 
 def _is_system_text(text: str) -> bool:
@@ -282,7 +275,7 @@ def _split_header(raw: str, pattern: re.Pattern[str]) -> _Header | None:
         return None
     rest = match["rest"]
     author, sep, body = rest.partition(": ")
-    lrm = raw.startswith(_LRM) or f": {_LRM}" in raw
+    lrm = raw.startswith(_MARKS) or ": \u200e" in raw or ": \u200f" in raw
     if not sep:
         return _Header(match["ts"], None, rest, lrm)
     return _Header(match["ts"], author.strip(), body, lrm)
@@ -302,6 +295,9 @@ class _Scan:
         self._last_date = ""
         self.author_lines: Counter[str] = Counter()
         self.user_lines: Counter[str] = Counter()
+        # iOS writes its notices (the encryption notice first) with the chat as their author:
+        # the other person in a 1:1 chat, the group's name in a group
+        self.chat_title: str | None = None
 
     def observe(self, header: _Header) -> None:
         self.headers += 1
@@ -319,7 +315,10 @@ class _Scan:
                     self.dates.append(fields)
         if header.author is not None:
             self.author_lines[header.author] += 1
-            if not _is_system_text(header.body) and (
+            notice = notice_table().kind(header.body, marked=True) if header.lrm else None
+            if notice == "encryption notice" and self.chat_title is None:
+                self.chat_title = header.author
+            if notice is None and not _is_system_text(header.body) and (
                     not header.lrm or _looks_like_media(header.body)):
                 self.user_lines[header.author] += 1
 
@@ -409,33 +408,46 @@ MediaHook = Callable[[str, str], str | None]  # (file name, kind) -> extra text 
 
 class _MessageBuilder:
     def __init__(self, scan: _Scan, context: ImportContext, chat_title: str,
-                 media_hook: MediaHook | None) -> None:
+                 media_hook: MediaHook | None, skipped: Counter[str]) -> None:
         self.scan = scan
         self.context = context
         self.chat_title = chat_title
         self.media_hook = media_hook
+        self.skipped = skipped  # what is left out, by reason, for the import's summary
+        self.notices = notice_table()
 
     def build(self, pending: _Pending) -> Message | None:
         body = "\n".join(pending.lines).strip()
         author = pending.author
         if author is not None and not self.scan.is_author(author):
             body, author = f"{author}: {body}", None
-        if author is None:
-            if _ENCRYPTION.search(body):
-                return None
-            return Message(sender="", text=body, time=pending.time, kind="system")
-        if _DROPPED.match(body):
-            return None  # deleted, view-once, undecryptable: no words of the author
         first, _, rest = body.partition("\n")
+        # WhatsApp's own notices, in any language, are treated as their English counterparts
+        marked = author is None or pending.lrm or author == self.chat_title
+        notice = self.notices.kind(first, marked=marked)
+        if notice is None and author is None and len(first) > _SHORT and "WhatsApp" in first:
+            notice = "encryption notice"  # a newer wording of it, in any language
+        if notice in DROPPED:
+            self.skipped[DROPPED[notice]] += 1  # no one's words: left out, and counted
+            return None
+        if notice in SYSTEM:
+            # name the person (a missed call from Teo), not the chat that iOS writes as author
+            return Message(sender="", text=SYSTEM[notice] + (f" ({author})" if author else ""),
+                           time=pending.time, kind="system")
+        if author is None:
+            return Message(sender="", text=body, time=pending.time, kind="system")
+        if notice in MEDIA:
+            text = f"{MEDIA[notice]} {rest.strip()}".strip()  # a caption stays
+            return self._message(author, text, pending.time, kind="media")
+        if body in _UNREADABLE:
+            self.skipped["unreadable messages"] += 1  # view-once media, edit stubs
+            return None
         media = self._media(first, rest)
         if media is not None:
             text, attachments = media
             return self._message(author, text, pending.time, kind="media", attachments=attachments)
         if _is_system_text(first) or (pending.lrm and author == self.chat_title):
-            if _ENCRYPTION.search(body):
-                return None
-            # name the person (a missed call from Teo), not the chat that iOS writes as author
-            # (the same text whatever else the export holds, so re-imports dedup)
+            # the same text whatever else the export holds, so re-imports dedup
             return Message(sender="", text=f"{body} ({author})", time=pending.time, kind="system")
         if body.endswith(_EDITED):
             body = body[: -len(_EDITED)]
@@ -451,10 +463,8 @@ class _MessageBuilder:
             label = f"[{kind}]" if kind != "document" else f"[document: {name}]"
             text = " ".join(part for part in (label, extra, caption) if part)
             return text, (name,)
-        if _MEDIA_OMITTED.match(first) or (len(first) < _SHORT and _IOS_OMITTED.search(first)):
-            what = _IOS_OMITTED.search(first)
-            label = f"[{what['what'].lower()} omitted]" if what and what["what"] else "[media omitted]"
-            return (f"{label} {caption}".strip(), ())
+        if _MEDIA_OMITTED.match(first):  # Android's "<Media omitted>", in a wording not listed
+            return (f"[media omitted] {caption}".strip(), ())
         return None
 
     def _message(self, author: str, text: str, time: datetime, *, kind: str,
@@ -472,10 +482,12 @@ class _MessageBuilder:
 
 
 def iter_messages(stream: ChatStream, scan: _Scan, context: ImportContext, *, chat_title: str,
-                  media_hook: MediaHook | None = None) -> Iterator[Message]:
+                  media_hook: MediaHook | None = None,
+                  skipped: Counter[str] | None = None) -> Iterator[Message]:
     """The second pass: headers start messages, other lines continue the current one."""
     day_first = scan.resolve_day_first()
-    builder = _MessageBuilder(scan, context, chat_title, media_hook)
+    builder = _MessageBuilder(scan, context, chat_title, media_hook,
+                              skipped if skipped is not None else Counter())
     pending: _Pending | None = None
     for raw in stream.lines():
         header = _split_header(raw, scan.pattern)
@@ -497,6 +509,30 @@ def iter_messages(stream: ChatStream, scan: _Scan, context: ImportContext, *, ch
             yield message
 
 
+#: names a chat text gets whatever chat it holds (iOS always writes `_chat.txt`)
+_GENERIC_NAMES = {"_chat", "chat", "whatsapp", "whatsapp chat"}
+
+
+def chat_title(scan: _Scan, context: ImportContext, names: tuple[str, ...]) -> str:
+    """The chat's name, so that two exports of different chats never become one conversation:
+    from the file, zip or folder name WhatsApp gave it ("WhatsApp Chat with Maya"), else the
+    author iOS writes its notices under (the chat itself), else the one other participant,
+    else a file or folder name that is not the generic `_chat`, else the participants."""
+    named = partner_from_name(*names)
+    if named:
+        return named
+    if scan.chat_title:
+        return scan.chat_title
+    participants = scan.participants()
+    others = [p for p in participants if not context.is_owner(p, _phone_id(p))]
+    if len(others) == 1 and len(participants) > 1:
+        return others[0]
+    specific = [n for n in names if n and n.strip().lower() not in _GENERIC_NAMES]
+    if specific:
+        return specific[0]
+    return ", ".join(sorted(participants)) or "unnamed chat"
+
+
 def chat_document(stream: ChatStream, context: ImportContext, *, identity: str,
                   names: tuple[str, ...], media_hook: MediaHook | None = None) -> SourceDocument:
     """Scan the chat, then describe it as one document whose messages are read lazily."""
@@ -505,10 +541,7 @@ def chat_document(stream: ChatStream, context: ImportContext, *, identity: str,
         raise ImportFailed(stream.source, "has no WhatsApp message lines",
                            hint="export the chat again with WhatsApp's Export chat")
     participants = scan.participants()
-    partner = partner_from_name(*names)
-    if partner is None:
-        others = [p for p in participants if not context.is_owner(p, _phone_id(p))]
-        partner = others[0] if len(others) == 1 else Path(names[0]).stem
+    partner = chat_title(scan, context, names)
     conversation = Conversation(
         platform="whatsapp",
         key=f"whatsapp:{partner}",
@@ -516,13 +549,11 @@ def chat_document(stream: ChatStream, context: ImportContext, *, identity: str,
         participants=participants,
         is_group=len(participants) > 2,
     )
-    return SourceDocument(
-        kind="whatsapp",
-        name=conversation.name,
-        identity=identity,
-        conversation=conversation,
-        messages=iter_messages(stream, scan, context, chat_title=partner, media_hook=media_hook),
-    )
+    document = SourceDocument(kind="whatsapp", name=conversation.name, identity=identity,
+                              conversation=conversation)
+    document.messages = iter_messages(stream, scan, context, chat_title=partner,
+                                      media_hook=media_hook, skipped=document.skipped)
+    return document
 
 
 class WhatsAppImporter:

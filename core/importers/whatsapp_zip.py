@@ -101,7 +101,7 @@ class WhatsAppZipImporter:
             stream = ChatStream(lambda: archive.open(chat), f"{path.name}/{chat_name}")
             document = chat_document(
                 stream, context, identity=f"file:{file_sha256(path)}",
-                names=(path.stem, PurePosixPath(chat_name).stem),
+                names=(PurePosixPath(chat_name).stem, path.stem, *PurePosixPath(chat_name).parent.parts[-1:]),
                 media_hook=_Media(archive, folder, context),
             )
             yield document
