@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import IO
 
@@ -55,8 +55,14 @@ _DATE = r"\d{1,4}[./-] ?\d{1,2}[./-] ?[A-Z]?\d{1,4}\.?(?: ?BE)?"
 IOS_HEADER = re.compile(rf"^\[(?P<ts>{_DATE}[,،]?(?: klo)? {_TIME}|{_TIME}, {_DATE})\] (?P<rest>.*)$")
 ANDROID_HEADER = re.compile(rf"^(?P<ts>{_DATE}[,،]? {_TIME}) [-–] (?P<rest>.*)$")
 LEGACY_IOS_HEADER = re.compile(rf"^(?P<ts>{_DATE}[,،]? {_TIME}): (?P<rest>.*)$")
+# Android before about 2015 wrote no year: `18 Mar 12:14 - Name: text`, `Mar 5, 8:11 PM - ...`
+_MONTH_WORD = r"[^\W\d_]{3,9}\.?"
+NO_YEAR = "android-no-year"
+NO_YEAR_HEADER = re.compile(
+    rf"^(?P<ts>(?:\d{{1,2}} {_MONTH_WORD}|{_MONTH_WORD} \d{{1,2}}),? {_TIME}) [-–] (?P<rest>.*)$")
 FLAVOURS: dict[str, re.Pattern[str]] = {
     "ios": IOS_HEADER, "android": ANDROID_HEADER, "legacy-ios": LEGACY_IOS_HEADER,
+    NO_YEAR: NO_YEAR_HEADER,
 }
 
 _TS_DATE_FIRST = re.compile(rf"^(?P<date>{_DATE})[,،]?(?: klo)? (?P<time>{_TIME})$")
@@ -115,6 +121,58 @@ def _clock(time: str) -> tuple[int, int, int] | None:
     if ampm:
         hour = hour % 12 + (12 if ampm.startswith(_PM_WORDS) else 0)
     return hour, minute, second
+
+
+_MONTHS = {name: number for number, names in enumerate((
+    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
+    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
+    ("oct", "october"), ("nov", "november"), ("dec", "december")), start=1) for name in names}
+_NO_YEAR_STAMP = re.compile(
+    rf"^(?:(?P<d1>\d{{1,2}}) (?P<m1>{_MONTH_WORD})|(?P<m2>{_MONTH_WORD}) (?P<d2>\d{{1,2}})),? "
+    rf"(?P<time>{_TIME})$")
+
+
+@lru_cache(maxsize=8192)
+def no_year_stamp(ts: str) -> tuple[int, int, tuple[int, int, int]] | None:
+    """(month, day, clock) of a header without a year (`18 Mar 12:14`, `Mar 5, 8:11 PM`)."""
+    match = _NO_YEAR_STAMP.match(ts)
+    if not match:
+        return None
+    month = _MONTHS.get((match["m1"] or match["m2"]).rstrip(".").lower())
+    clock = _clock(match["time"])
+    if month is None or clock is None:
+        return None
+    return month, int(match["d1"] or match["d2"]), clock
+
+
+def _stamp_ok(flavour: str, ts: str) -> bool:
+    return bool(no_year_stamp(ts) if flavour == NO_YEAR else _split_stamp(ts))
+
+
+class YearInference:
+    """Years for an export that wrote none. The export was made on `file_date`, so its last
+    message is on or before that day; going back, every month that is lower than the one
+    before it in the file means a new year began between them."""
+
+    def __init__(self, *, last: tuple[int, int], rollovers: int, file_date: date) -> None:
+        last_year = file_date.year if last <= (file_date.month, file_date.day) else file_date.year - 1
+        self.first_year = last_year - rollovers
+        self.last_year = last_year
+        self._year = self.first_year
+        self._month = 0
+
+    def resolve(self, ts: str, zone: tzinfo) -> datetime | None:
+        stamp = no_year_stamp(ts)
+        if stamp is None:
+            return None
+        month, day, clock = stamp
+        if month < self._month:
+            self._year += 1
+        self._month = month
+        try:
+            return datetime(self._year, month, day, *clock, tzinfo=zone)
+        except ValueError:  # 29 Feb in a year inferred wrong, or not a date at all
+            return None
 
 
 def resolve_time(ts: str, *, day_first: bool, zone: tzinfo) -> datetime | None:
@@ -232,7 +290,7 @@ def detect_flavour(lines: list[str]) -> str | None:
         line = normalize_line(raw)
         for flavour, pattern in FLAVOURS.items():
             match = pattern.match(line)
-            if match and _split_stamp(match["ts"]):
+            if match and _stamp_ok(flavour, match["ts"]):
                 votes[flavour] += 1
                 break
         if sum(votes.values()) >= 50:
@@ -298,9 +356,18 @@ class _Scan:
         # iOS writes its notices (the encryption notice first) with the chat as their author:
         # the other person in a 1:1 chat, the group's name in a group
         self.chat_title: str | None = None
+        # exports without years: the last (month, day) and how often the month went down
+        self.last_month_day: tuple[int, int] | None = None
+        self.rollovers = 0
 
     def observe(self, header: _Header) -> None:
         self.headers += 1
+        if self.flavour == NO_YEAR:
+            stamp = no_year_stamp(header.ts)
+            if stamp is not None:
+                if self.last_month_day is not None and stamp[0] < self.last_month_day[0]:
+                    self.rollovers += 1
+                self.last_month_day = stamp[:2]
         parts = _split_stamp(header.ts)
         if parts and parts[0] != self._last_date:
             self._last_date = parts[0]
@@ -482,8 +549,8 @@ class _MessageBuilder:
 
 
 def iter_messages(stream: ChatStream, scan: _Scan, context: ImportContext, *, chat_title: str,
-                  media_hook: MediaHook | None = None,
-                  skipped: Counter[str] | None = None) -> Iterator[Message]:
+                  media_hook: MediaHook | None = None, skipped: Counter[str] | None = None,
+                  years: YearInference | None = None) -> Iterator[Message]:
     """The second pass: headers start messages, other lines continue the current one."""
     day_first = scan.resolve_day_first()
     builder = _MessageBuilder(scan, context, chat_title, media_hook,
@@ -491,8 +558,12 @@ def iter_messages(stream: ChatStream, scan: _Scan, context: ImportContext, *, ch
     pending: _Pending | None = None
     for raw in stream.lines():
         header = _split_header(raw, scan.pattern)
-        when = (resolve_time(header.ts, day_first=day_first, zone=context.timezone)
-                if header is not None else None)
+        if header is None:
+            when = None
+        elif years is not None:
+            when = years.resolve(header.ts, context.timezone)
+        else:
+            when = resolve_time(header.ts, day_first=day_first, zone=context.timezone)
         if header is None or when is None:
             # not a header (or a body line that only looks like one): the message goes on
             if pending is not None:
@@ -534,7 +605,8 @@ def chat_title(scan: _Scan, context: ImportContext, names: tuple[str, ...]) -> s
 
 
 def chat_document(stream: ChatStream, context: ImportContext, *, identity: str,
-                  names: tuple[str, ...], media_hook: MediaHook | None = None) -> SourceDocument:
+                  names: tuple[str, ...], media_hook: MediaHook | None = None,
+                  file_date: date | None = None) -> SourceDocument:
     """Scan the chat, then describe it as one document whose messages are read lazily."""
     scan = stream.scan()
     if scan.headers == 0:
@@ -551,8 +623,16 @@ def chat_document(stream: ChatStream, context: ImportContext, *, identity: str,
     )
     document = SourceDocument(kind="whatsapp", name=conversation.name, identity=identity,
                               conversation=conversation)
+    years = None
+    if scan.flavour == NO_YEAR and scan.last_month_day is not None:
+        made = file_date or datetime.now(context.timezone).date()
+        years = YearInference(last=scan.last_month_day, rollovers=scan.rollovers, file_date=made)
+        span = (str(years.first_year) if years.first_year == years.last_year
+                else f"{years.first_year}-{years.last_year}")
+        document.note = (f"the export has no years: {span} inferred from the file's date "
+                         f"({made.isoformat()}) and the order of the messages")
     document.messages = iter_messages(stream, scan, context, chat_title=partner,
-                                      media_hook=media_hook, skipped=document.skipped)
+                                      media_hook=media_hook, skipped=document.skipped, years=years)
     return document
 
 
@@ -569,7 +649,8 @@ class WhatsAppImporter:
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         stream = ChatStream(lambda: path.open("rb"), path.name)
+        made = datetime.fromtimestamp(path.stat().st_mtime, context.timezone).date()
         # an unzipped export keeps its voice notes and photos beside the chat text
         yield chat_document(stream, context, identity=f"file:{file_sha256(path)}",
                             names=(path.stem, path.parent.name),
-                            media_hook=FolderMedia(path.parent, context))
+                            media_hook=FolderMedia(path.parent, context), file_date=made)

@@ -9,6 +9,7 @@ document importers, each yielded as its own document after the chat.
 from __future__ import annotations
 
 import logging
+from datetime import date
 import re
 import tempfile
 import zipfile
@@ -103,6 +104,7 @@ class WhatsAppZipImporter:
                 stream, context, identity=f"file:{file_sha256(path)}",
                 names=(PurePosixPath(chat_name).stem, path.stem, *PurePosixPath(chat_name).parent.parts[-1:]),
                 media_hook=_Media(archive, folder, context),
+                file_date=date(*chat.date_time[:3]),  # the zip records when the chat was written
             )
             yield document
             # the store reads a document's messages before asking for the next document; the

@@ -119,3 +119,35 @@ async def test_two_iphone_chat_txt_files_stay_two_conversations(tmp_path: Path, 
                     ("WhatsApp with Musk Elon", "whatsapp:Musk Elon"),
                     ("WhatsApp with Teo Ramos", "whatsapp:Teo Ramos"),
                     ("WhatsApp with Lisbon trip", "whatsapp:Lisbon trip")]
+
+
+def _without_years(text: str) -> str:
+    """A real Android export rewritten in the layout Android wrote before about 2015, which had
+    no year (`18 Mar 12:14 - Name: text`): its first half on 30 December, the rest on 2 January."""
+    lines = text.rstrip("\n").split("\n")
+    out = []
+    for number, line in enumerate(lines):
+        stamp, _, rest = line.partition(" - ")
+        clock = stamp.split(", ")[1]
+        day = "30 Dec" if number < len(lines) // 2 else "2 Jan"
+        out.append(f"{day} {clock} - {rest}")
+    return "\n".join(out) + "\n"
+
+
+def test_an_export_without_years_gets_them_from_the_file_date(tmp_path: Path) -> None:
+    import os
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    path = tmp_path / "WhatsApp Chat with Group Chat XXX.txt"
+    path.write_text(_without_years((DATA / "en_android_group.txt").read_text(encoding="utf-8")),
+                    encoding="utf-8")
+    made = datetime(2015, 1, 9, 18, 0, tzinfo=ZoneInfo("Europe/Lisbon")).timestamp()
+    os.utime(path, (made, made))
+    [(document, messages)] = parse_all(path, ImportContext(timezone=ZoneInfo("Europe/Lisbon")))
+    assert document.note == ("the export has no years: 2014-2015 inferred from the file's date "
+                             "(2015-01-09) and the order of the messages")
+    assert messages[0].time.replace(tzinfo=None) == datetime(2014, 12, 30, 16, 11)
+    assert messages[-1].time.replace(tzinfo=None) == datetime(2015, 1, 2, 16, 57)
+    assert [m.text for m in messages if m.kind == "text"] == ["Hello all", "This is group chat", "We"]
+    assert document.skipped == {"notices": 1, "deleted messages": 1}
