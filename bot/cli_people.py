@@ -7,6 +7,8 @@ import argparse
 import json
 
 from core.config import Settings
+from core.importers.base import ImportContext
+from core.owners import follow_owner_aliases
 from storage import people as people_store
 from storage.db import open_database
 
@@ -22,12 +24,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    "BIOGRAPHER_OWNER_ALIASES")
     unmatched.add_argument("--limit", type=int, default=50)
     unmatched.add_argument("--json", action="store_true")
+    actions.add_parser("owners", help="mark your stored messages again from BIOGRAPHER_OWNER_ALIASES "
+                       "(done by itself when the aliases change)")
     parser.set_defaults(handler=cmd_people)
 
 
 async def cmd_people(args: argparse.Namespace, settings: Settings) -> int:
     """List people, merge two of them, or list unmatched senders."""
     async with open_database(settings.database_path) as conn:
+        context = ImportContext(owner_aliases=frozenset(a.lower() for a in settings.owner_aliases))
+        changed = await follow_owner_aliases(conn, context, force=args.people_action == "owners")
+        if args.people_action == "owners":
+            print(f"{changed} messages changed owner; your aliases: "
+                  f"{', '.join(settings.owner_aliases) or '(none set)'}")
+            return 0
         await people_store.sync_from_messages(conn)
         if args.people_action == "merge":
             person = await people_store.merge(conn, args.keep, args.other)
@@ -41,7 +51,8 @@ async def cmd_people(args: argparse.Namespace, settings: Settings) -> int:
             for s in senders:
                 print(f"{s.messages:>7}  {s.sender}  ({s.platform})")
             if senders:
-                print("\nIf one of these is you, add it to BIOGRAPHER_OWNER_ALIASES and import again.")
+                print("\nIf one of these is you, add it to BIOGRAPHER_OWNER_ALIASES: your messages are "
+                      "marked as yours the next time biographer starts (no import needed).")
             return 0
         people = await people_store.list_people(conn)
     if args.json:

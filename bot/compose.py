@@ -15,6 +15,7 @@ from core.config import Settings
 from core.errors import UserFacingError
 from core.importers import ImportContext
 from core.memory import Memory
+from core.owners import follow_owner_aliases
 from core.ports import LLM, Describer, Embedder, Transcriber
 from core.providers.lazy import LazyEmbedder
 from core.service import Service
@@ -89,8 +90,10 @@ def import_context(settings: Settings) -> ImportContext:
 async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -> AsyncIterator[Memory]:
     """The memory core over the configured store, closed on exit."""
     async with open_database(settings.database_path) as conn:
+        context = import_context(settings)
+        await follow_owner_aliases(conn, context)  # aliases added since the last start mark old messages
         yield Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
-                     context=import_context(settings), raw_dir=settings.raw_dir)
+                     context=context, raw_dir=settings.raw_dir)
 
 
 def is_local_url(url: str) -> bool:

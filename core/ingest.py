@@ -93,7 +93,8 @@ def chunk_record(document_id: int, identity: str, chunk: Chunk) -> chunk_store.C
 
 
 def message_record(document_id: int, conversation: Conversation, dedup_key: str, message: Message,
-                   moment: str, char_start: int, char_end: int) -> message_store.MessageRecord:
+                   moment: str, char_start: int, char_end: int, *,
+                   owner_by_format: bool = False) -> message_store.MessageRecord:
     offset = message.time.utcoffset()
     return message_store.MessageRecord(
         document_id=document_id, platform=conversation.platform, conversation_key=conversation.key,
@@ -104,6 +105,7 @@ def message_record(document_id: int, conversation: Conversation, dedup_key: str,
         text=message.text,
         attachments=json.dumps(list(message.attachments), ensure_ascii=False) if message.attachments else "[]",
         dedup_key=dedup_key, char_start=char_start, char_end=char_end,
+        owner_by_format=owner_by_format,
     )
 
 
@@ -331,8 +333,13 @@ class Ingestor:
                 known.add(key)
                 done, rendered = chunker.add(message)
                 records.extend(chunk_record(document_id, document.identity, c) for c in done)
+                # an owner flag the aliases did not give came from the source itself, and stays
+                # when the aliases change (core/owners.py)
+                by_format = message.is_owner and not self.context.owns(message.sender,
+                                                                       message.sender_id)
                 rows.append(message_record(document_id, conversation, key, message, moment,
-                                           rendered.char_start, rendered.char_end))
+                                           rendered.char_start, rendered.char_end,
+                                           owner_by_format=by_format))
                 first = message.time if first is None or message.time < first else first
                 last = message.time if last is None or message.time > last else last
                 if message.kind != "system":

@@ -29,6 +29,12 @@ class ImportContext:
     def is_owner(self, *names: str | None) -> bool:
         return any(n is not None and n.strip().lower() in self.owner_aliases for n in names)
 
+    def owns(self, sender: str, sender_id: str | None) -> bool:
+        """Whether a stored sender is one of the owner's aliases: by name, by id, or by a
+        Telegram id without its `user` prefix (the forms the importers compare)."""
+        bare = sender_id.removeprefix("user") if sender_id else None
+        return self.is_owner(sender, sender_id, bare)
+
 
 def reads_media_beside(importer: Importer) -> bool:
     """True for exports whose voice notes and photos lie in their folder and are read with them
