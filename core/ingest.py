@@ -7,6 +7,7 @@ at once, and its vectors are filled in behind.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hashlib
 import itertools
 import json
@@ -123,6 +124,37 @@ def expand_paths(paths: Iterable[Path], *, skip: Path | None = None) -> Iterator
             if skip and child.resolve().is_relative_to(skip):
                 continue
             yield child
+
+
+class SectionDates:
+    """Where each dated part of a prose document begins, so a chunk takes the days of the parts
+    it covers (a journal's `## 2023-06-02` sections), and undated text the document's date."""
+
+    def __init__(self, default: datetime | None) -> None:
+        self.default = default
+        self._starts: list[int] = []  # offsets where a part with another date begins
+        self._days: list[datetime | None] = []
+
+    def read(self, sections: Iterable[tuple[datetime | None, str]]) -> Iterator[str]:
+        """The parts' text, in order, noting where each date begins as it goes."""
+        offset = 0
+        for day, text in sections:
+            if not self._days or self._days[-1] != day:
+                self._starts.append(offset)
+                self._days.append(day)
+            offset += len(text)
+            yield text
+
+    def between(self, start: int, end: int) -> tuple[datetime | None, datetime | None]:
+        """Earliest and latest day of the text from `start` to `end` (journals run either way)."""
+        first = max(bisect.bisect_right(self._starts, start) - 1, 0)
+        last = bisect.bisect_left(self._starts, end)
+        days = [d for d in self._days[first:last] if d is not None]
+        return (min(days), max(days)) if days else (self.default, self.default)
+
+    def overall(self) -> tuple[datetime | None, datetime | None]:
+        days = [d for d in self._days if d is not None]
+        return (min(days), max(days)) if days else (self.default, self.default)
 
 
 class DedupKeys:
@@ -280,29 +312,34 @@ class Ingestor:
     async def _save_prose(self, document: SourceDocument, document_id: int, report: IngestReport,
                           progress: Progress, source: str) -> None:
         """Chunk prose as it streams in, writing a batch at a time: memory stays flat."""
-        blocks = iter([document.text or ""]) if document.text_blocks is None else document.text_blocks
+        dates = SectionDates(document.time_start)
+        if document.text_sections is not None:
+            blocks = dates.read(document.text_sections)
+        else:
+            blocks = iter([document.text or ""]) if document.text_blocks is None else document.text_blocks
         spans = stream_prose_spans(blocks)
-        moment = document.time_start
         length = n_chunks = 0
         while True:
             batch = await from_importer(source, lambda: list(itertools.islice(spans, PROSE_BATCH)))
             if not batch:
                 break
-            records = [
-                chunk_record(document_id, document.identity,
-                             Chunk(ordinal=n_chunks + i, char_start=start, char_end=end, text=text,
-                                   time_start=moment, time_end=moment))
-                for i, (start, end, text) in enumerate(batch)
-            ]
+            records = []
+            for i, (start, end, text) in enumerate(batch):
+                first, last = dates.between(start, end)
+                records.append(chunk_record(
+                    document_id, document.identity,
+                    Chunk(ordinal=n_chunks + i, char_start=start, char_end=end, text=text,
+                          time_start=first, time_end=last)))
             report.chunks_added += await chunk_store.insert_chunks(self.conn, records)
             n_chunks += len(records)
             length = batch[-1][1]
             progress("chunks", n_chunks, None)
         if n_chunks == 0:
             raise ImportFailed(document.name, "has no text", hint="nothing to import")
+        first, last = dates.overall()
         await document_store.finish_document(
             self.conn, document_id, chunk_count=n_chunks, text_length=length,
-            time_start=utc_iso(moment), time_end=utc_iso(moment),
+            time_start=utc_iso(first), time_end=utc_iso(last),
         )
 
     async def _save_messages(self, document: SourceDocument, document_id: int, report: IngestReport,

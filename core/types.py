@@ -52,6 +52,9 @@ class SourceDocument:
     text: str | None = None
     # prose too big to hold at once arrives as consecutive blocks of text instead of `text`
     text_blocks: Iterator[str] | None = None
+    # or as consecutive parts that each carry the day they are about (a journal's dated
+    # headings), so every chunk is dated by its own section; None: the document's date
+    text_sections: Iterator[tuple[datetime | None, str]] | None = None
     messages: Iterator[Message] | None = None
     conversation: Conversation | None = None
     time_start: datetime | None = None  # for prose with a known date (journal, email)
