@@ -390,6 +390,7 @@ class Ingestor:
         report.chunks_added += await chunk_store.insert_chunks(self.conn, tail)
         n_chunks += len(tail)
         report.skipped.update(document.skipped)  # complete now that the stream is read
+        report.remarks.update(document.remarks)
         if report.messages_added == 0:
             raise _NothingNew
         await document_store.finish_document(

@@ -62,6 +62,8 @@ class SourceDocument:
     # what the importer left out, by reason ("notices", "deleted messages"), counted while the
     # messages are read: nothing disappears without being told in the import's summary
     skipped: Counter[str] = field(default_factory=Counter)
+    # what the importer had to guess, by kind ("e-mails dated from Received"), counted likewise
+    remarks: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass(frozen=True)
@@ -183,6 +185,7 @@ class IngestReport:
     messages_skipped: int = 0  # already in the store from an overlapping export
     media_with_exports: int = 0  # voice notes and photos of a chat export, read with the chat
     skipped: Counter[str] = field(default_factory=Counter)  # left out by importers, by reason
+    remarks: Counter[str] = field(default_factory=Counter)  # guessed by importers, by kind
     errors: list[str] = field(default_factory=list)
 
     def merge(self, other: IngestReport) -> None:
@@ -193,6 +196,7 @@ class IngestReport:
         self.messages_skipped += other.messages_skipped
         self.media_with_exports += other.media_with_exports
         self.skipped.update(other.skipped)
+        self.remarks.update(other.remarks)
         self.errors.extend(other.errors)
 
 
