@@ -23,7 +23,7 @@ import aiosqlite
 from core.chunking import MessageChunker, stream_prose_spans, to_utc
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
-from core.importers.base import file_sha256, reads_media_beside
+from core.importers.base import companion_suffixes, file_sha256, reads_media_beside
 from core.importers.media import is_media
 from core.ports import Progress, no_progress
 from core.types import Chunk, Conversation, IngestReport, Message, SourceDocument
@@ -192,20 +192,34 @@ class Ingestor:
     async def ingest_paths(self, paths: Sequence[Path], *, progress: Progress = no_progress) -> IngestReport:
         report = IngestReport()
         files = list(expand_paths(paths, skip=self.raw_dir.parent))
-        planned: list[tuple[Path, Importer]] = []
+        recognised: list[tuple[Path, Importer | None, str]] = []
         for path in files:
             try:
-                planned.append((path, self._importer_for(path)))
+                recognised.append((path, self._importer_for(path), ""))
             except ImportFailed as error:
-                report.errors.append(str(error))
+                recognised.append((path, None, str(error)))
             except OSError as error:
-                report.errors.append(f"{path.name}: cannot be read ({error.strerror or error})")
-        export_folders = {path.parent for path, importer in planned if reads_media_beside(importer)}
+                recognised.append((path, None, f"{path.name}: cannot be read ({error.strerror or error})"))
+        # an unzipped export reads the files beside it (voice notes, photos, its pages' style
+        # sheet): a folder walk leaves them to the export instead of importing them again
+        export_folders = {path.parent: companion_suffixes(importer)
+                          for path, importer, _ in recognised if importer and reads_media_beside(importer)}
+
+        def read_with_an_export(path: Path) -> bool:
+            return any(path.is_relative_to(folder) and (is_media(path) or path.suffix.lower() in extra)
+                       for folder, extra in export_folders.items())
+
+        planned: list[tuple[Path, Importer]] = []
+        for path, importer, error in recognised:
+            if importer is None:
+                if not read_with_an_export(path):
+                    report.errors.append(error)
+            elif is_media(path) and read_with_an_export(path):
+                report.media_with_exports += 1  # read with its chat, not a second time
+            else:
+                planned.append((path, importer))
         for done, (path, importer) in enumerate(planned):
             progress("saving", done, len(planned))
-            if is_media(path) and any(path.is_relative_to(folder) for folder in export_folders):
-                report.media_with_exports += 1  # read with its chat, not a second time
-                continue
             try:
                 report.merge(await self.ingest_file(path, importer=importer, progress=progress))
             except ImportFailed as error:

@@ -7,6 +7,7 @@ from pathlib import Path
 from core.errors import UnsupportedFormat
 from core.importers.base import Importer, ImportContext, read_head
 from core.importers.telegram import TelegramImporter
+from core.importers.telegram_html import TelegramHtmlImporter
 from core.importers.text import TextImporter, looks_like_text
 from core.importers.audio import AudioImporter
 from core.importers.discord import DiscordChatExporterImporter, DiscordPackageImporter
@@ -25,7 +26,7 @@ def default_importers() -> list[Importer]:
     """Most specific first: a WhatsApp export is also a .txt file."""
     return [
         # chat exports, recognised by content
-        WhatsAppZipImporter(), WhatsAppImporter(), TelegramImporter(),
+        WhatsAppZipImporter(), WhatsAppImporter(), TelegramImporter(), TelegramHtmlImporter(),
         DiscordChatExporterImporter(), DiscordPackageImporter(), MetaImporter(),
         IMessageImporter(),
         MboxImporter(), EmlxImporter(), EmlImporter(),

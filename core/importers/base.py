@@ -43,6 +43,12 @@ def reads_media_beside(importer: Importer) -> bool:
     return bool(getattr(importer, "reads_media_beside", False))
 
 
+def companion_suffixes(importer: Importer) -> frozenset[str]:
+    """Suffixes of the files an export keeps beside its main file only to display itself (the
+    style sheet and script of Telegram's HTML export): a folder walk skips them, quietly."""
+    return frozenset(getattr(importer, "companion_suffixes", ()))
+
+
 class Importer(Protocol):
     name: str  # the source kind it produces, e.g. "whatsapp"
 
