@@ -15,6 +15,12 @@ from core.types import SourceDocument
 #: how many bytes of a file importers get to recognise it
 HEAD_BYTES = 64 * 1024
 
+#: English month names and abbreviations, lower case -> number (old WhatsApp headers, journals)
+MONTH_NUMBERS = {name: number for number, names in enumerate((
+    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
+    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
+    ("oct", "october"), ("nov", "november"), ("dec", "december")), start=1) for name in names}
+
 
 @dataclass(frozen=True)
 class ImportContext:

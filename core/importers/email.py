@@ -384,7 +384,8 @@ def single_email(path: Path, parsed: EmailMessage, context: ImportContext,
         time_start=time,
     )
     if dated_by:
-        document.note = f"no usable Date header: dated from {'its Received header' if dated_by == 'received' else 'Mail'}"
+        source = "its Received header" if dated_by == "received" else "Mail's own record"
+        document.note = f"no usable Date header: dated from {source}"
     return document
 
 

@@ -9,7 +9,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import MONTH_NUMBERS, ImportContext, file_sha256
 from core.types import SourceDocument
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".org", ".rst"}
@@ -94,10 +94,6 @@ def read_text_blocks(path: Path, *, block_size: int = 1 << 20) -> Iterator[str]:
 
 # --- dated sections of journals ----------------------------------------------------------------
 
-_MONTHS = {name: number for number, names in enumerate((
-    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
-    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
-    ("oct", "october"), ("nov", "november"), ("dec", "december")), start=1) for name in names}
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _WEEKDAY = r"(?:[A-Za-z]{3,9}\.?,?[ \t]+)?"
 # a line that is a heading (Markdown #, Org *) starting with a date, or a date on its own line
@@ -128,9 +124,10 @@ def heading_day(match: re.Match[str], zone: tzinfo) -> datetime | None:
         year, month, day = int(match["y4"]), int(match["m4"]), int(match["d4"])
     else:
         word = (match["mon2"] or match["mon3"]).lower()
-        if word not in _MONTHS:
+        if word not in MONTH_NUMBERS:
             return None
-        year, month, day = int(match["y2"] or match["y3"]), _MONTHS[word], int(match["d2"] or match["d3"])
+        year, month = int(match["y2"] or match["y3"]), MONTH_NUMBERS[word]
+        day = int(match["d2"] or match["d3"])
     try:
         return datetime(year, month, day, tzinfo=zone)
     except ValueError:

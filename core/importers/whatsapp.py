@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import MONTH_NUMBERS, ImportContext, file_sha256
 from core.importers.media import FolderMedia
 from core.importers.whatsapp_notices import DROPPED, MEDIA, SYSTEM, notice_table
 from core.types import Conversation, Message, SourceDocument
@@ -123,10 +123,6 @@ def _clock(time: str) -> tuple[int, int, int] | None:
     return hour, minute, second
 
 
-_MONTHS = {name: number for number, names in enumerate((
-    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
-    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
-    ("oct", "october"), ("nov", "november"), ("dec", "december")), start=1) for name in names}
 _NO_YEAR_STAMP = re.compile(
     rf"^(?:(?P<d1>\d{{1,2}}) (?P<m1>{_MONTH_WORD})|(?P<m2>{_MONTH_WORD}) (?P<d2>\d{{1,2}})),? "
     rf"(?P<time>{_TIME})$")
@@ -138,7 +134,7 @@ def no_year_stamp(ts: str) -> tuple[int, int, tuple[int, int, int]] | None:
     match = _NO_YEAR_STAMP.match(ts)
     if not match:
         return None
-    month = _MONTHS.get((match["m1"] or match["m2"]).rstrip(".").lower())
+    month = MONTH_NUMBERS.get((match["m1"] or match["m2"]).rstrip(".").lower())
     clock = _clock(match["time"])
     if month is None or clock is None:
         return None
