@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import UnsupportedFormat
+from core.importers.archive import ZIP_MAGIC, open_zip
 from core.importers.base import Importer, ImportContext, read_head
 from core.importers.telegram import TelegramImporter
 from core.importers.telegram_html import TelegramHtmlImporter
@@ -43,6 +44,8 @@ def pick_importer(path: Path, importers: list[Importer]) -> Importer:
     for importer in importers:
         if importer.sniff(path, head):
             return importer
+    if head.startswith(ZIP_MAGIC):
+        open_zip(path).close()  # a damaged or cut-short zip says so here, rather than "unknown"
     if not looks_like_text(head):
         raise UnsupportedFormat(path.name, "is not a format Biographer knows",
                                 hint="see the README's table of supported sources")

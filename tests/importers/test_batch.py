@@ -107,3 +107,38 @@ def test_a_damaged_database_in_the_middle_fails_alone(tmp_path: Path, capsys, da
     assert [line for line in err.splitlines() if line.startswith("error:")][0].startswith(
         "error: b chat.db: ")
     assert "added 2 documents" in out
+
+
+def test_a_folder_of_every_format_with_one_corrupt_file(tmp_path: Path, capsys) -> None:
+    """What a new user drops in: chats, mail, a journal, a Messages database, a Telegram HTML
+    export, an Instagram thread, and one zip cut short in the middle of it all."""
+    from tests.importers.test_journal import JOURNAL
+    from tests.importers.test_meta import STICKER_AND_SHARES
+    from tests.importers.test_telegram_layouts import html_export
+
+    folder = tmp_path / "everything"
+    folder.mkdir()
+    shutil.copy(DATA / "whatsapp" / "ja_ios.txt", folder / "a WhatsApp Chat - Elon Musk.txt")
+    shutil.copy(DATA / "email" / "114892.partial.emlx", folder / "b 114892.partial.emlx")
+    chat_db(folder / "c chat.db")
+    zipped = (DATA / "whatsapp" / "de_ios.txt").read_bytes()
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("_chat.txt", zipped * 50)
+    (folder / "d WhatsApp Chat - Broken.zip").write_bytes(buffer.getvalue()[: len(buffer.getvalue()) // 2])
+    (folder / "e journal.md").write_text(JOURNAL, encoding="utf-8")
+    inbox = folder / "f instagram" / "inbox" / "teoramos_1015"
+    inbox.mkdir(parents=True)
+    (inbox / "message_1.json").write_text(STICKER_AND_SHARES, encoding="utf-8")
+    html_export(folder / "g ChatExport_2024-03-06")
+    status = main(["--data-dir", str(tmp_path / "data"), "ingest", str(folder), "--no-index"])
+    out, err = capsys.readouterr()
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert status == 1
+    assert errors == ["error: d WhatsApp Chat - Broken.zip: is not a readable zip (File is not a zip "
+                      "file) (download or export the archive again)"]
+    # WhatsApp, e-mail, two iMessage chats, the journal, Instagram, Telegram
+    assert "added 7 documents" in out and "1 failed" in out
