@@ -474,7 +474,9 @@ class _MessageBuilder:
                  media_hook: MediaHook | None, skipped: Counter[str]) -> None:
         self.scan = scan
         self.context = context
-        self.chat_title = chat_title
+        # iOS writes its notices under the chat's own name: the one the file gives, or the one
+        # the export's first notice was written under, when they differ
+        self.chat_titles = {chat_title, scan.chat_title} - {None}
         self.media_hook = media_hook
         self.skipped = skipped  # what is left out, by reason, for the import's summary
         self.notices = notice_table()
@@ -486,7 +488,7 @@ class _MessageBuilder:
             body, author = f"{author}: {body}", None
         first, _, rest = body.partition("\n")
         # WhatsApp's own notices, in any language, are treated as their English counterparts
-        marked = author is None or pending.lrm or author == self.chat_title
+        marked = author is None or pending.lrm or author in self.chat_titles
         notice = self.notices.kind(first, marked=marked)
         if notice is None and author is None and len(first) > _SHORT and "WhatsApp" in first:
             notice = "encryption notice"  # a newer wording of it, in any language
@@ -509,7 +511,7 @@ class _MessageBuilder:
         if media is not None:
             text, attachments = media
             return self._message(author, text, pending.time, kind="media", attachments=attachments)
-        if _is_system_text(first) or (pending.lrm and author == self.chat_title):
+        if _is_system_text(first) or (pending.lrm and author in self.chat_titles):
             # the same text whatever else the export holds, so re-imports dedup
             return Message(sender="", text=f"{body} ({author})", time=pending.time, kind="system")
         if body.endswith(_EDITED):
