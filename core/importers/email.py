@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import plistlib
 import re
+import tempfile
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from email import policy
@@ -272,6 +273,7 @@ def undated_text(message: EmailMessage) -> str:
     return f"From: {_header(message, 'From')}\n{email_text(message)}"
 
 
+_UNDATED = "e-mails with no date at all, kept undated"
 _DATED_BY = {"received": "e-mails without a usable Date, dated from Received",
              "mbox": "e-mails without a usable Date, dated from the mbox"}
 
@@ -330,18 +332,23 @@ class MboxImporter:
                                     name=f"E-mail: {mailbox}")
         document = SourceDocument(kind="email", name=conversation.name,
                                   identity=f"file:{digest}", conversation=conversation)
-        undated: list[str] = []  # e-mails without any date: rare, kept as one document after
-        document.messages = self._messages(path, context, document, undated)
-        yield document
-        if undated:
-            yield SourceDocument(
-                kind="email", name=f"E-mail: {mailbox} (undated)", identity=f"file:{digest}#undated",
-                text="\n\n\n".join(undated),
-                note=f"{len(undated)} e-mails with no usable Date, Received or mbox date: undated")
+        # e-mails with no date at all are kept, undated, in one document after the mailbox; they
+        # wait in a temporary file, not in memory: a whole mailbox may lack dates
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as undated:
+            document.messages = self._messages(path, context, document, undated)
+            yield document
+            count = document.remarks[_UNDATED]
+            if count:
+                undated.seek(0)
+                yield SourceDocument(
+                    kind="email", name=f"E-mail: {mailbox} (undated)",
+                    identity=f"file:{digest}#undated",
+                    text_blocks=iter(lambda: undated.read(1 << 20), ""),
+                    note=f"{count} e-mails with no usable Date, Received or mbox date: undated")
 
     @staticmethod
     def _messages(path: Path, context: ImportContext, document: SourceDocument,
-                  undated: list[str]) -> Iterator[Message]:
+                  undated: IO[str]) -> Iterator[Message]:
         with path.open("rb") as stream:
             for from_line, data in split_mbox(stream):
                 parsed = _PARSER.parsebytes(data)
@@ -351,8 +358,10 @@ class MboxImporter:
                 time, dated_by = email_time(parsed, context,  # type: ignore[arg-type]
                                             _from_line_time(from_line))
                 if time is None:
-                    undated.append(undated_text(parsed))  # type: ignore[arg-type]
-                    document.remarks["e-mails with no date at all, kept undated"] += 1
+                    if document.remarks[_UNDATED]:
+                        undated.write("\n\n\n")
+                    undated.write(undated_text(parsed))  # type: ignore[arg-type]
+                    document.remarks[_UNDATED] += 1
                     continue
                 if dated_by:
                     document.remarks[_DATED_BY[dated_by]] += 1
