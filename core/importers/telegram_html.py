@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
 from core.errors import ImportFailed
@@ -53,7 +53,7 @@ def export_pages(first: Path) -> list[Path]:
     return [first] + [page for _, page in sorted(numbered)]
 
 
-def html_time(title: str, zone: timezone | object) -> datetime | None:
+def html_time(title: str, zone: tzinfo) -> datetime | None:
     """`05.03.2024 21:07:44 UTC+01:00` (older exports: no offset, the computer's local time)."""
     match = _DATE_TITLE.match(title.strip())
     if not match:
@@ -63,7 +63,7 @@ def html_time(title: str, zone: timezone | object) -> datetime | None:
         zone = timezone(-offset if match["sign"] == "-" else offset)
     try:
         return datetime(int(match["y"]), int(match["m"]), int(match["d"]), int(match["H"]),
-                        int(match["M"]), int(match["S"]), tzinfo=zone)  # type: ignore[arg-type]
+                        int(match["M"]), int(match["S"]), tzinfo=zone)
     except ValueError:
         return None
 
