@@ -113,11 +113,34 @@ def _unquote(text: str, levels: int) -> str:
     return re.sub(rf"^(?:> ?){{1,{levels}}}", "", text, flags=re.M)
 
 
+def _find_forward(text: str) -> re.Match[str] | None:
+    """The first forward marker line. Every marker ends in a colon, or is Gmail's dashed line,
+    so only those lines are tried: running the regex over every body was a tenth of an mbox
+    import's time."""
+    candidates: list[int] = []
+    at = text.find("Forwarded message")
+    if at >= 0:
+        candidates.append(text.rfind("\n", 0, at) + 1)
+    end = text.find(":")
+    while end >= 0:
+        line_end = text.find("\n", end)
+        if line_end < 0:
+            line_end = len(text)
+        if not text[end + 1:line_end].strip():  # the colon ends its line
+            candidates.append(text.rfind("\n", 0, end) + 1)
+        end = text.find(":", line_end)
+    for line_start in sorted(candidates):
+        found = _FORWARD_LINE.match(text, line_start)
+        if found:
+            return found
+    return None
+
+
 def strip_quoted(text: str) -> str:
     """The e-mail's own words: cut at the quoted chain, drop `>` lines left in between. A
     forwarded e-mail is kept (its quoting removed), with what it forwards in turn."""
     text = text.replace("\r\n", "\n")
-    forward = _FORWARD_LINE.search(text)
+    forward = _find_forward(text)
     if forward is None:
         return _own_words(text)
     own = _own_words(text[: forward.start()])
@@ -237,9 +260,8 @@ def normalise_subject(subject: str) -> str:
                   flags=re.I).strip()
 
 
-def is_spam(message: EmailMessage) -> bool:
-    labels = {label.strip().lower() for label in _header(message, "X-Gmail-Labels").split(",")}
-    return "spam" in labels
+def gmail_labels(message: EmailMessage) -> set[str]:
+    return {label.strip().lower() for label in _header(message, "X-Gmail-Labels").split(",")}
 
 
 def email_text(message: EmailMessage) -> str:
@@ -249,9 +271,10 @@ def email_text(message: EmailMessage) -> str:
     return f"{head}\n\n{body_text(message)}".strip()
 
 
-def email_message(message: EmailMessage, context: ImportContext, time: datetime) -> Message:
+def email_message(message: EmailMessage, context: ImportContext, time: datetime, *,
+                  labels: set[str] | None = None) -> Message:
     """One e-mail as a Message: From as sender, Subject and To heading its own words."""
-    labels = {label.strip().lower() for label in _header(message, "X-Gmail-Labels").split(",")}
+    labels = gmail_labels(message) if labels is None else labels
     senders = _addresses(message, "From")
     name, address = senders[0] if senders else ("", "")
     sender = name or address or _header(message, "From") or "unknown sender"
@@ -352,7 +375,8 @@ class MboxImporter:
         with path.open("rb") as stream:
             for from_line, data in split_mbox(stream):
                 parsed = _PARSER.parsebytes(data)
-                if is_spam(parsed):  # type: ignore[arg-type]
+                labels = gmail_labels(parsed)  # type: ignore[arg-type]
+                if "spam" in labels:
                     document.skipped["spam e-mails"] += 1
                     continue
                 time, dated_by = email_time(parsed, context,  # type: ignore[arg-type]
@@ -365,7 +389,7 @@ class MboxImporter:
                     continue
                 if dated_by:
                     document.remarks[_DATED_BY[dated_by]] += 1
-                yield email_message(parsed, context, time)  # type: ignore[arg-type]
+                yield email_message(parsed, context, time, labels=labels)  # type: ignore[arg-type]
 
 
 # --- single messages: .eml and .emlx ----------------------------------------------------------
