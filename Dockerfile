@@ -1,9 +1,9 @@
 # Biographer: the bots, the scheduler and the store in one small image.
 FROM python:3.11-slim
 
-# ffmpeg decodes voice notes and round videos for transcription
+# ffmpeg decodes voice notes and round videos for transcription; tzdata: the owner's time zone
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends ffmpeg \
+    && apt-get install -y --no-install-recommends ffmpeg tzdata \
     && rm -rf /var/lib/apt/lists/*
 
 ENV PYTHONUNBUFFERED=1 \

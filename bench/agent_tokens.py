@@ -66,6 +66,7 @@ async def measure() -> list[tuple[str, int, int, int]]:
 
             # warm the chat tail with six earlier messages
             for i in range(3):
+                server.call("grep", {"pattern": f"earlier {i}"})
                 server.reply(f"An earlier answer, about two sentences long, number {i}. " * 2)
                 await service.ask(f"an earlier question {i}", conversation="bench")
             server.usage.clear()

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import secrets
 import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.compose import open_service, timezone_of
-from bot.progress import TerminalProgress
-from core.config import Settings
-from core.errors import UserFacingError
-from core.types import ProfileEdit
+from bot.cli_args import add_json_option, cli_service, count, date_text, print_json, stderr
+
+if TYPE_CHECKING:
+    from core.biographer import AnalysisStatus
+    from core.config import Settings
+    from core.service import Service
+    from core.types import Answer, ProfileEdit
 
 
 def render_usage(usage: dict, *, days: int = 7) -> str:
@@ -25,25 +30,57 @@ def render_usage(usage: dict, *, days: int = 7) -> str:
     return "model tokens:\n" + "\n".join(lines) if lines else "model tokens: none used yet"
 
 
-def _edit_line(edit: ProfileEdit, settings: Settings) -> str:
-    when = edit.at.astimezone(timezone_of(settings)).strftime("%Y-%m-%d %H:%M")
+def answer_json(answer: Answer) -> dict:
+    return {"text": answer.text, "removed_citations": answer.removed, "run_id": answer.run_id,
+            "citations": [{"n": c.n, "locator": str(c.locator), "document": c.document,
+                           "when": c.when.isoformat() if c.when else None, "quote": c.quote}
+                          for c in answer.citations]}
+
+
+def _print_answer(answer: Answer, args: argparse.Namespace) -> None:
+    print_json(answer_json(answer)) if args.json else print(answer.render())
+
+
+def _edit_line(edit: ProfileEdit, zone) -> str:
+    when = edit.at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
     what = (edit.new_text or f"(deleted) {edit.old_text}").strip().splitlines()
     summary = (what[0][:90] + (" …" if len(what) > 1 or len(what[0]) > 90 else "")) if what else ""
     origin = f"run {edit.run_id}" if edit.run_id else ("undo of " + str(edit.undoes) if edit.undoes else "")
     return f"#{edit.id:<5} {when}  {edit.kind:<13} {edit.section or '':<24} {origin:<10} {summary}"
 
 
+CLI_CONVERSATIONS = "cli:"
+
+
+def new_conversation(mode: str) -> str:
+    """A conversation of its own: nothing said in an earlier `ask` or `chat` leaks into it."""
+    return f"{CLI_CONVERSATIONS}{mode}:{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
+
+
+async def _conversation(service: Service, mode: str, resume: bool) -> str:
+    if resume:
+        latest = await service.last_conversation(CLI_CONVERSATIONS)
+        if latest:
+            return latest
+        print("nothing to continue: starting a new conversation", file=sys.stderr)
+    return new_conversation(mode)
+
+
 async def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    """Answer one question with cited sources."""
-    async with open_service(settings) as service:
-        answer = await service.ask(" ".join(args.question), conversation="cli")
-    print(answer.render())
+    """Answer one question with cited sources; a fresh conversation unless --continue."""
+    async with cli_service(settings) as service:
+        conversation = await _conversation(service, "ask", args.resume)
+        answer = await service.ask(" ".join(args.question), conversation=conversation)
+    _print_answer(answer, args)
     return 0
 
 
 async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     """A terminal conversation; an empty line or Ctrl-D ends it."""
-    async with open_service(settings) as service:
+    from core.errors import UserFacingError
+
+    async with cli_service(settings) as service:
+        conversation = await _conversation(service, "chat", args.resume)
         print("Talk to your biographer (empty line to stop).", file=sys.stderr)
         while True:
             try:
@@ -53,7 +90,7 @@ async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
             if not line.strip():
                 break
             try:
-                answer = await service.ask(line, conversation="cli-chat")
+                answer = await service.ask(line, conversation=conversation)
             except UserFacingError as error:  # a model hiccup should not end the conversation
                 print(f"error: {error.message}" + (f"\n  → {error.hint}" if error.hint else ""), file=sys.stderr)
                 continue
@@ -63,28 +100,42 @@ async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_bio(args: argparse.Namespace, settings: Settings) -> int:
     """Show bio.md, its history, a diff since a date, or undo an edit."""
-    async with open_service(settings) as service:
+    from core.dates import parse_bound
+
+    async with cli_service(settings, model=False) as service:
+        zone = service.timezone
         if args.undo is not None:
             edit = await service.undo_edit(args.undo)
-            print(f"undid edit #{args.undo} (recorded as #{edit.id})")
+            print_json(edit_json(edit)) if args.json else print(f"undid edit #{args.undo} (recorded as #{edit.id})")
         elif args.history:
-            for edit in await service.bio_history(limit=args.limit):
-                print(_edit_line(edit, settings))
+            edits = await service.bio_history(limit=args.limit)
+            if args.json:
+                print_json([edit_json(e) for e in edits])
+            else:
+                for edit in edits:
+                    print(_edit_line(edit, zone))
         elif args.diff:
-            since = args.diff if args.diff.tzinfo else args.diff.replace(tzinfo=timezone_of(settings))
-            print(await service.bio_diff(since) or "no changes since then")
+            diff = await service.bio_diff(parse_bound(args.diff, zone=zone, end=False))
+            print_json({"diff": diff}) if args.json else print(diff or "no changes since then")
         else:
-            print(await service.bio(), end="")
+            bio = await service.bio()
+            print_json({"bio": bio}) if args.json else print(bio, end="")
     return 0
+
+
+def edit_json(edit: ProfileEdit) -> dict:
+    return {"id": edit.id, "at": edit.at.isoformat(), "kind": edit.kind, "section": edit.section,
+            "old_text": edit.old_text, "new_text": edit.new_text, "run_id": edit.run_id,
+            "locators": list(edit.locators), "undoes": edit.undoes}
 
 
 async def cmd_questions(args: argparse.Namespace, settings: Settings) -> int:
     """The open questions, most valuable first."""
-    async with open_service(settings) as service:
+    async with cli_service(settings, model=False) as service:
         questions = await service.open_questions()
     if args.json:
-        print(json.dumps([{"id": q.id, "text": q.text, "why": q.why, "priority": q.priority, "status": q.status,
-                           "times_asked": q.times_asked} for q in questions], ensure_ascii=False, indent=1))
+        print_json([{"id": q.id, "text": q.text, "why": q.why, "priority": q.priority, "status": q.status,
+                     "times_asked": q.times_asked} for q in questions])
         return 0
     for q in questions:
         print(f"#{q.id} (priority {q.priority}{', asked' if q.asked_at else ''}) {q.text}"
@@ -96,16 +147,29 @@ async def cmd_questions(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_answer(args: argparse.Namespace, settings: Settings) -> int:
     """Answer an open question; the biographer folds it into bio.md."""
-    async with open_service(settings) as service:
+    async with cli_service(settings) as service:
         answer = await service.answer_question(args.id, " ".join(args.text))
-    print(answer.render())
+    _print_answer(answer, args)
     return 0
 
 
 async def cmd_timeline(args: argparse.Namespace, settings: Settings) -> int:
-    """The timeline of the owner's life, with sources."""
-    async with open_service(settings) as service:
+    """The timeline of the owner's life, with sources (and as a picture with --png)."""
+    async with cli_service(settings, model=False) as service:
         events = await service.timeline()
+        picture = await service.picture("timeline") if args.png else None
+    if picture is not None:
+        from bot.cli_pictures import write_picture
+
+        path = write_picture(picture, args.png)
+        if not args.json:  # the path, then the events as the picture's caption lists them, with sources
+            print(f"{path}\n\n{picture.caption}")
+            return 0
+        stderr(f"wrote {path}")  # stdout stays one JSON document
+    if args.json:
+        print_json([{"id": e.id, "date": e.date, "title": e.title, "detail": e.detail,
+                     "locators": list(e.locators)} for e in events])
+        return 0
     for event in events:
         print(f"{event.date:<10}  {event.title}" + (f" — {event.detail}" if event.detail else "")
               + (f"  [{', '.join(event.locators)}]" if event.locators else ""))
@@ -116,16 +180,18 @@ async def cmd_timeline(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     """The pattern report of the last N days (stored as a document too)."""
-    async with open_service(settings) as service:
+    async with cli_service(settings) as service:
         answer = await service.report(days=args.days)
-    print(answer.render())
+    _print_answer(answer, args)
     return 0
 
 
 async def cmd_analyze(args: argparse.Namespace, settings: Settings) -> int:
     """Read new material into bio.md, oldest first, in budgeted batches."""
+    from bot.progress import TerminalProgress
+
     progress = TerminalProgress()
-    async with open_service(settings) as service:
+    async with cli_service(settings) as service:
         try:
             result = await service.analyze(progress=progress, max_batches=args.batches)
         finally:
@@ -140,63 +206,93 @@ async def cmd_analyze(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
     """Rewrite bio.md coherently, keeping every fact and citation (verified before replacing)."""
-    async with open_service(settings) as service:
+    async with cli_service(settings) as service:
         replaced = await service.consolidate(force=True)
     print("bio.md consolidated (undo with `biographer bio --undo ID`, see --history)" if replaced
           else "bio.md kept as it was: no rewrite passed the checks (see `biographer -v consolidate`)")
     return 0
 
 
+def render_analysis(status: AnalysisStatus) -> str:
+    """What waits for analysis; loud when the last run left its batch unread."""
+    one = status.pending == 1
+    line = (f"analysis: {status.pending:,} passage{'' if one else 's'} wait{'s' if one else ''} to be read into bio.md"
+            if status.pending else "analysis: everything imported has been read")
+    if status.last_unread:
+        line += (f"\n  the last analysis run ({status.last_unread[:16].replace('T', ' ')} UTC) left its batch unread: "
+                 f"{status.note}; check that the analysis model supports tool calling, then run `biographer analyze`")
+    return line
+
+
 async def cmd_usage(args: argparse.Namespace, settings: Settings) -> int:
-    """Model tokens used per day and role."""
-    async with open_service(settings) as service:
+    """Model tokens used per day and role, and what waits for analysis."""
+    async with cli_service(settings, model=False) as service:
         usage = await service.usage()
-    print(json.dumps(usage, indent=1) if args.json else render_usage(usage, days=args.days))
+        status = await service.analysis_status()
+    if args.json:
+        print_json(usage)
+    else:
+        print(render_usage(usage, days=args.days))
+        print(render_analysis(status))
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    from bot.cli import _date
+def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    def command(name: str, help: str, example: str, handler) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
+                           epilog=f"example:\n  {example}", parents=[parent],
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.set_defaults(handler=handler)
+        return p
 
-    p = sub.add_parser("ask", help="ask your biographer a question (cited answer)")
-    p.add_argument("question", nargs="+")
-    p.set_defaults(handler=cmd_ask)
+    p = command("ask", "ask your biographer a question (a cited answer; needs a model; each ask stands alone)",
+                'biographer ask "When did I decide to move to Porto?"', cmd_ask)
+    p.add_argument("question", nargs="+", help="your question, in your own words")
+    p.add_argument("--continue", dest="resume", action="store_true",
+                   help="go on from the last `ask` or `chat` instead of starting afresh")
+    add_json_option(p, "the answer and its citations")
 
-    p = sub.add_parser("chat", help="a conversation with your biographer in the terminal")
-    p.set_defaults(handler=cmd_chat)
+    p = command("chat", "a conversation with your biographer in the terminal (empty line to stop)",
+                "biographer chat", cmd_chat)
+    p.add_argument("--continue", dest="resume", action="store_true", help="go on from the last `ask` or `chat`")
 
-    p = sub.add_parser("bio", help="show bio.md, your living profile")
+    p = command("bio", "show bio.md, your living profile (or its history, a diff, an undo)",
+                "biographer bio --diff 2024-05-01", cmd_bio)
     group = p.add_mutually_exclusive_group()
     group.add_argument("--history", action="store_true", help="list every edit, newest first")
-    group.add_argument("--diff", type=_date, metavar="SINCE", help="what changed since a date (YYYY-MM-DD)")
-    group.add_argument("--undo", type=int, metavar="EDIT_ID", help="reverse one edit (kept in history)")
-    p.add_argument("--limit", type=int, default=50, help="edits to list with --history")
-    p.set_defaults(handler=cmd_bio)
+    group.add_argument("--diff", type=date_text, metavar="SINCE", help="what changed since a date (2024-05-01, last week)")
+    group.add_argument("--undo", type=count(1, 2**62), metavar="EDIT_ID", help="reverse one edit (kept in history)")
+    p.add_argument("--limit", type=count(1, 10_000), default=50, help="edits to list with --history (default: 50)")
+    add_json_option(p)
 
-    p = sub.add_parser("questions", help="the open questions about your life")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=cmd_questions)
+    p = command("questions", "the open questions about your life, most valuable first",
+                "biographer questions --json", cmd_questions)
+    add_json_option(p, "the questions")
 
-    p = sub.add_parser("answer", help="answer an open question: biographer answer ID \"...\"")
-    p.add_argument("id", type=int)
-    p.add_argument("text", nargs="+")
-    p.set_defaults(handler=cmd_answer)
+    p = command("answer", "answer an open question; the biographer folds it into bio.md",
+                'biographer answer 3 "I moved for the bakery job"', cmd_answer)
+    p.add_argument("id", type=count(1, 2**62), help="the question's number in `biographer questions`")
+    p.add_argument("text", nargs="+", help="your answer")
+    add_json_option(p, "the reply and its citations")
 
-    p = sub.add_parser("timeline", help="the timeline of your life, with sources")
-    p.set_defaults(handler=cmd_timeline)
+    p = command("timeline", "the timeline of your life, with sources", "biographer timeline --png timeline.png",
+                cmd_timeline)
+    p.add_argument("--png", type=Path, metavar="FILE",
+                   help="also draw it (years across, coloured by kind) into this PNG and print its path first")
+    add_json_option(p, "the events")
 
-    p = sub.add_parser("report", help="the pattern report of the last days")
-    p.add_argument("--days", type=int, default=7)
-    p.set_defaults(handler=cmd_report)
+    p = command("report", "the pattern report of the last days (needs a model)", "biographer report --days 30",
+                cmd_report)
+    p.add_argument("--days", type=count(1, 3660), default=7, help="how many days back (default: 7)")
+    add_json_option(p, "the report and its citations")
 
-    p = sub.add_parser("analyze", help="read newly imported material into bio.md")
-    p.add_argument("--batches", type=int, help="stop after this many runs (default: until done)")
-    p.set_defaults(handler=cmd_analyze)
+    p = command("analyze", "read newly imported material into bio.md (needs a model)",
+                "biographer analyze --batches 3", cmd_analyze)
+    p.add_argument("--batches", type=count(1, 100_000), help="stop after this many runs (default: until done)")
 
-    p = sub.add_parser("consolidate", help="rewrite bio.md coherently, keeping every fact and citation")
-    p.set_defaults(handler=cmd_consolidate)
+    command("consolidate", "rewrite bio.md coherently, keeping every fact and citation (needs a model)",
+            "biographer consolidate", cmd_consolidate)
 
-    p = sub.add_parser("usage", help="model tokens used per day and role")
-    p.add_argument("--days", type=int, default=7)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=cmd_usage)
+    p = command("usage", "model tokens used per day and role", "biographer usage --days 30", cmd_usage)
+    p.add_argument("--days", type=count(1, 3660), default=7, help="days to show (default: 7)")
+    add_json_option(p)

@@ -5,21 +5,20 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import SecretStr
 
 from core.biographer import AgentConfig
-from core.config import Settings
+from core.config import Settings, is_local_url
 from core.errors import UserFacingError
-from core.importers import ImportContext
-from core.memory import Memory
+from core.importers.base import ImportContext
+from core.memory import Memory, open_store
 from core.owners import follow_owner_aliases
 from core.ports import LLM, Describer, Embedder, Transcriber
+from core.preferences import ScheduleDefaults
 from core.providers.lazy import LazyEmbedder
 from core.service import Service
-from storage.db import open_database
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -74,7 +73,7 @@ def build_describer(settings: Settings) -> Describer | None:
     from core.providers.openai_vision import OpenAIDescriber
 
     return OpenAIDescriber(base_url=settings.llm_base_url, api_key=_secret(settings.llm_api_key),
-                           model=settings.llm_vision_model, timeout=settings.llm_timeout_seconds)
+                           model=settings.llm_vision_model, timeout=settings.llm_timeout)
 
 
 def import_context(settings: Settings) -> ImportContext:
@@ -89,16 +88,14 @@ def import_context(settings: Settings) -> ImportContext:
 @asynccontextmanager
 async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -> AsyncIterator[Memory]:
     """The memory core over the configured store, closed on exit."""
-    async with open_database(settings.database_path) as conn:
+    async with open_store(settings.database_path, busy_seconds=settings.store_busy_seconds,
+                          private_folders=(settings.raw_dir, settings.backup_dir, settings.data_dir / "inbox")) as conn:
         context = import_context(settings)
         await follow_owner_aliases(conn, context)  # aliases added since the last start mark old messages
-        yield Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
-                     context=context, raw_dir=settings.raw_dir)
-
-
-def is_local_url(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    return host in ("localhost", "::1") or host.startswith("127.") or "." not in host  # "ollama" in compose
+        memory = Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
+                        context=context, raw_dir=settings.raw_dir, backup_dir=settings.backup_dir)
+        await memory.clean_raw_copies()
+        yield memory
 
 
 def build_llm(settings: Settings) -> LLM | None:
@@ -114,7 +111,8 @@ def build_llm(settings: Settings) -> LLM | None:
         models={"chat": settings.llm_model,
                 "analysis": settings.llm_analysis_model or settings.llm_model,
                 "vision": settings.llm_vision_model or settings.llm_model},
-        timeout=settings.llm_timeout_seconds, max_retries=settings.llm_max_retries,
+        timeout=settings.llm_timeout, max_retries=settings.llm_max_retries,
+        stop_blank_runs=settings.llm_is_local,
     )
 
 
@@ -126,17 +124,21 @@ def agent_config(settings: Settings) -> AgentConfig:
         question_repeat_days=settings.question_repeat_days,
         owner=settings.owner_aliases[0] if settings.owner_aliases else "the owner",
         zone=timezone_of(settings),
+        context_tokens=settings.llm_context, max_output_tokens=settings.llm_max_output_tokens,
     )
 
 
 @asynccontextmanager
-async def open_service(settings: Settings, *, llm: LLM | None = None,
-                       embedder: Embedder | None = None) -> AsyncIterator[Service]:
-    """The service (memory core + biographer) over the configured store and model, closed on exit."""
-    model = llm or build_llm(settings)
+async def open_service(settings: Settings, *, llm: LLM | None = None, embedder: Embedder | None = None,
+                       with_model: bool = True) -> AsyncIterator[Service]:
+    """The service (memory core + biographer) over the configured store and model, closed on exit.
+    `with_model=False` leaves the chat model out (commands that never ask it load no client)."""
+    model = llm or (build_llm(settings) if with_model else None)
     try:
         async with open_memory(settings, embedder=embedder) as memory:
-            yield Service(memory=memory, llm=model, config=agent_config(settings))
+            yield Service(memory=memory, llm=model, config=agent_config(settings),
+                          schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
+                          ledger_window_chars=settings.ledger_window_chars)
     finally:
         if llm is None and model is not None:
             await model.close()

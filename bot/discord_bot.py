@@ -1,42 +1,134 @@
-"""The Discord front end (discord.py): the owner's DMs and slash commands, rendered like Telegram's."""
+"""The Discord front end (discord.py): maps DMs and slash commands onto the shared commands
+(bot/commands.py) and renders their replies. No command logic of its own; who may use the bot is
+decided once, in `BiographerTree.interaction_check` and `DiscordFrontend.allowed`."""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import io
 import logging
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
-from bot.common import COMMANDS, HELP, QUEUED, REFUSAL, FrontendDeps
-from bot.render import (DISCORD_LIMIT, ThrottledStatus, forgotten_text, ingest_summary, progress_text,
-                        render_answer, render_stats, sources_text, split_message)
-from core.capture import save_photo, save_recording
+from bot.commands import COMMANDS, REFUSAL, Command, Commands, File, Reply
+from bot.render import DISCORD_LIMIT, ThrottledStatus, progress_text, render_answer, split_message
+from core.config import Settings
 from core.errors import UserFacingError
-from core.sources import export_sources, forget_source, list_sources
 
 log = logging.getLogger(__name__)
 
 PLATFORM = "discord"
-AUDIO_TYPES = ("audio/",)
-IMAGE_TYPES = ("image/",)
+ALT_TEXT_LIMIT = 1024  # an attachment description's most characters
+NOT_HERE = ("I only answer in direct messages: what I say is about your private life, and everyone in this "
+            "channel would see it. Message me directly (or add this server to BIOGRAPHER_DISCORD_GUILD_IDS).")
 
 
 def attachment_kind(attachment: discord.Attachment) -> str:
     """"recording", "photo" or "file", from what Discord says the attachment is."""
     content_type = attachment.content_type or ""
-    if attachment.is_voice_message() or content_type.startswith(AUDIO_TYPES):
+    if attachment.is_voice_message() or content_type.startswith("audio/"):
         return "recording"
-    if content_type.startswith(IMAGE_TYPES):
+    if content_type.startswith("image/"):
         return "photo"
     return "file"
+
+
+def _files(files: Sequence[File]) -> list[discord.File]:
+    # a picture's alt text becomes the attachment's description, which screen readers announce
+    return [discord.File(io.BytesIO(f.data) if f.data is not None else str(f.path), filename=f.name,
+                         description=f.alt[:ALT_TEXT_LIMIT] or None)
+            for f in files]
+
+
+def _cleanup(reply: Reply) -> None:
+    for file in reply.files:
+        if file.temporary and file.path is not None:
+            file.path.unlink(missing_ok=True)
+
+
+class ReplyButtons(discord.ui.View):
+    """The buttons of a shared reply; only the owner's click counts, and it edits the message."""
+
+    def __init__(self, frontend: DiscordFrontend, reply: Reply) -> None:
+        super().__init__(timeout=300)
+        self.frontend = frontend
+        for n, spec in enumerate(reply.buttons):
+            button = discord.ui.Button(label=spec.label, style=discord.ButtonStyle.danger
+                                       if spec is reply.buttons[0] else discord.ButtonStyle.secondary,
+                                       row=min(n // 2, 4))  # in pairs, as on Telegram: Done / Drop
+            button.callback = self._press(spec.action)
+            self.add_item(button)
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        return await self.frontend.check(interaction)
+
+    def _press(self, action: str) -> Callable[[discord.Interaction], Any]:
+        async def press(interaction: discord.Interaction) -> None:
+            reply = await self.frontend.commands.press(InteractionChat(self.frontend, interaction), action)
+            self.stop()
+            await interaction.response.edit_message(content=split_message(reply.text, DISCORD_LIMIT)[0], view=None)
+
+        return press
+
+
+class ChannelChat:
+    """A DM channel, as the shared commands see it."""
+
+    platform = PLATFORM
+
+    def __init__(self, frontend: DiscordFrontend, channel: discord.abc.Messageable, chat_id: int) -> None:
+        self.frontend = frontend
+        self.channel = channel
+        self.chat_id = str(chat_id)
+
+    async def send(self, reply: Reply) -> discord.Message | None:
+        return await self.frontend.send_reply(self.channel.send, reply)
+
+    def working(self):
+        return self.channel.typing()
+
+
+class InteractionChat:
+    """A slash command's conversation: answered through the interaction's follow-ups."""
+
+    platform = PLATFORM
+
+    def __init__(self, frontend: DiscordFrontend, interaction: discord.Interaction) -> None:
+        self.frontend = frontend
+        self.interaction = interaction
+        self.chat_id = str(interaction.channel_id)
+
+    async def send(self, reply: Reply) -> None:
+        if not self.interaction.response.is_done():
+            await self.interaction.response.defer(thinking=True)
+        await self.frontend.send_reply(self.interaction.followup.send, reply)
+
+    @asynccontextmanager
+    async def working(self) -> AsyncIterator[None]:
+        """Discord shows "thinking…" while a deferred interaction waits for its follow-up."""
+        if not self.interaction.response.is_done():
+            await self.interaction.response.defer(thinking=True)
+        yield
+
+
+class BiographerTree(app_commands.CommandTree):
+    """The slash commands, with the one access check every command goes through."""
+
+    def __init__(self, client: BiographerClient) -> None:
+        super().__init__(client)
+        self.frontend = client.frontend
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        return await self.frontend.check(interaction)
 
 
 class BiographerClient(discord.Client):
@@ -48,8 +140,9 @@ class BiographerClient(discord.Client):
         intents.dm_messages = True
         super().__init__(intents=intents)
         self.frontend = frontend
-        self.tree = app_commands.CommandTree(self)
-        frontend.register_commands(self.tree)
+        self.tree = BiographerTree(self)
+        for command in COMMANDS:
+            self.tree.add_command(slash_command(command, frontend, in_servers=bool(frontend.guild_ids)))
 
     async def setup_hook(self) -> None:
         await self.tree.sync()
@@ -58,60 +151,151 @@ class BiographerClient(discord.Client):
         await self.frontend.on_message(message)
 
 
-class DiscordFrontend:
-    """One bot for its owner(s), in DMs; also the scheduler's Notifier for Discord."""
+def slash_command(command: Command, frontend: DiscordFrontend, *, in_servers: bool) -> app_commands.Command:
+    """A shared command as a slash command, its options from the command's parameters. Discord is
+    told to offer it only in the bot's DM (and servers, when the owner allowed some); the tree's
+    check refuses it anywhere else all the same."""
+    async def callback(interaction: discord.Interaction, **values: Any) -> None:
+        chat = InteractionChat(frontend, interaction)
+        await interaction.response.defer(thinking=True)
+        arguments = {name: value for name, value in values.items() if value is not None}
+        await chat.send(await frontend.commands.run(command.name, chat, arguments))
 
-    def __init__(self, deps: FrontendDeps) -> None:
-        self.deps = deps
-        self.settings = deps.settings
-        self.owner_ids = frozenset(self.settings.discord_owner_ids)
+    parameters = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    annotation=discord.Interaction)]
+    for param in command.params:
+        parameters.append(inspect.Parameter(
+            param.name, inspect.Parameter.KEYWORD_ONLY, annotation=param.type if param.required else param.type | None,
+            default=inspect.Parameter.empty if param.required else None))
+    callback.__signature__ = inspect.Signature(parameters)
+    callback.__name__ = callback.__qualname__ = f"slash_{command.name}"
+    if command.params:
+        callback = app_commands.describe(**{p.name: p.description for p in command.params})(callback)
+    callback = app_commands.allowed_contexts(guilds=in_servers, dms=True, private_channels=False)(callback)
+    callback = app_commands.allowed_installs(guilds=True, users=False)(callback)
+    return app_commands.Command(name=command.name, description=command.description[:100], callback=callback)
+
+
+class DiscordFrontend:
+    """One bot for its owner(s), in DMs (and servers the owner allowed); also the scheduler's
+    Notifier for Discord."""
+
+    name = "Discord"
+
+    def __init__(self, settings: Settings, commands: Commands) -> None:
+        self.settings = settings
+        self.commands = commands
+        self.service = commands.service
+        self.owner_ids = frozenset(settings.discord_owner_ids)
+        self.guild_ids = frozenset(settings.discord_guild_ids)
         self._refused: set[int] = set()
         self._tasks: set[asyncio.Task] = set()
         self.client = BiographerClient(self)
 
+    @staticmethod
+    def configured(settings: Settings) -> bool:
+        return settings.discord_token is not None
+
     @asynccontextmanager
     async def running(self) -> AsyncIterator[DiscordFrontend]:
-        """Log in and connect in the background; on exit finish imports and close the connection."""
+        """Log in (a bad token or no network is one clear error), then stay connected in the
+        background; on exit finish imports and close the connection."""
         if not self.owner_ids:
             log.warning("Discord: no owner configured, so the bot refuses everyone; set "
                         "BIOGRAPHER_DISCORD_OWNER_IDS to your user id (Developer Mode → Copy User ID)")
         async with self.client:
-            connection = asyncio.create_task(self.client.start(self.settings.discord_token.get_secret_value()))
+            try:
+                await self.client.login(self.settings.discord_token.get_secret_value())
+            except discord.LoginFailure:
+                raise UserFacingError("Discord refused the bot token",
+                                      hint="reset the token in the Developer Portal (Bot → Reset Token) and "
+                                           "copy it into BIOGRAPHER_DISCORD_TOKEN") from None
+            except (aiohttp.ClientError, OSError, discord.HTTPException) as error:
+                raise UserFacingError(f"cannot reach Discord ({type(error).__name__})",
+                                      hint="check the network and start again") from None
+            connection = asyncio.create_task(self.client.connect())
+            connection.add_done_callback(self._connection_ended)
             try:
                 yield self
             finally:
                 if self._tasks:
                     await asyncio.gather(*self._tasks, return_exceptions=True)
+                await self.commands.drain()
                 await self.client.close()
                 await asyncio.gather(connection, return_exceptions=True)
 
-    # ------------------------------------------------------------ access and replies
+    def _connection_ended(self, task: asyncio.Task) -> None:
+        if task.cancelled() or self.client.is_closed():
+            return
+        error = task.exception()
+        if isinstance(error, discord.PrivilegedIntentsRequired):
+            log.error("Discord: turn on the Message Content Intent for the bot in the Developer Portal "
+                      "(Bot → Privileged Gateway Intents), then start again")
+        elif error is not None:
+            log.error("Discord: the connection ended (%s); the other front ends keep running", type(error).__name__,
+                      exc_info=error)
+
+    # ------------------------------------------------------------ access: decided here only
 
     def is_owner(self, user: discord.abc.User) -> bool:
         return str(user.id) in self.owner_ids
 
+    def _place_allowed(self, *, guild_id: int | None, bot_dm: bool) -> bool:
+        """The owner's DM with the bot, or a server the owner listed. Never a DM or group between
+        other people (where a user-installed app can be used), never another server."""
+        return str(guild_id) in self.guild_ids if guild_id is not None else bot_dm
+
+    async def check(self, interaction: discord.Interaction) -> bool:
+        """Every slash command and button: the owner, in the bot's DM or an allowed server. Anyone
+        else, or the owner anywhere else, gets a short answer only they can see, and nothing runs."""
+        if not self.is_owner(interaction.user):
+            await interaction.response.send_message(REFUSAL, ephemeral=True)
+            return False
+        bot_dm = not interaction.context.private_channel and interaction.channel is not None \
+            and interaction.channel.type == discord.ChannelType.private
+        if not self._place_allowed(guild_id=interaction.guild_id, bot_dm=bot_dm):
+            await interaction.response.send_message(NOT_HERE, ephemeral=True)
+            return False
+        return True
+
     async def allowed(self, message: discord.Message) -> bool:
-        """Owner in a DM (or a server channel when enabled); strangers get one refusal, nothing kept."""
+        """A message: the owner in the bot's DM (or an allowed server); strangers get one refusal,
+        nothing of theirs is kept."""
         if message.author.bot:
             return False
         in_dm = isinstance(message.channel, discord.DMChannel)
+        guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
         if self.is_owner(message.author):
-            return in_dm or self.settings.allow_group_chats
+            return self._place_allowed(guild_id=guild_id, bot_dm=in_dm)
         if in_dm and message.author.id not in self._refused:
             self._refused.add(message.author.id)
             await message.channel.send(REFUSAL)
         return False
 
-    async def _send(self, channel: discord.abc.Messageable, text: str) -> None:
-        for piece in split_message(text, DISCORD_LIMIT) or ["(nothing to show)"]:
-            await channel.send(piece)
+    # ------------------------------------------------------------ replies
 
-    async def _answer(self, channel: discord.abc.Messageable, call: Any) -> None:
-        """Run one agent call (queued behind a running one) with a typing indicator, and reply."""
-        async with self.deps.gate.turn(on_wait=lambda: channel.send(QUEUED)):
-            async with channel.typing():
-                answer = await call()
-        await self._send(channel, render_answer(answer))
+    async def send_reply(self, send: Callable[..., Any], reply: Reply) -> discord.Message | None:
+        """A shared reply as Discord messages: text in pieces; files and buttons on the last one.
+        Embeds are suppressed, so a link in an answer is never fetched for a preview."""
+        pictures = [f for f in reply.files if f.picture]
+        documents = [f for f in reply.files if not f.picture]
+        pieces = split_message(reply.text, DISCORD_LIMIT) or ([""] if documents else [] if pictures
+                                                               else ["(nothing to show)"])
+        sent = None
+        try:
+            if pictures:  # first, in a message of their own: the text reads as their caption
+                sent = await send(None, files=_files(pictures))
+            for i, piece in enumerate(pieces):
+                extra: dict[str, Any] = {}
+                if i == len(pieces) - 1:
+                    if documents:
+                        extra["files"] = _files(documents)
+                    if reply.buttons:
+                        extra["view"] = ReplyButtons(self, reply)
+                sent = await send(piece or None, suppress_embeds=True, **extra)
+        finally:
+            _cleanup(reply)
+        return sent
 
     # ------------------------------------------------------------ messages
 
@@ -119,27 +303,16 @@ class DiscordFrontend:
         """Attachments are imported; a reply to a question prompt answers it; other text is a question."""
         if not await self.allowed(message):
             return
-        try:
-            for attachment in message.attachments:
-                await self.on_attachment(message, attachment)
-            if message.content.strip():
-                await self.on_text(message)
-        except UserFacingError as error:
-            await message.channel.send(error.message + (f"\n→ {error.hint}" if error.hint else ""))
+        chat = ChannelChat(self, message.channel, message.channel.id)
+        for attachment in message.attachments:
+            await self.on_attachment(chat, message, attachment)
+        if message.content.strip():
+            reply_to = str(message.reference.message_id) if message.reference and message.reference.message_id \
+                else None
+            await chat.send(await self.commands.text(chat, message.content, reply_to=reply_to))
 
-    async def on_text(self, message: discord.Message) -> None:
-        """A question, or the answer to a question prompt it replies to."""
-        if message.reference is not None and message.reference.message_id is not None:
-            question_id = await self.deps.prompts.question_for_reply(
-                platform=PLATFORM, chat_id=str(message.channel.id), message_id=str(message.reference.message_id))
-            if question_id is not None:
-                await self._answer(message.channel,
-                                   lambda: self.deps.service.answer_question(question_id, message.content))
-                return
-        conversation = f"{PLATFORM}:{message.channel.id}"
-        await self._answer(message.channel, lambda: self.deps.service.ask(message.content, conversation=conversation))
-
-    async def on_attachment(self, message: discord.Message, attachment: discord.Attachment) -> None:
+    async def on_attachment(self, chat: ChannelChat, message: discord.Message,
+                            attachment: discord.Attachment) -> None:
         """Voice messages are transcribed, images kept, other files imported in the background."""
         kind = attachment_kind(attachment)
         if kind == "file":
@@ -152,161 +325,23 @@ class DiscordFrontend:
             path = Path(folder) / Path(attachment.filename).name
             await attachment.save(path)
             if kind == "recording":
-                text = await save_recording(self.deps.memory, path, when=message.created_at)
+                reply = await self.commands.recording(chat, path, when=message.created_at)
             else:
-                text = await save_photo(self.deps.memory, path, caption=message.content, when=message.created_at)
-        await self._send(message.channel, f"Saved as a journal entry of {self._local(message.created_at)}:\n\n{text}")
+                reply = await self.commands.photos(chat, [path], caption=message.content, when=message.created_at,
+                                                   key=f"{PLATFORM}:{message.channel.id}:{message.id}")
+        await chat.send(reply)
 
     async def _import(self, status: discord.Message, attachment: discord.Attachment) -> None:
         name = attachment.filename
         progress = ThrottledStatus(lambda text: status.edit(content=text),
                                    lambda stage, done, total: progress_text(name, stage, done, total),
                                    interval=self.settings.progress_edit_seconds)
-        try:
-            with tempfile.TemporaryDirectory(prefix="biographer-dc-") as folder:
-                path = Path(folder) / Path(name).name
-                await attachment.save(path)
-                report = await self.deps.memory.ingest([path], progress=progress)
-            await progress.close()
-            summary = ingest_summary(name, report, await self.deps.memory.stats())
-            await status.edit(content=split_message(summary, DISCORD_LIMIT)[0])
-        except UserFacingError as error:
-            await status.edit(content=f"Could not import {name}: {error.message}")
-        except Exception:  # a background task has no handler above it: log, and tell the owner
-            log.exception("Discord import of %s failed", name)
-            await status.edit(content=f"Could not import {name}; the details are in the server log.")
-
-    def _local(self, moment: datetime) -> str:
-        return moment.astimezone(self.deps.memory.context.timezone).strftime("%d %b %Y, %H:%M")
-
-    # ------------------------------------------------------------ slash commands
-
-    def register_commands(self, tree: app_commands.CommandTree) -> None:
-        """The same commands as Telegram, as slash commands usable in DMs."""
-        descriptions = dict(COMMANDS)
-        handlers = {
-            "start": self.slash_help, "help": self.slash_help, "bio": self.slash_bio,
-            "timeline": self.slash_timeline, "questions": self.slash_questions, "report": self.slash_report,
-            "sources": self.slash_sources, "stats": self.slash_stats, "pause": self.slash_pause,
-            "resume": self.slash_resume, "settings": self.slash_settings,
-        }
-        for name, handler in handlers.items():
-            tree.add_command(app_commands.Command(name=name, description=descriptions[name][:100],
-                                                  callback=handler))
-        tree.add_command(app_commands.Command(name="ask", description=descriptions["ask"][:100],
-                                              callback=self.slash_ask))
-        tree.add_command(app_commands.Command(name="forget", description=descriptions["forget"][:100],
-                                              callback=self.slash_forget))
-        tree.add_command(app_commands.Command(name="export", description=descriptions["export"][:100],
-                                              callback=self.slash_export))
-
-    async def _owner_only(self, interaction: discord.Interaction) -> bool:
-        if self.is_owner(interaction.user):
-            return True
-        await interaction.response.send_message(REFUSAL, ephemeral=True)
-        return False
-
-    async def _respond(self, interaction: discord.Interaction, text: str) -> None:
-        pieces = split_message(text, DISCORD_LIMIT) or ["(nothing to show)"]
-        await interaction.response.send_message(pieces[0])
-        for piece in pieces[1:]:
-            await interaction.followup.send(piece)
-
-    async def slash_help(self, interaction: discord.Interaction) -> None:
-        """What this bot does."""
-        if await self._owner_only(interaction):
-            await self._respond(interaction, HELP)
-
-    async def slash_ask(self, interaction: discord.Interaction, question: str) -> None:
-        """Ask about your life."""
-        if await self._owner_only(interaction):
-            await interaction.response.defer(thinking=True)
-            async with self.deps.gate.turn():
-                answer = await self.deps.service.ask(question, conversation=f"{PLATFORM}:{interaction.channel_id}")
-            for piece in split_message(render_answer(answer), DISCORD_LIMIT):
-                await interaction.followup.send(piece)
-
-    async def slash_bio(self, interaction: discord.Interaction) -> None:
-        """The profile as bio.md."""
-        if await self._owner_only(interaction):
-            bio = await self.deps.service.bio()
-            await interaction.response.send_message(split_message(bio, 1500)[0] if bio.strip() else "Empty so far.",
-                                                    file=discord.File(io.BytesIO(bio.encode()), filename="bio.md"))
-
-    async def slash_timeline(self, interaction: discord.Interaction) -> None:
-        """The dated events found so far."""
-        if await self._owner_only(interaction):
-            events = await self.deps.service.timeline()
-            await self._respond(interaction, "\n".join(f"{e.date} – {e.title}" for e in events) or "No events yet.")
-
-    async def slash_questions(self, interaction: discord.Interaction) -> None:
-        """The open questions."""
-        if await self._owner_only(interaction):
-            questions = await self.deps.service.open_questions()
-            await self._respond(interaction, "\n".join(f"#{q.id} {q.text}" for q in questions) or "None open.")
-
-    async def slash_report(self, interaction: discord.Interaction) -> None:
-        """A pattern report of the last seven days."""
-        if await self._owner_only(interaction):
-            await interaction.response.defer(thinking=True)
-            async with self.deps.gate.turn():
-                answer = await self.deps.service.report(days=7)
-            for piece in split_message(render_answer(answer), DISCORD_LIMIT):
-                await interaction.followup.send(piece)
-
-    async def slash_sources(self, interaction: discord.Interaction) -> None:
-        """Everything imported, with counts."""
-        if await self._owner_only(interaction):
-            await self._respond(interaction, sources_text(await list_sources(self.deps.memory.conn)))
-
-    async def slash_forget(self, interaction: discord.Interaction, source: int) -> None:
-        """Delete a source and everything taken from it, after a confirmation button."""
-        if await self._owner_only(interaction):
-            await interaction.response.send_message(
-                f"Delete source #{source} and everything taken from it? This cannot be undone.",
-                view=ForgetConfirmation(self, source))
-
-    async def slash_export(self, interaction: discord.Interaction) -> None:
-        """bio.md and a JSON export of sources and messages."""
-        if await self._owner_only(interaction):
-            await interaction.response.defer(thinking=True)
-            bio = await self.deps.service.bio()
-            with tempfile.TemporaryDirectory(prefix="biographer-dc-") as folder:
-                path = await export_sources(self.deps.memory.conn, Path(folder) / "sources.json")
-                await interaction.followup.send(files=[discord.File(io.BytesIO(bio.encode()), filename="bio.md"),
-                                                       discord.File(path, filename="sources.json")])
-
-    async def slash_stats(self, interaction: discord.Interaction) -> None:
-        """What the memory holds."""
-        if await self._owner_only(interaction):
-            await self._respond(interaction, render_stats(await self.deps.memory.stats()))
-
-    async def slash_pause(self, interaction: discord.Interaction) -> None:
-        """Pause scheduled messages."""
-        if await self._owner_only(interaction):
-            await self.deps.preferences.set_paused(True)
-            await self._respond(interaction, "Paused: no scheduled questions or reports until /resume.")
-
-    async def slash_resume(self, interaction: discord.Interaction) -> None:
-        """Resume scheduled messages."""
-        if await self._owner_only(interaction):
-            await self.deps.preferences.set_paused(False)
-            await self._respond(interaction, "Resumed: scheduled questions and reports are on.")
-
-    async def slash_settings(self, interaction: discord.Interaction, key: str | None = None,
-                             value: str | None = None) -> None:
-        """Show the settings, or change one."""
-        if not await self._owner_only(interaction):
-            return
-        try:
-            if key and value:
-                preferences = await self.deps.preferences.set(key, value)
-            else:
-                preferences = await self.deps.preferences.load()
-        except UserFacingError as error:
-            await self._respond(interaction, error.message + (f"\n→ {error.hint}" if error.hint else ""))
-            return
-        await self._respond(interaction, preferences.describe())
+        with tempfile.TemporaryDirectory(prefix="biographer-dc-") as folder:
+            path = Path(folder) / Path(name).name
+            await attachment.save(path)
+            reply = await self.commands.import_files(name, [path], progress=progress)
+        await progress.close()
+        await status.edit(content=split_message(reply.text, DISCORD_LIMIT)[0])
 
     # ------------------------------------------------------------ the scheduler's Notifier
 
@@ -319,41 +354,18 @@ class DiscordFrontend:
 
     async def send_text(self, text: str) -> None:
         for channel in await self._owner_dms():
-            await self._send(channel, text)
+            await self.send_reply(channel.send, Reply(text))
 
     async def send_answer(self, answer: Any) -> None:
         await self.send_text(render_answer(answer))
 
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        picture = File(name, data=png, picture=True, alt=caption)
+        for channel in await self._owner_dms():
+            await self.send_reply(channel.send, Reply(caption, files=(picture,)))
+
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         for channel in await self._owner_dms():
             sent = await channel.send(f"A question for your story:\n\n{text}\n\n(Reply to this message to answer.)")
-            await self.deps.prompts.record(question_id=question_id, platform=PLATFORM, chat_id=str(channel.id),
-                                           message_id=str(sent.id), sent_at=sent_at)
-
-
-class ForgetConfirmation(discord.ui.View):
-    """The two buttons under /forget; only the owner's click counts."""
-
-    def __init__(self, frontend: DiscordFrontend, source: int) -> None:
-        super().__init__(timeout=300)
-        self.frontend = frontend
-        self.source = source
-
-    @discord.ui.button(label="Delete it", style=discord.ButtonStyle.danger)
-    async def delete(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
-        """Forget the source, then say what went with it."""
-        if not await self.frontend._owner_only(interaction):
-            return
-        try:
-            text = forgotten_text(await forget_source(self.frontend.deps.memory.conn, self.source))
-        except UserFacingError as error:
-            text = str(error)
-        self.stop()
-        await interaction.response.edit_message(content=text, view=None)
-
-    @discord.ui.button(label="Keep it", style=discord.ButtonStyle.secondary)
-    async def keep(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
-        """Leave the source as it is."""
-        if await self.frontend._owner_only(interaction):
-            self.stop()
-            await interaction.response.edit_message(content="Kept.", view=None)
+            await self.service.record_prompt(question_id=question_id, platform=PLATFORM, chat_id=str(channel.id),
+                                             message_id=str(sent.id), sent_at=sent_at)

@@ -113,7 +113,12 @@ def forgotten_text(forgotten: Any) -> str:
         also.append(f"{forgotten.profile_lines} line(s) of bio.md that rested on it alone")
     if forgotten.timeline_events:
         also.append(f"{forgotten.timeline_events} timeline event(s)")
-    return f"Forgot #{document.id} {document.name}." + (f" Also removed: {', '.join(also)}." if also else "")
+    text = f"Forgot #{document.id} {document.name}." + (f" Also removed: {', '.join(also)}." if also else "")
+    if forgotten.backups:
+        text += f" Removed from {forgotten.backups} backup{'s' if forgotten.backups != 1 else ''} too."
+    for error in forgotten.backup_errors:
+        text += f"\nCould not remove it from backup {error}: delete that backup to be sure it is gone."
+    return text
 
 
 def sources_text(sources: Any) -> str:

@@ -12,7 +12,9 @@ from typing import Any
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.common import FrontendDeps
+from core.config import Settings
+from core.gate import AgentGate
+from core.service import Service
 from core.jobs import JobRunner, Notifier
 
 log = logging.getLogger(__name__)
@@ -32,18 +34,22 @@ class Broadcast:
         for notifier in self.notifiers:
             await notifier.send_answer(answer)
 
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        for notifier in self.notifiers:
+            await notifier.send_picture(png, caption, name=name)
+
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         for notifier in self.notifiers:
             await notifier.send_question(question_id, text, sent_at=sent_at)
 
 
-def build_runner(deps: FrontendDeps, notifier: Notifier, **overrides: Any) -> JobRunner:
-    settings = deps.settings
+def build_runner(settings: Settings, service: Service, gate: AgentGate, notifier: Notifier,
+                 **overrides: Any) -> JobRunner:
     options: dict[str, Any] = dict(
-        service=deps.service, conn=deps.memory.conn, preferences=deps.preferences, prompts=deps.prompts,
-        notifier=notifier, gate=deps.gate, backup_dir=settings.data_dir / "backups",
+        service=service, notifier=notifier, gate=gate, backup_dir=settings.backup_dir,
         backup_keep=settings.backup_keep, analysis_time=settings.analysis_time,
-        backup_time=settings.backup_time, grace=timedelta(hours=settings.schedule_grace_hours))
+        backup_time=settings.backup_time, grace=timedelta(hours=settings.schedule_grace_hours),
+        reminder_time=settings.ledger_reminder_time)
     options.update(overrides)
     return JobRunner(**options)
 

@@ -1,9 +1,11 @@
-"""The Telegram front end (python-telegram-bot): translates updates into service calls and renders replies."""
+"""The Telegram front end (python-telegram-bot): maps updates onto the shared commands
+(bot/commands.py) and renders their replies. No command logic of its own."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -11,24 +13,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message, MessageOrigin, Update
+from telegram import (BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, Message,
+                      MessageOrigin, Update)
 from telegram.constants import ChatAction, ChatType
-from telegram.error import TelegramError
+from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerStop, CallbackQueryHandler,
-                          CommandHandler, ContextTypes, MessageHandler, TypeHandler, filters)
+                          CommandHandler, ContextTypes, Defaults, MessageHandler, TypeHandler, filters)
 
-from bot.common import COMMANDS, HELP, QUEUED, REFUSAL, FrontendDeps
-from bot.render import (TELEGRAM_LIMIT, ThrottledStatus, forgotten_text, ingest_summary, progress_text,
-                        render_answer, render_stats, sources_text, split_message)
-from core.capture import save_photo, save_recording
+from bot.commands import COMMANDS, REFUSAL, Commands, File, Reply
+from bot.render import TELEGRAM_LIMIT, ThrottledStatus, progress_text, render_answer, split_message
+from core.config import Settings
 from core.errors import UserFacingError
-from core.forwards import BurstCollector, Forwarded, burst_summary, forwards_document
-from core.sources import export_sources, forget_source, list_sources
+from core.forwards import BurstCollector, Forwarded
+from core.files import write_private
 
 log = logging.getLogger(__name__)
 
 PLATFORM = "telegram"
 CLOUD_DOWNLOAD_LIMIT = 20 * 1024 * 1024
+PHOTO_CAPTION_LIMIT = 1024
+ALBUM_QUIET_SECONDS = 1.0  # the parts of an album arrive as separate updates within a moment
 TOO_BIG = ("That file is {size:.0f} MB; Telegram's cloud Bot API only lets bots download files up to 20 MB.\n"
            "Either run a local Bot API server (github.com/tdlib/telegram-bot-api) and set "
            "BIOGRAPHER_TELEGRAM_API_URL to it with BIOGRAPHER_TELEGRAM_LOCAL_MODE=true, or import the file "
@@ -58,24 +62,82 @@ def origin_of(message: Message) -> Forwarded:
                      sender_id=sender_id, origin_chat=chat, kind=kind)
 
 
+def webhook_secret(settings: Settings) -> str:
+    """The secret Telegram must send with every webhook update: the owner's, else one generated once
+    and kept in the data directory (0600), so a forged POST without it is refused."""
+    if settings.telegram_webhook_secret is not None:
+        return settings.telegram_webhook_secret.get_secret_value()
+    path = settings.data_dir / "telegram-webhook-secret"
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip()
+    secret = secrets.token_urlsafe(32)  # Telegram allows A-Z, a-z, 0-9, _ and -, up to 256 characters
+    write_private(path, secret)
+    return secret
+
+
+class TelegramChat:
+    """A chat with the owner, as the shared commands see it; replies go under `message`."""
+
+    platform = PLATFORM
+
+    def __init__(self, frontend: TelegramFrontend, message: Message) -> None:
+        self.frontend = frontend
+        self.message = message
+        self.chat_id = str(message.chat_id)
+
+    async def send(self, reply: Reply) -> None:
+        await self.frontend.render(self.message, reply)
+
+    @asynccontextmanager
+    async def working(self) -> AsyncIterator[None]:
+        """Keep the "typing…" indicator on (Telegram clears it after 5 s)."""
+        bot = self.frontend.app.bot
+
+        async def show() -> None:
+            with suppress(TelegramError):
+                await bot.send_chat_action(self.message.chat_id, ChatAction.TYPING)
+
+        async def keep() -> None:
+            while True:
+                await asyncio.sleep(4)
+                await show()
+
+        await show()
+        task = asyncio.create_task(keep())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+
+
 class TelegramFrontend:
     """One bot for its owner(s); also the scheduler's Notifier for Telegram."""
 
-    def __init__(self, deps: FrontendDeps) -> None:
-        self.deps = deps
-        self.settings = deps.settings
-        self.owner_ids = frozenset(self.settings.telegram_owner_ids)
+    name = "Telegram"
+
+    def __init__(self, settings: Settings, commands: Commands) -> None:
+        self.settings = settings
+        self.commands = commands
+        self.service = commands.service
+        self.owner_ids = frozenset(settings.telegram_owner_ids)
         self._refused: set[int] = set()
         self._tasks: set[asyncio.Task] = set()
-        self._collector = BurstCollector(self._save_burst, quiet=self.settings.telegram_forward_burst_seconds)
-        self._bursts: dict[str, Message] = {}  # the first forward of each pending burst, to reply to
+        self._albums = BurstCollector(self._on_album, quiet=ALBUM_QUIET_SECONDS)
         self.app = self._build()
+
+    @staticmethod
+    def configured(settings: Settings) -> bool:
+        return settings.telegram_token is not None
 
     # ------------------------------------------------------------ wiring
 
     def _build(self) -> Application:
         settings = self.settings
-        builder = ApplicationBuilder().token(settings.telegram_token.get_secret_value())
+        # no link previews: a model-written URL must not make Telegram fetch it (a way to leak data)
+        defaults = Defaults(link_preview_options=LinkPreviewOptions(is_disabled=True))
+        builder = ApplicationBuilder().token(settings.telegram_token.get_secret_value()).defaults(defaults)
         if settings.telegram_api_url:
             root = settings.telegram_api_url.rstrip("/")
             builder = builder.base_url(f"{root}/bot").base_file_url(f"{root}/file/bot")
@@ -83,15 +145,17 @@ class TelegramFrontend:
             builder = builder.local_mode(True)
         app = builder.concurrent_updates(True).build()
         app.add_handler(TypeHandler(Update, self._guard), group=-1)
-        commands = {name: getattr(self, f"cmd_{name}") for name, _ in COMMANDS}
-        for name, handler in commands.items():
-            app.add_handler(CommandHandler(name, handler))
-        app.add_handler(CallbackQueryHandler(self.on_forget_choice, pattern=r"^forget:"))
-        app.add_handler(MessageHandler(filters.FORWARDED, self.on_forward))
-        app.add_handler(MessageHandler(filters.Document.ALL, self.on_document))
-        app.add_handler(MessageHandler(filters.VOICE | filters.AUDIO | filters.VIDEO_NOTE, self.on_recording))
-        app.add_handler(MessageHandler(filters.PHOTO, self.on_photo))
-        app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, self.on_text))
+        for command in COMMANDS:
+            app.add_handler(CommandHandler(command.name, self._command_handler(command.name)))
+        app.add_handler(CallbackQueryHandler(self.on_button))
+        messages = filters.UpdateType.MESSAGE
+        app.add_handler(MessageHandler(messages & filters.FORWARDED, self.on_forward))
+        app.add_handler(MessageHandler(filters.UpdateType.EDITED_MESSAGE & filters.PHOTO, self.on_edited_photo))
+        app.add_handler(MessageHandler(messages & filters.Document.ALL, self.on_document))
+        app.add_handler(MessageHandler(messages & (filters.VOICE | filters.AUDIO | filters.VIDEO_NOTE),
+                                       self.on_recording))
+        app.add_handler(MessageHandler(messages & filters.PHOTO, self.on_photo))
+        app.add_handler(MessageHandler(messages & filters.TEXT & ~filters.COMMAND, self.on_text))
         app.add_error_handler(self.on_error)
         return app
 
@@ -101,26 +165,40 @@ class TelegramFrontend:
         if not self.owner_ids:
             log.warning("Telegram: no owner configured, so the bot refuses everyone. Send /start to the bot, "
                         "read your user id in this log, and set BIOGRAPHER_TELEGRAM_OWNER_IDS to it.")
-        async with self.app:
-            await self.app.bot.set_my_commands([BotCommand(name, what) for name, what in COMMANDS])
+        try:
+            await self.app.initialize()
+        except InvalidToken:
+            raise UserFacingError("Telegram refused the bot token",
+                                  hint="copy the token again from @BotFather into BIOGRAPHER_TELEGRAM_TOKEN") from None
+        except NetworkError as error:
+            raise UserFacingError(f"cannot reach Telegram's Bot API ({type(error).__name__})",
+                                  hint="check the network (or BIOGRAPHER_TELEGRAM_API_URL) and start again") from None
+        try:
+            await self.app.bot.set_my_commands([BotCommand(c.name, c.description) for c in COMMANDS])
             await self.app.start()
             await self._start_updates()
             try:
                 yield self
             finally:
                 await self.app.updater.stop()
-                await self._collector.drain()
+                await self._albums.drain()
+                await self.commands.drain()
                 if self._tasks:
                     await asyncio.gather(*self._tasks, return_exceptions=True)
                 await self.app.stop()
+        finally:
+            await self.app.shutdown()
 
     async def _start_updates(self) -> None:
         settings = self.settings
         if settings.telegram_webhook_url:
             url = settings.telegram_webhook_url.rstrip("/")
+            # Telegram sends the secret in a header with every update; PTB refuses updates without
+            # it (403), so a forged POST to the webhook port gets nowhere
             await self.app.updater.start_webhook(listen=settings.telegram_webhook_listen,
                                                  port=settings.telegram_webhook_port,
-                                                 url_path=url.rsplit("/", 1)[-1], webhook_url=url)
+                                                 url_path=url.rsplit("/", 1)[-1], webhook_url=url,
+                                                 secret_token=webhook_secret(settings))
         else:
             await self.app.updater.start_polling(poll_interval=0.0, timeout=10, drop_pending_updates=False)
 
@@ -152,123 +230,138 @@ class TelegramFrontend:
 
     # ------------------------------------------------------------ replies
 
-    async def _reply(self, message: Message, text: str) -> Message:
+    async def render(self, message: Message, reply: Reply) -> Message:
+        """A shared reply as Telegram messages: text in pieces, files as documents, buttons inline."""
+        markup = None
+        if reply.buttons:
+            markup = InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.action)
+                                            for b in reply.buttons[row:row + 2]]
+                                           for row in range(0, len(reply.buttons), 2)])  # pairs: Done / Drop
+        pieces = split_message(reply.text, TELEGRAM_LIMIT) or ([] if reply.files else ["(nothing to show)"])
         sent = message
-        for piece in split_message(text, TELEGRAM_LIMIT) or ["(nothing to show)"]:
-            sent = await message.reply_text(piece)
+        pictures = [f for f in reply.files if f.picture]  # shown first: the text reads as their caption
+        for file in pictures:
+            await self._send_file(file, lambda content: message.reply_photo(
+                content, caption=split_message(file.alt, PHOTO_CAPTION_LIMIT)[0] if file.alt else None,
+                filename=file.name))
+        for i, piece in enumerate(pieces):
+            sent = await message.reply_text(piece, reply_markup=markup if i == len(pieces) - 1 else None)
+        for file in reply.files:
+            if not file.picture:
+                await self._send_file(file, lambda content: message.reply_document(content, filename=file.name))
         return sent
 
-    @asynccontextmanager
-    async def _typing(self, chat_id: int) -> AsyncIterator[None]:
-        """Keep the "typing…" indicator on while the agent works (Telegram clears it after 5 s)."""
-        async def show() -> None:
-            with suppress(TelegramError):
-                await self.app.bot.send_chat_action(chat_id, ChatAction.TYPING)
-
-        async def keep() -> None:
-            while True:
-                await asyncio.sleep(4)
-                await show()
-
-        await show()
-
-        task = asyncio.create_task(keep())
+    @staticmethod
+    async def _send_file(file: File, send: Any) -> None:
         try:
-            yield
+            await send(file.data if file.data is not None else file.path)
         finally:
-            task.cancel()
-            with suppress(asyncio.CancelledError):
-                await task
-
-    async def _agent_answer(self, message: Message, call: Any) -> None:
-        """Run one agent call for the owner (queued behind a running one) and reply with its answer."""
-        async with self.deps.gate.turn(on_wait=lambda: message.reply_text(QUEUED)):
-            async with self._typing(message.chat_id):
-                answer = await call()
-        await self._reply(message, render_answer(answer))
+            if file.temporary and file.path is not None:
+                file.path.unlink(missing_ok=True)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Errors a person can act on are shown with their hint; anything else goes to the log only."""
-        error = context.error
+        """The shared commands answer errors themselves; what reaches here is a bug or a network
+        fault: it goes to the log, and the owner hears that something failed."""
+        log.error("Telegram handler failed", exc_info=context.error)
         message = update.effective_message if isinstance(update, Update) else None
-        if isinstance(error, UserFacingError):
-            text = error.message + (f"\n→ {error.hint}" if error.hint else "")
-        else:
-            log.error("Telegram handler failed", exc_info=error)
-            text = "Something went wrong on my side; the details are in the server log."
         if message is not None:
             with suppress(TelegramError):
-                await message.reply_text(text)
+                await message.reply_text("Something went wrong on my side; the details are in the server log.")
 
     # ------------------------------------------------------------ messages
+
+    def _command_handler(self, name: str):
+        async def handle(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+            message = update.effective_message
+            chat = TelegramChat(self, message)
+            await chat.send(await self.commands.run(name, chat, " ".join(context.args or ())))
+
+        handle.__doc__ = f"/{name}"
+        return handle
+
+    async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A button under an earlier reply: the shared command's answer replaces the question."""
+        query = update.callback_query
+        await query.answer()
+        chat = TelegramChat(self, query.message)
+        reply = await self.commands.press(chat, query.data or "")
+        await query.edit_message_text(split_message(reply.text, TELEGRAM_LIMIT)[0])
 
     async def on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Plain text: an answer to a question prompt when it replies to one, else a question."""
         message = update.effective_message
-        if message.reply_to_message is not None:
-            question_id = await self.deps.prompts.question_for_reply(
-                platform=PLATFORM, chat_id=str(message.chat_id),
-                message_id=str(message.reply_to_message.message_id))
-            if question_id is not None:
-                await self._agent_answer(message, lambda: self.deps.service.answer_question(question_id,
-                                                                                          message.text))
-                return
-        await self._ask(message, message.text)
-
-    async def _ask(self, message: Message, text: str) -> None:
-        conversation = f"{PLATFORM}:{message.chat_id}"
-        await self._agent_answer(message, lambda: self.deps.service.ask(text, conversation=conversation))
+        reply_to = str(message.reply_to_message.message_id) if message.reply_to_message else None
+        chat = TelegramChat(self, message)
+        await chat.send(await self.commands.text(chat, message.text, reply_to=reply_to))
 
     async def on_forward(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A forwarded message joins its burst; the burst is saved once the forwards stop coming."""
         message = update.effective_message
-        chat_key = str(message.chat_id)
-        self._bursts.setdefault(chat_key, message)
-        self._collector.add(chat_key, origin_of(message))
-
-    async def _save_burst(self, chat_key: str, items: list[Forwarded]) -> None:
-        first = self._bursts.pop(chat_key)
-        document = forwards_document(items, platform=PLATFORM, chat_key=chat_key, owner_ids=self.owner_ids,
-                                     owner_names=self.deps.memory.context.owner_aliases)
-        try:
-            report = await self.deps.memory.save([document])
-        except UserFacingError as error:
-            await first.reply_text(f"Those forwards were not saved: {error}")
-            return
-        zone = self.deps.memory.context.timezone
-        await first.reply_text(burst_summary(items, saved=report.messages_added, zone=zone))
+        self.commands.forwarded(TelegramChat(self, message), origin_of(message), owner_ids=self.owner_ids)
 
     async def on_document(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A file: downloaded and imported in the background, with one status message kept up to date."""
+        """A file: imported in the background with one status message; an album's files as one import."""
         message = update.effective_message
         document = message.document
         if document.file_size and document.file_size > CLOUD_DOWNLOAD_LIMIT and not self.settings.telegram_local_mode:
             await message.reply_text(TOO_BIG.format(size=document.file_size / 1024 / 1024))
             return
-        name = document.file_name or f"file-{document.file_unique_id}"
-        status = await message.reply_text(f"Importing {name}…")
-        self._background(self._import(message, status, name, document.file_id))
+        if message.media_group_id:
+            self._albums.add(f"documents:{message.media_group_id}", message)
+            return
+        self._background(self._import([message]))
 
-    async def _import(self, message: Message, status: Message, name: str, file_id: str) -> None:
+    async def on_photo(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A photo (or an album of them, saved as one entry) with its caption."""
+        message = update.effective_message
+        if message.media_group_id:
+            self._albums.add(f"photos:{message.media_group_id}", message)
+            return
+        await self._save_photos([message])
+
+    async def on_edited_photo(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A photo whose caption was edited: the stored entry is replaced by the new one."""
+        await self._save_photos([update.effective_message], edited=True)
+
+    async def _on_album(self, key: str, messages: list[Message]) -> None:
+        if key.startswith("documents:"):
+            await self._import(messages)
+        else:
+            await self._save_photos(messages)
+
+    async def _save_photos(self, messages: list[Message], *, edited: bool = False) -> None:
+        first = messages[0]
+        chat = TelegramChat(self, first)
+        caption = "\n".join(m.caption for m in messages if m.caption)
+        with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
+            paths = []
+            for i, message in enumerate(messages):
+                path = Path(folder) / f"photo-{i}.jpg"
+                await (await message.photo[-1].get_file()).download_to_drive(path)
+                paths.append(path)
+            reply = await self.commands.photos(chat, paths, caption=caption, when=first.date,
+                                               key=f"{PLATFORM}:{first.chat_id}:{first.message_id}",
+                                               edited=edited)
+        await chat.send(reply)
+
+    async def _import(self, messages: list[Message]) -> None:
+        first = messages[0]
+        names = [m.document.file_name or f"file-{m.document.file_unique_id}" for m in messages]
+        label = names[0] if len(names) == 1 else f"{len(names)} files"
+        status = await first.reply_text(f"Importing {label}…")
         progress = ThrottledStatus(lambda text: self._edit(status, text),
-                                   lambda stage, done, total: progress_text(name, stage, done, total),
+                                   lambda stage, done, total: progress_text(label, stage, done, total),
                                    interval=self.settings.progress_edit_seconds)
-        try:
-            with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
-                path = Path(folder) / Path(name).name
-                file = await self.app.bot.get_file(file_id)
-                await file.download_to_drive(path)
-                report = await self.deps.memory.ingest([path], progress=progress)
-            await progress.close()
-            stats = await self.deps.memory.stats()
-            await self._edit(status, ingest_summary(name, report, stats))
-        except UserFacingError as error:
-            await progress.close()
-            await self._edit(status, f"Could not import {name}: {error.message}"
-                             + (f"\n→ {error.hint}" if error.hint else ""))
-        except Exception:  # a background task has no handler above it: log, and tell the owner
-            log.exception("Telegram import of %s failed", name)
-            await self._edit(status, f"Could not import {name}; the details are in the server log.")
+        with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
+            paths = []
+            for message, name in zip(messages, names):
+                path = Path(folder) / f"{len(paths)}" / Path(name).name
+                path.parent.mkdir()
+                await (await self.app.bot.get_file(message.document.file_id)).download_to_drive(path)
+                paths.append(path)
+            reply = await self.commands.import_files(label, paths, progress=progress)
+        await progress.close()
+        await self._edit(status, reply.text)
 
     async def _edit(self, status: Message, text: str) -> None:
         with suppress(TelegramError):  # "message is not modified" and the like
@@ -278,124 +371,12 @@ class TelegramFrontend:
         """A voice note, audio file or round video: transcribed, kept as a journal entry, echoed back."""
         message = update.effective_message
         media = message.voice or message.audio or message.video_note
-        async with self._typing(message.chat_id):
-            with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
-                suffix = ".mp4" if message.video_note else ".ogg"
-                path = Path(folder) / f"recording{suffix}"
-                await (await media.get_file()).download_to_drive(path)
-                text = await save_recording(self.deps.memory, path, when=message.date)
-        await self._reply(message, f"Saved as a journal entry of {self._local(message.date)}:\n\n{text}")
-
-    async def on_photo(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A photo: described when a vision model is configured, kept with its caption."""
-        message = update.effective_message
+        chat = TelegramChat(self, message)
         with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
-            path = Path(folder) / "photo.jpg"
-            await (await message.photo[-1].get_file()).download_to_drive(path)
-            text = await save_photo(self.deps.memory, path, caption=message.caption or "", when=message.date)
-        await self._reply(message, f"Saved the photo of {self._local(message.date)}:\n\n{text}")
-
-    def _local(self, moment: datetime) -> str:
-        return moment.astimezone(self.deps.memory.context.timezone).strftime("%d %b %Y, %H:%M")
-
-    # ------------------------------------------------------------ commands
-
-    async def cmd_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """What this bot does."""
-        await self._reply(update.effective_message, HELP)
-
-    cmd_help = cmd_start
-
-    async def cmd_ask(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """/ask QUESTION."""
-        if not context.args:
-            await update.effective_message.reply_text("Usage: /ask when did I move to Lisbon?")
-            return
-        await self._ask(update.effective_message, " ".join(context.args))
-
-    async def cmd_bio(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """The profile: its opening in chat, the whole of it as bio.md."""
-        message = update.effective_message
-        bio = await self.deps.service.bio()
-        await message.reply_text(split_message(bio, 1500)[0] if bio.strip() else "The profile is still empty.")
-        await message.reply_document(bio.encode("utf-8"), filename="bio.md")
-
-    async def cmd_timeline(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """The dated events found so far."""
-        events = await self.deps.service.timeline()
-        lines = [f"{e.date} – {e.title}" for e in events]
-        await self._reply(update.effective_message, "\n".join(lines) or "No dated events yet.")
-
-    async def cmd_questions(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """The open questions."""
-        questions = await self.deps.service.open_questions()
-        lines = [f"#{q.id} {q.text}" for q in questions]
-        await self._reply(update.effective_message, "\n".join(lines) or "No open questions right now.")
-
-    async def cmd_report(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A pattern report of the last seven days."""
-        await self._agent_answer(update.effective_message, lambda: self.deps.service.report(days=7))
-
-    async def cmd_sources(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Everything imported, with counts."""
-        await self._reply(update.effective_message, sources_text(await list_sources(self.deps.memory.conn)))
-
-    async def cmd_forget(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """/forget N: asks for confirmation before deleting source N."""
-        message = update.effective_message
-        if len(context.args) != 1 or not context.args[0].lstrip("#").isdigit():
-            await message.reply_text("Usage: /forget 12 (the number from /sources)")
-            return
-        number = int(context.args[0].lstrip("#"))
-        buttons = InlineKeyboardMarkup([[InlineKeyboardButton("Delete it", callback_data=f"forget:{number}"),
-                                         InlineKeyboardButton("Keep it", callback_data="forget:keep")]])
-        await message.reply_text(f"Delete source #{number} and everything taken from it? This cannot be undone.",
-                                 reply_markup=buttons)
-
-    async def on_forget_choice(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """The confirmation button of /forget."""
-        query = update.callback_query
-        await query.answer()
-        choice = query.data.removeprefix("forget:")
-        if not choice.isdigit():
-            await query.edit_message_text("Kept.")
-            return
-        forgotten = await forget_source(self.deps.memory.conn, int(choice))
-        await query.edit_message_text(forgotten_text(forgotten))
-
-    async def cmd_export(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """bio.md and a JSON export of every source and message."""
-        message = update.effective_message
-        bio = await self.deps.service.bio()
-        await message.reply_document(bio.encode("utf-8"), filename="bio.md")
-        with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
-            path = await export_sources(self.deps.memory.conn, Path(folder) / "sources.json")
-            await message.reply_document(path, filename="sources.json")
-
-    async def cmd_stats(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """What the memory holds."""
-        await self._reply(update.effective_message, render_stats(await self.deps.memory.stats()))
-
-    async def cmd_pause(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Pause scheduled messages."""
-        await self.deps.preferences.set_paused(True)
-        await update.effective_message.reply_text("Paused: no scheduled questions or reports until /resume.")
-
-    async def cmd_resume(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Resume scheduled messages."""
-        await self.deps.preferences.set_paused(False)
-        await update.effective_message.reply_text("Resumed: scheduled questions and reports are on.")
-
-    async def cmd_settings(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """/settings shows them; /settings KEY VALUE changes one."""
-        message = update.effective_message
-        if len(context.args) >= 2:
-            preferences = await self.deps.preferences.set(context.args[0], " ".join(context.args[1:]))
-            await message.reply_text("Saved.\n\n" + preferences.describe())
-            return
-        preferences = await self.deps.preferences.load()
-        await message.reply_text(preferences.describe() + "\n\nChange one with /settings KEY VALUE, e.g. "
-                                 "/settings quiet_hours 22:00-08:00 or /settings timezone Europe/Lisbon")
+            path = Path(folder) / f"recording{'.mp4' if message.video_note else '.ogg'}"
+            await (await media.get_file()).download_to_drive(path)
+            reply = await self.commands.recording(chat, path, when=message.date)
+        await chat.send(reply)
 
     # ------------------------------------------------------------ the scheduler's Notifier
 
@@ -407,10 +388,18 @@ class TelegramFrontend:
     async def send_answer(self, answer: Any) -> None:
         await self.send_text(render_answer(answer))
 
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        """A photo with `caption` under it (what does not fit Telegram's photo caption follows as text)."""
+        head, *rest = split_message(caption, PHOTO_CAPTION_LIMIT) or [""]
+        for owner in self.owner_ids:
+            await self.app.bot.send_photo(int(owner), png, caption=head or None, filename=name)
+            for piece in split_message("\n\n".join(rest), TELEGRAM_LIMIT):
+                await self.app.bot.send_message(int(owner), piece)
+
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         for owner in self.owner_ids:
             sent = await self.app.bot.send_message(
                 int(owner), f"A question for your story:\n\n{text}\n\n(Reply to this message to answer.)")
-            await self.deps.prompts.record(question_id=question_id, platform=PLATFORM, chat_id=str(sent.chat_id),
-                                           message_id=str(sent.message_id),
-                                           sent_at=sent_at)
+            await self.service.record_prompt(question_id=question_id, platform=PLATFORM,
+                                             chat_id=str(sent.chat_id), message_id=str(sent.message_id),
+                                             sent_at=sent_at)

@@ -8,12 +8,16 @@ import hashlib
 import json
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone, tzinfo
 
 from core.agent import prompts
+from core.agent.budget import Window, estimate_tokens
 from core.agent.citations import check_citations
-from core.agent.loop import LoopResult, ToolLoop
+from core.agent.delimiters import neutralise
+from core.agent.loop import LoopResult, NeedsEvidence, ToolLoop
+from core.agent.schemas import (ANALYSIS_TOOLS, CHAT_TOOLS, REPORT_TOOLS, SMALL_CHAT_TOOLS, Catalogue,
+                                tool_schemas)
 from core.agent.tools import Toolbox, Turn
 from core.chunking import render_message
 from core.errors import ModelUnavailable, UserFacingError
@@ -23,8 +27,10 @@ from core.profile import GENERATED, citations_in, consolidation_problems, sectio
 from core.profile_book import Clock, ProfileBook, iso, parse_iso, render, utc_now
 from core.types import (AnalysisResult, Answer, Conversation, Locator, Message, OpenQuestion,
                         SourceDocument, TimelineEvent)
+from storage import catalogue as catalogue_store
 from storage import chat as chat_store
 from storage import documents as document_store
+from storage import messages as message_store
 from storage import questions as question_store
 from storage import runs as run_store
 from storage import timeline as timeline_store
@@ -35,6 +41,14 @@ log = logging.getLogger(__name__)
 REPORT_KIND = "biographer_report"
 CHAT_KIND = "biographer_chat"
 NOT_ANALYSED = (REPORT_KIND,)  # the biographer's own writing is not evidence about the owner
+UNCHECKED = ("(Not checked against your sources: the model answered without looking anything up, "
+             "so treat this as its guess.)")
+CUT_REPORT = "(This report was cut short at the model's length limit: it is incomplete.)"
+NOT_READ = "not read: the model made no tool call"
+# below this context window, chat keeps the three reading tools only: what the owner tells it is
+# stored anyway, and the next analysis folds it into bio.md
+SMALL_CONTEXT = 12_000
+MATERIAL_SHARE = 0.4  # of the prompt window, for one analysis batch of new material
 
 
 @dataclass(frozen=True)
@@ -48,6 +62,23 @@ class AgentConfig:
     question_repeat_days: int = 7
     owner: str = "the owner"
     zone: tzinfo = timezone.utc
+    context_tokens: int = 32_768
+    max_output_tokens: int = 1500
+
+    @property
+    def window(self) -> Window:
+        return Window(self.context_tokens, min(self.max_output_tokens, self.context_tokens // 4))
+
+    @property
+    def chat_tools(self) -> tuple[str, ...]:
+        return CHAT_TOOLS if self.context_tokens >= SMALL_CONTEXT else SMALL_CHAT_TOOLS
+
+
+@dataclass(frozen=True)
+class AnalysisStatus:
+    pending: int  # passages not read into bio.md yet
+    last_unread: str | None  # when the latest analysis run left its batch unread (the model made no call)
+    note: str = ""
 
 
 class TokenCapReached(UserFacingError):
@@ -65,6 +96,7 @@ class Biographer:
         self.book = ProfileBook(self.conn, clock=clock)
         self.toolbox = Toolbox(memory=memory, book=self.book, zone=config.zone,
                                remember=lambda text, when: self.remember(text, when=when))
+        self._catalogue: tuple[tuple[int, int], Catalogue] | None = None
 
     # ------------------------------------------------------------------ runs
 
@@ -98,22 +130,46 @@ class Biographer:
             {"role": "system", "content": prompts.profile_message(await self.bio())},
         ]
 
+    async def catalogue(self) -> Catalogue:
+        """What the store holds (kinds, people, dates), recomputed only when sources change."""
+        key = await catalogue_store.fingerprint(self.conn)
+        if self._catalogue is None or self._catalogue[0] != key:
+            first, last = await catalogue_store.time_span(self.conn)
+            catalogue = Catalogue(kinds=tuple(await catalogue_store.kinds(self.conn)),
+                                  people=tuple(await message_store.frequent_senders(self.conn, limit=13)),
+                                  first=self._day(first), last=self._day(last))
+            self._catalogue = (key, catalogue)
+        return self._catalogue[1]
+
+    def _day(self, moment: str | None) -> str | None:
+        parsed = parse_iso(moment)
+        return parsed.astimezone(self.config.zone).strftime("%Y-%m-%d") if parsed else None
+
     async def _agent(self, *, kind: str, prompt: str, role: str, budget: int, user: list[dict],
-                     turn: Turn | None = None, edit_kind: str = "edit") -> tuple[LoopResult, Turn]:
+                     tools: tuple[str, ...], needs_evidence: NeedsEvidence | None, turn: Turn | None = None,
+                     edit_kind: str = "edit", cuttable_user: bool = True) -> tuple[LoopResult, Turn]:
+        """One run. The profile and all but the last user message may be cut to fit the window
+        (the last too, unless `cuttable_user` is off); the loop adds the tool results."""
         run_id = await self._start(kind, role)
         turn = turn or Turn(run_id=None)
         turn.run_id, turn.edit_kind = run_id, edit_kind
-        loop = ToolLoop(self._require_llm(), self.toolbox, role=role, budget=budget)
+        turn.catalogue = await self.catalogue()
+        loop = ToolLoop(self._require_llm(), self.toolbox, role=role, budget=budget,
+                        schemas=tool_schemas(tools, turn.catalogue), window=self.config.window,
+                        needs_evidence=needs_evidence)
         messages = await self._context(prompt) + user
+        cuttable = set(range(1, len(messages) - (0 if cuttable_user else 1)))
         try:
-            result = await loop.run(messages, turn)
+            result = await loop.run(messages, turn, cuttable=cuttable)
         except BaseException:
             partial = loop.result
             await self._finish(run_id, status="failed", usage=partial.usage, steps=partial.steps,
                                tool_errors=partial.tool_errors)
             raise
-        await self._finish(run_id, status="forced" if result.forced else "done", usage=result.usage,
-                           steps=result.steps, tool_errors=result.tool_errors)
+        status = "forced" if result.forced else "done"
+        await self._finish(run_id, status="cut" if result.truncated else status, usage=result.usage,
+                           steps=result.steps, tool_errors=result.tool_errors,
+                           note="nudged: no tool call at first" if result.nudged else "")
         return result, turn
 
     async def _cited(self, result: LoopResult, turn: Turn) -> Answer:
@@ -140,16 +196,28 @@ class Biographer:
             raise UserFacingError("nothing to answer", hint="ask a question about your life")
         tail = await chat_store.tail(self.conn, conversation, limit=self.config.chat_tail)
         user = [{"role": role, "content": said} for role, said in tail] + [{"role": "user", "content": text}]
-        result, turn = await self._agent(kind="chat", prompt="chat", role="chat", budget=self.config.chat_steps,
-                                         user=user, edit_kind="correction")
+        turn = Turn(run_id=None, owner_said=text, owner_words=(text, *(said for role, said in tail if role == "user")))
+        result, turn = await self._agent(
+            kind="chat", prompt="chat", role="chat", budget=self.config.chat_steps, user=user, turn=turn,
+            tools=self.config.chat_tools, edit_kind="correction", cuttable_user=False,
+            needs_evidence=lambda reply: not turn.evidence.cites_seen(reply))
         answer = await self._cited(result, turn)
+        if result.successful_calls == 0 and not answer.citations:
+            # still no tool call after the nudge: say so, in the answer itself, wherever it is shown
+            answer = replace(answer, text=f"{UNCHECKED}\n\n{answer.text}", checked=False)
         async with transaction(self.conn):
             now = iso(self.clock())
             await chat_store.add_turn(self.conn, conversation=conversation, role="user", text=text, at=now)
             await chat_store.add_turn(self.conn, conversation=conversation, role="assistant", text=answer.text, at=now)
-        # what the owner tells the biographer is evidence about them, like any other source
-        await self.remember(text, conversation=conversation)
+        # what the owner tells the biographer is evidence about them, like any other source (a ledger
+        # tool may have stored it already, as the source of an item)
+        if turn.owner_source is None:
+            await self.remember(text, conversation=conversation)
         return answer
+
+    async def last_conversation(self, prefix: str) -> str | None:
+        """The key of the latest conversation whose key starts with `prefix` (to resume it)."""
+        return await chat_store.latest_conversation(self.conn, prefix)
 
     async def remember(self, text: str, *, when: datetime | None = None, conversation: str = "biographer") -> Locator:
         """Store the owner's words as a dated source; returns where they are."""
@@ -194,13 +262,14 @@ class Biographer:
         turn = Turn(run_id=None)
         turn.evidence.add(locator, source.document, await self.toolbox.when_at(locator))
         user = [{"role": "user", "content":
-                 f"Open question #{question.id}: {question.text}\n"
-                 + (f"Why it matters: {question.why}\n" if question.why else "")
+                 f"Open question #{question.id}: {neutralise(question.text)}\n"
+                 + (f"Why it matters: {neutralise(question.why)}\n" if question.why else "")
                  + "The owner's answer:\n"
-                 + self.toolbox._source(locator, source.document, await self.toolbox.when_at(locator), source.text)}]
+                 + self.toolbox.source(locator, source.document, await self.toolbox.when_at(locator), source.text)}]
         result, turn = await self._agent(kind="answer", prompt="answer", role="analysis",
                                          budget=self.config.analysis_steps, user=user, turn=turn,
-                                         edit_kind="correction")
+                                         tools=ANALYSIS_TOOLS, needs_evidence=lambda reply: True,
+                                         edit_kind="correction", cuttable_user=False)
         if question_id not in turn.questions_resolved:
             # the owner answered it: it is closed whether or not the model remembered to say so
             async with transaction(self.conn):
@@ -239,22 +308,42 @@ class Biographer:
             except TokenCapReached as error:
                 outcome.stopped = error.message
                 break
-            batch = _batch(rows, self.config.batch_chars)
+            batch = _batch(rows, self.config.batch_chars, tokens=self._material_tokens())
             progress("analysing", outcome.chunks_read, total)
-            turn = await self._analyse_batch(batch, number=outcome.batches + 1)
+            turn, read = await self._analyse_batch(batch, number=outcome.batches + 1)
+            outcome.run_ids.append(turn.run_id)
+            if not read:
+                outcome.stopped = (f"the model did not read batch {outcome.batches + 1} (it made no tool call, "
+                                   "even when asked to); its passages stay queued: check that "
+                                   "BIOGRAPHER_LLM_ANALYSIS_MODEL (or BIOGRAPHER_LLM_MODEL) supports tool calling")
+                break
             outcome.batches += 1
             outcome.chunks_read += len(batch)
             outcome.edits += turn.edits
             outcome.questions_added += turn.questions_added
             outcome.events_added += turn.events_added
-            outcome.run_ids.append(turn.run_id)
             documents.update(r[0] for r in batch)
         progress("analysing", outcome.chunks_read, total)
         outcome.documents = len(documents)
         outcome.remaining_chunks = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED)
         return outcome
 
-    async def _analyse_batch(self, batch: list[tuple], *, number: int) -> Turn:
+    def _material_tokens(self) -> int:
+        """How much new material one analysis run may be shown: a share of the prompt window."""
+        return int(self.config.window.prompt * MATERIAL_SHARE)
+
+    async def analysis_status(self) -> AnalysisStatus:
+        """What waits for analysis, and whether the last run left its batch unread."""
+        pending = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED)
+        latest = await run_store.latest_run(self.conn, "ingest_analysis")
+        unread = latest is not None and latest.status == "unread"
+        return AnalysisStatus(pending=pending, last_unread=latest.started_at if unread else None,
+                              note=latest.note if unread else "")
+
+    async def _analyse_batch(self, batch: list[tuple], *, number: int) -> tuple[Turn, bool]:
+        """One run over a batch; (what it did, whether it read it). A batch counts as read only
+        when the model really worked on it (a tool call that ran) and its run was not cut short;
+        otherwise it stays queued, so no material is ever marked read unread."""
         turn = Turn(run_id=None)
         blocks = []
         for document_id, start, end, text, time_start, _time_end, name, kind in batch:
@@ -262,20 +351,28 @@ class Biographer:
             when = parse_iso(time_start)
             when = when.astimezone(self.config.zone) if when else None
             turn.evidence.add(locator, name, when)
-            blocks.append(self.toolbox._source(locator, name, when, text, kind=kind))
+            blocks.append(self.toolbox.source(locator, name, when, text, kind=kind))
         first, last = batch[0][4], batch[-1][5] or batch[-1][4]
         header = (f"New material, batch {number}: {len(batch)} passages from "
                   f"{len({r[0] for r in batch})} sources, {(first or 'undated')[:10]} to {(last or 'undated')[:10]}.")
         user = [{"role": "user", "content": header + "\n\n" + "\n".join(blocks)}]
-        _result, turn = await self._agent(kind="ingest_analysis", prompt="analysis", role="analysis",
-                                          budget=self.config.ingest_steps, user=user, turn=turn)
+        result, turn = await self._agent(kind="ingest_analysis", prompt="analysis", role="analysis",
+                                         budget=self.config.ingest_steps, user=user, turn=turn,
+                                         tools=ANALYSIS_TOOLS, needs_evidence=lambda reply: True,
+                                         cuttable_user=False)
+        if result.successful_calls == 0 or result.truncated:
+            note = "not read: cut at the length limit" if result.truncated else NOT_READ
+            async with transaction(self.conn):
+                await run_store.set_status(self.conn, turn.run_id, status="unread", note=note)
+            log.warning("analysis batch %d left queued: %s", number, note)
+            return turn, False
         async with transaction(self.conn):
             reached: dict[int, int] = {}
             for document_id, _start, end, *_ in batch:
                 reached[document_id] = max(reached.get(document_id, 0), end)
             for document_id, end in reached.items():
                 await chat_store.mark_analyzed(self.conn, document_id, end, run_id=turn.run_id, at=iso(self.clock()))
-        return turn
+        return turn, True
 
     # ------------------------------------------------------------------ report
 
@@ -285,16 +382,22 @@ class Biographer:
         since = until - timedelta(days=days)
         documents = [d for d in await chat_store.documents_between(self.conn, iso(since), iso(until))
                      if d[2] != REPORT_KIND]
-        listing = "\n".join(f"- doc{d[0]} {d[1]} ({d[2]}), {(d[3] or '?')[:10]} to {(d[4] or '?')[:10]}"
+        listing = "\n".join(f"- doc{d[0]} {neutralise(d[1])} ({d[2]}), {(d[3] or '?')[:10]} to {(d[4] or '?')[:10]}"
                             for d in documents) or "- (no sources with material in this period)"
         zone = self.config.zone
         user = [{"role": "user", "content":
                  f"Period: {since.astimezone(zone):%Y-%m-%d} to {until.astimezone(zone):%Y-%m-%d} ({days} days).\n"
                  f"Sources with material in the period:\n{listing}\n"
                  "Read them with search, grep (since/until) and read_source."}]
+        turn = Turn(run_id=None)
         result, turn = await self._agent(kind="report", prompt="report", role="analysis",
-                                         budget=self.config.analysis_steps, user=user)
+                                         budget=self.config.analysis_steps, user=user, tools=REPORT_TOOLS,
+                                         turn=turn, needs_evidence=lambda reply: not turn.evidence.cites_seen(reply))
         answer = await self._cited(result, turn)
+        if result.successful_calls == 0 and not answer.citations:
+            answer = replace(answer, text=f"{UNCHECKED}\n\n{answer.text}", checked=False)
+        if result.truncated:  # never kept as if complete
+            answer = replace(answer, text=f"{CUT_REPORT}\n\n{answer.text}")
         await self.memory.save([SourceDocument(
             kind=REPORT_KIND, identity=f"report:{turn.run_id}",
             name=f"Pattern report {since.astimezone(zone):%Y-%m-%d} – {until.astimezone(zone):%Y-%m-%d}",
@@ -321,15 +424,18 @@ class Biographer:
                 body = after[start:end].strip()
                 if not body:
                     continue
+                # the rewrite is about as long as the section: room for it, within the window
+                room = min(estimate_tokens(body) * 3 // 2 + 200, self.config.context_tokens // 2)
                 completion = await llm.complete(
                     [{"role": "system", "content": prompts.system_prompt(
                         "consolidate", now=self.clock().astimezone(self.config.zone),
                         timezone=str(self.config.zone), owner=self.config.owner)},
-                     {"role": "user", "content": f"Section: {section}\n<section>\n{body}\n</section>"}],
-                    role="analysis")
+                     {"role": "user", "content": f"Section: {section}\n<section>\n{neutralise(body)}\n</section>"}],
+                    role="analysis", max_tokens=room)
                 usage = usage + completion.usage
                 rewritten = _unfenced(completion.content or "")
-                problems = _section_problems(body, rewritten)
+                problems = ("the rewrite was cut at the length limit" if completion.truncated
+                            else _section_problems(body, rewritten))
                 if problems:
                     refused.append(f"{section}: {problems}")
                     log.warning("consolidation of %s refused: %s", section, problems)
@@ -360,14 +466,16 @@ class Biographer:
         return out
 
 
-def _batch(rows: list[tuple], budget: int) -> list[tuple]:
-    """As many passages as fit in `budget` characters (at least one)."""
-    batch, used = [], 0
+def _batch(rows: list[tuple], budget: int, *, tokens: int) -> list[tuple]:
+    """As many passages as fit in `budget` characters and `tokens` estimated tokens (at least one)."""
+    batch, used, used_tokens = [], 0, 0
     for row in rows:
-        if batch and used + len(row[3]) > budget:
+        size = estimate_tokens(row[3])
+        if batch and (used + len(row[3]) > budget or used_tokens + size > tokens):
             break
         batch.append(row)
         used += len(row[3])
+        used_tokens += size
     return batch
 
 

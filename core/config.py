@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -24,6 +25,18 @@ def _split_list(value: object) -> object:
 
 CommaList = Annotated[list[str], NoDecode]
 
+# what a model is assumed to allow when the owner does not say (see Settings.llm_profile)
+REMOTE_CONTEXT_TOKENS = 32_768
+LOCAL_CONTEXT_TOKENS = 8_192
+REMOTE_TIMEOUT_SECONDS = 120.0
+LOCAL_TIMEOUT_SECONDS = 900.0  # a first prompt of a few thousand tokens takes minutes on a small CPU
+
+
+def is_local_url(url: str) -> bool:
+    """A server on this machine, or a one-word host name such as the compose service "ollama"."""
+    host = urlsplit(url).hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.") or "." not in host
+
 
 def system_timezone() -> str:
     """This machine's zone name (TZ, else /etc/localtime's link), or UTC: a WhatsApp export made
@@ -43,6 +56,25 @@ def system_timezone() -> str:
     return "UTC"
 
 
+APP_NAME = "biographer"
+
+
+def default_data_dir() -> Path:
+    """The owner's data folder (~/.local/share/biographer on Linux, ~/Library/Application
+    Support/biographer on macOS): the same store whatever folder a command runs in."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME))
+
+
+def env_files() -> tuple[Path, ...]:
+    """Where `.env` is read from, later ones winning: the user config folder
+    (~/.config/biographer/.env), then the current folder."""
+    from platformdirs import user_config_dir
+
+    return (Path(user_config_dir(APP_NAME)) / ".env", Path(".env"))
+
+
 class Settings(BaseSettings):
     # env_ignore_empty: `BIOGRAPHER_LLM_API_KEY=` (as .env.example has it) means "not set", not
     # an empty key or an empty model name
@@ -52,10 +84,13 @@ class Settings(BaseSettings):
     )
 
     # where everything lives: the SQLite file and raw copies of imported files
-    data_dir: Path = Path("./data")
+    data_dir: Path = Field(default_factory=default_data_dir)
     # of formats that carry local time without a zone (WhatsApp .txt) and of what is shown
     timezone: str = Field(default_factory=lambda: system_timezone())
     owner_aliases: CommaList = Field(default_factory=list)
+    # how long a write waits while another process (a CLI import beside the running bot) holds the
+    # store's write lock, before the owner is told; forwards wait in an inbox on disk meanwhile
+    store_busy_seconds: float = 900.0
 
     # embeddings
     embedding_backend: Literal["local", "openai"] = "local"
@@ -80,9 +115,17 @@ class Settings(BaseSettings):
     llm_model: str = "openai/gpt-4o-mini"
     llm_analysis_model: str | None = None  # analysis, reports, consolidation; default: llm_model
     llm_vision_model: str | None = None  # set it to describe photos (a model that reads images)
-    llm_timeout_seconds: float = 120.0
-    llm_max_retries: int = 4  # on 429 and 5xx, with exponential backoff
+    llm_timeout_seconds: float | None = None  # one reply's wait; default 120 s, 900 s for a local model
+    llm_max_retries: int = 4  # on 429, 5xx and refused connections (never on a timeout), with backoff
     llm_daily_token_cap: int = 0  # 0: no cap; reached, new analysis runs stop (answers still run)
+
+    # the model's limits and habits. A local server (Ollama, llama.cpp, LM Studio) answers one
+    # request at a time, slowly, with a small context window: "local" (or "auto" with a base URL on
+    # this machine or a one-word host like the compose service "ollama") waits longer for a reply,
+    # assumes a smaller window and gives chat the reading tools only
+    llm_profile: Literal["auto", "remote", "local"] = "auto"
+    llm_context_tokens: int | None = None  # the model's context window; default 32,768 (local: 8,192)
+    llm_max_output_tokens: int = 1500  # sent as max_tokens, and kept free in the window for the reply
 
     # the biographer agent
     agent_chat_steps: int = 25  # tool calls per chat answer before a forced final answer
@@ -91,6 +134,7 @@ class Settings(BaseSettings):
     agent_chat_tail: int = 6  # earlier chat messages (text only) in each turn's context
     analysis_batch_chars: int = 24_000  # new material shown to one analysis run
     question_repeat_days: int = 7  # an unanswered question is asked again after this many days
+    ledger_window_chars: int = 12_000  # conversation shown to the model at once by ledger extraction
 
     # front ends
     telegram_token: SecretStr | None = None
@@ -100,13 +144,33 @@ class Settings(BaseSettings):
     discord_owner_ids: CommaList = Field(default_factory=list)
     # Telegram details: webhook instead of long polling when a public URL is set; a local Bot API
     # server (telegram_local_mode) lifts the 20 MB download limit of the cloud API
+    # webhook: Telegram POSTs updates to telegram_webhook_url (public HTTPS, through a reverse
+    # proxy to the listen address); each must carry the secret (generated and kept in the data
+    # dir when not set), so a forged POST is refused
     telegram_webhook_url: str | None = None
-    telegram_webhook_listen: str = "0.0.0.0"
+    telegram_webhook_listen: str = "127.0.0.1"
     telegram_webhook_port: int = 8443
+    telegram_webhook_secret: SecretStr | None = None
     telegram_local_mode: bool = False
     telegram_forward_burst_seconds: float = 2.0  # forwards closer than this form one import
-    allow_group_chats: bool = False  # answer the owner in group chats too
+    allow_group_chats: bool = False  # answer the owner in Telegram group chats too
+    # Discord servers (guild ids) where the owner's slash commands may answer; elsewhere only DMs,
+    # because an answer in a server channel is visible to everyone in it
+    discord_guild_ids: CommaList = Field(default_factory=list)
     progress_edit_seconds: float = 2.0  # at most one progress edit per this many seconds
+
+    # the memory server (`biographer serve`): REST and MCP for the owner's other agents;
+    # `biographer run` starts it too when api_port is set. Localhost unless said otherwise
+    api_host: str = "127.0.0.1"
+    api_port: int | None = None
+    api_rate_per_minute: int = 120  # requests per client
+    api_max_body_bytes: int = 256 * 1024
+    # the owner's local web page, served by the same server: host names it answers to besides
+    # localhost (a reverse proxy's or Tailscale's name; any other Host is refused, against DNS
+    # rebinding), how long a login lasts, and the largest file it takes in an import
+    page_hosts: CommaList = Field(default_factory=list)
+    page_session_hours: float = 12.0
+    page_max_upload_mb: int = 1024
 
     # scheduler (local times in `timezone`; /settings overrides these per store)
     scheduler_enabled: bool = True
@@ -117,12 +181,35 @@ class Settings(BaseSettings):
     report_time: str = "18:00"
     analysis_time: str = "03:00"
     backup_time: str = "04:00"
+    ledger_reminder_time: str = "09:00"  # promises due, and follow-ups of what is owed past its date
     backup_keep: int = 7
     schedule_grace_hours: float = 6.0  # a run missed while down is made up on start within this
 
     _split = field_validator(
-        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", mode="before"
+        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", "page_hosts", mode="before"
     )(_split_list)
+
+    def secret_values(self) -> list[str]:
+        """Every secret setting's value, for masking in logs (the webhook secret Biographer
+        generated itself too)."""
+        values = [getattr(self, name).get_secret_value() for name in type(self).model_fields
+                  if isinstance(getattr(self, name), SecretStr)]
+        generated = self.data_dir / "telegram-webhook-secret"
+        if generated.is_file():
+            values.append(generated.read_text(encoding="utf-8").strip())
+        return values
+
+    @property
+    def llm_is_local(self) -> bool:
+        return self.llm_profile == "local" or (self.llm_profile == "auto" and is_local_url(self.llm_base_url))
+
+    @property
+    def llm_context(self) -> int:
+        return self.llm_context_tokens or (LOCAL_CONTEXT_TOKENS if self.llm_is_local else REMOTE_CONTEXT_TOKENS)
+
+    @property
+    def llm_timeout(self) -> float:
+        return self.llm_timeout_seconds or (LOCAL_TIMEOUT_SECONDS if self.llm_is_local else REMOTE_TIMEOUT_SECONDS)
 
     @property
     def database_path(self) -> Path:
@@ -131,3 +218,7 @@ class Settings(BaseSettings):
     @property
     def raw_dir(self) -> Path:
         return self.data_dir / "raw"
+
+    @property
+    def backup_dir(self) -> Path:
+        return self.data_dir / "backups"

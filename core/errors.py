@@ -42,3 +42,13 @@ class LocatorError(UserFacingError):
 
 class ModelUnavailable(UserFacingError):
     """A model (local files or a remote endpoint) cannot be used as configured."""
+
+
+class StoreBusy(UserFacingError):
+    """Another process held the store's write lock past the deadline; nothing was written."""
+
+    def __init__(self, waited: float) -> None:
+        super().__init__(f"the store stayed busy for {waited:.0f} s: another process (an import from the command "
+                         "line?) is writing to it",
+                         hint="try again when it has finished, or raise BIOGRAPHER_STORE_BUSY_SECONDS")
+        self.waited = waited

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from typing import Generic, TypeVar
+from dataclasses import asdict, dataclass
 from datetime import datetime, tzinfo
 
+from core.dates import span_text
 from core.types import Conversation, Message, SourceDocument
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -21,6 +26,18 @@ class Forwarded:
     sender_id: str | None = None  # stable id when the platform gives one (user id, chat id)
     origin_chat: str | None = None  # the chat or channel it came from, when known
     kind: str = "text"  # "text" or "media"
+
+
+def forwards_payload(items: Sequence[Forwarded], *, platform: str, chat_key: str,
+                     owner_ids: frozenset[str]) -> dict:
+    """A burst as JSON (for the inbox, which keeps it until it is saved)."""
+    return {"platform": platform, "chat_key": chat_key, "owner_ids": sorted(owner_ids),
+            "items": [{**asdict(item), "time": item.time.isoformat()} for item in items]}
+
+
+def forwards_from_payload(payload: dict) -> tuple[list[Forwarded], str, str, frozenset[str]]:
+    items = [Forwarded(**{**item, "time": datetime.fromisoformat(item["time"])}) for item in payload["items"]]
+    return items, payload["platform"], payload["chat_key"], frozenset(payload["owner_ids"])
 
 
 def _names(items: Sequence[Forwarded]) -> list[str]:
@@ -57,16 +74,6 @@ def forwards_document(items: Sequence[Forwarded], *, platform: str, chat_key: st
     )
 
 
-def _day_span(start: datetime, end: datetime) -> str:
-    if start.date() == end.date():
-        return f"{start.day} {start:%b %Y}"
-    if (start.year, start.month) == (end.year, end.month):
-        return f"{start.day}–{end.day} {start:%b %Y}"
-    if start.year == end.year:
-        return f"{start.day} {start:%b} – {end.day} {end:%b %Y}"
-    return f"{start.day} {start:%b %Y} – {end.day} {end:%b %Y}"
-
-
 def burst_summary(items: Sequence[Forwarded], *, saved: int, zone: tzinfo) -> str:
     """"Saved 14 messages from Maya, 3–5 May 2024"."""
     if saved == 0:
@@ -77,23 +84,24 @@ def burst_summary(items: Sequence[Forwarded], *, saved: int, zone: tzinfo) -> st
         who = f"{', '.join(names[:3])} and {len(names) - 3} others"
     times = sorted(item.time.astimezone(zone) for item in items)
     noun = "message" if saved == 1 else "messages"
-    return f"Saved {saved} {noun} from {who}, {_day_span(times[0], times[-1])}."
+    return f"Saved {saved} {noun} from {who}, {span_text(times[0].date(), times[-1].date())}."
 
 
-Flush = Callable[[str, list[Forwarded]], Awaitable[None]]
+Item = TypeVar("Item")
 
 
-class BurstCollector:
-    """Collects forwards per chat and flushes each burst once no new one arrived for `quiet` seconds."""
+class BurstCollector(Generic[Item]):
+    """Collects items (forwards, the parts of an album) per key and flushes each burst once no new
+    one arrived for `quiet` seconds."""
 
-    def __init__(self, flush: Flush, *, quiet: float) -> None:
+    def __init__(self, flush: Callable[[str, list[Item]], Awaitable[None]], *, quiet: float) -> None:
         self._flush = flush
         self._quiet = quiet
-        self._pending: dict[str, list[Forwarded]] = {}
+        self._pending: dict[str, list[Item]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task] = set()
 
-    def add(self, chat_key: str, item: Forwarded) -> None:
+    def add(self, chat_key: str, item: Item) -> None:
         self._pending.setdefault(chat_key, []).append(item)
         if timer := self._timers.pop(chat_key, None):
             timer.cancel()
@@ -106,7 +114,14 @@ class BurstCollector:
         if items:
             task = asyncio.create_task(self._flush(chat_key, items))
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task) -> None:
+        """A flush that failed must not fail silently (its items were already confirmed to the
+        platform): the error goes to the log."""
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("saving a burst failed", exc_info=task.exception())
 
     async def drain(self) -> None:
         """Flush every pending burst now and wait for all flushes (used on shutdown)."""

@@ -20,17 +20,20 @@ from typing import TypeVar
 
 import aiosqlite
 
-from core.chunking import MessageChunker, stream_prose_spans, to_utc
+from core.chunking import MessageChunker, stream_prose_spans
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
 from core.importers.base import companion_suffixes, file_sha256, reads_media_beside
 from core.importers.media import is_media
 from core.ports import Progress, no_progress
+from core.times import utc_iso
 from core.types import Chunk, Conversation, IngestReport, Message, SourceDocument
 from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import messages as message_store
+from storage import source_admin
 from storage.db import transaction
+from storage.permissions import private_dir, private_file
 
 log = logging.getLogger(__name__)
 
@@ -63,15 +66,6 @@ async def from_importer(source: str, fn: Callable[..., T], *args: object) -> T:
             source, f"could not be read ({type(error).__name__}: {error})",
             hint="check it is a complete, unmodified export; `biographer -v ingest` logs the details",
         ) from error
-
-
-def utc_iso(moment: datetime | None) -> str | None:
-    """`2024-03-05T21:07:00Z`: sortable, so SQL compares times as strings. (An f-string: strftime
-    was a tenth of a chat import's time.)"""
-    if moment is None:
-        return None
-    u = to_utc(moment)
-    return f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}Z"
 
 
 def text_hash(text: str) -> str:
@@ -246,7 +240,7 @@ class Ingestor:
         """Save every document of one file. A document that fails is rolled back on its own;
         when the importer itself breaks, the file stops there and says so."""
         importer = importer or self._importer_for(path)
-        raw_path = await asyncio.to_thread(self._keep_raw_copy, path)
+        raw_path = await asyncio.to_thread(self._raw_copy_path, path)
         documents = await from_importer(path.name, lambda: iter(importer.parse(path, self.context)))
         report = IngestReport()
         try:
@@ -256,7 +250,7 @@ class Ingestor:
                     break
                 try:
                     report.merge(await self.save_document(document, source_path=path,
-                                                          raw_path=raw_path, progress=progress))
+                                                          raw_path=str(raw_path), progress=progress))
                 except _ImporterCrashed:
                     raise
                 except ImportFailed as error:
@@ -267,18 +261,24 @@ class Ingestor:
             close = getattr(documents, "close", None)  # release the file, zip or database now
             if close is not None:
                 await from_importer(path.name, close)
+        # only now, and only when a source refers to it: a file that failed to import, or that
+        # brought nothing new, leaves nothing behind (a source saved earlier whose copy a kill
+        # prevented gets it now)
+        if report.documents_added or (report.documents_skipped
+                                      and await source_admin.raw_copy_referenced(self.conn, raw_path.name)):
+            await asyncio.to_thread(self._keep_raw_copy, path, raw_path)
         return report
 
-    def _keep_raw_copy(self, path: Path) -> str:
-        """A copy of the file under the data directory, named by content so copies are shared."""
-        digest = file_sha256(path)
-        self.raw_dir.mkdir(parents=True, exist_ok=True)
-        target = self.raw_dir / f"{digest}{path.suffix.lower()}"
+    def _raw_copy_path(self, path: Path) -> Path:
+        """Where the kept copy of a file goes: named by content, so identical files share one."""
+        return self.raw_dir / f"{file_sha256(path)}{path.suffix.lower()}"
+
+    def _keep_raw_copy(self, path: Path, target: Path) -> None:
+        private_dir(self.raw_dir)
         if not target.exists():
             partial = target.with_suffix(target.suffix + ".part")
-            shutil.copyfile(path, partial)
+            shutil.copyfile(path, private_file(partial))
             partial.replace(target)
-        return str(target)
 
     async def save_document(self, document: SourceDocument, *, source_path: Path | None = None,
                             raw_path: str | None = None, progress: Progress = no_progress) -> IngestReport:

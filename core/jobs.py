@@ -18,14 +18,17 @@ import aiosqlite
 
 from core.errors import UserFacingError
 from core.gate import AgentGate
-from core.preferences import WEEKDAYS, PreferenceStore, Preferences, parse_time
+from core.preferences import WEEKDAYS, Preferences, parse_time
 from storage import frontend_state
-from storage.backup import backup_database
 from storage.db import transaction
 
 log = logging.getLogger(__name__)
 
 QUESTION_SPACING = timedelta(hours=3)  # between a day's prompts when more than one is allowed
+#: what an import adds is read into the ledger a few windows per tick (a minute), so the other jobs
+#: and the owner's chat are not held up; after a failure or the token cap it waits this long
+LEDGER_CATCH_UP_WINDOWS = 5
+LEDGER_CATCH_UP_PAUSE = timedelta(minutes=30)
 
 
 class Notifier(Protocol):
@@ -34,6 +37,10 @@ class Notifier(Protocol):
     async def send_text(self, text: str) -> None: ...
 
     async def send_answer(self, answer: Any) -> None: ...
+
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
+        """An image, with `caption` (the same in words, for screen readers) under it."""
+        ...
 
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         """Send a question prompt and record it (PromptBook.record) so a reply answers it."""
@@ -91,10 +98,17 @@ async def question_prompt(service: Any, *, preferences: Preferences, prompts: Pr
 
 
 async def weekly_report(service: Any, *, preferences: Preferences, notifier: Notifier,
-                        gate: AgentGate) -> str:
-    """The pattern report of the last seven days."""
+                        gate: AgentGate, now: datetime | None = None) -> str:
+    """The week at a glance (a picture from stored data, so it comes even when the model is down),
+    then the pattern report of the last seven days."""
     if preferences.paused:
         return "paused"
+    try:
+        picture = await service.picture("week", until=now)
+    except Exception:  # the picture is a bonus: it must never cost the owner the report
+        log.exception("the week's picture failed; sending the report without it")
+    else:
+        await notifier.send_picture(picture.png, picture.caption, name=picture.name)
     async with gate.turn():
         answer = await service.report(days=7)
     await notifier.send_answer(answer)
@@ -109,9 +123,38 @@ async def nightly_analysis(service: Any, *, gate: AgentGate) -> str:
     return "consolidated" if changed else "analysed"
 
 
-async def daily_backup(conn: aiosqlite.Connection, *, directory: Path, keep: int, now: datetime) -> str:
+async def ledger_extraction(service: Any, *, gate: AgentGate, max_windows: int | None = None) -> str:
+    """Read new conversations into the ledger (the model proposes, code checks, the ledger keeps)."""
+    if service.llm is None:
+        return "no model"
+    async with gate.turn():
+        result = await service.extract_ledger(max_windows=max_windows)
+    return result.summary()
+
+
+async def ledger_reminders(service: Any, *, preferences: Preferences, notifier: Notifier, now: datetime) -> str:
+    """The owner's promises due today or lately overdue, and follow-ups for what others owe past its
+    date: each once (recorded before it is sent), never in quiet hours or while paused (they wait)."""
+    if preferences.paused:
+        return "paused"
+    local = now.astimezone(preferences.zone)
+    if preferences.in_quiet_hours(local.time()):
+        return "quiet hours"
+    batch = await service.ledger_reminders(today=local.date())
+    if not batch:
+        return "nothing due"
+    await service.record_reminders(batch, at=now)
+    try:
+        await notifier.send_text(batch.text)
+    except BaseException:
+        await service.unrecord_reminders(batch)  # not sent: the next slot tries again
+        raise
+    return f"sent {len(batch)}"
+
+
+async def daily_backup(service: Any, *, directory: Path, keep: int, now: datetime) -> str:
     """A consistent copy of the store, keeping the newest `keep` (taken between writes)."""
-    path = await backup_database(conn, directory, stamp=now, keep=keep)
+    path = await service.backup(directory, stamp=now, keep=keep)
     return f"saved {path.name}"
 
 
@@ -130,6 +173,19 @@ def latest_slot(now_local: datetime, times: list[time], *, weekday: int | None =
     return None
 
 
+def next_slot(now_local: datetime, times: list[time], *, weekday: int | None = None) -> datetime | None:
+    """The first local slot after `now_local` (within the next eight days)."""
+    for ahead in range(8):
+        day = (now_local + timedelta(days=ahead)).date()
+        if weekday is not None and day.weekday() != weekday:
+            continue
+        for at in sorted(times):
+            slot = datetime.combine(day, at, tzinfo=now_local.tzinfo)
+            if slot > now_local:
+                return slot
+    return None
+
+
 def question_times(preferences: Preferences) -> list[time]:
     first = datetime.combine(datetime(2000, 1, 1), parse_time(preferences.question_time))
     count = max(preferences.questions_per_day, 1)
@@ -139,44 +195,61 @@ def question_times(preferences: Preferences) -> list[time]:
 @dataclass(frozen=True)
 class Job:
     name: str
-    slots: Callable[[Preferences, datetime], datetime | None]  # latest slot for a local "now"
+    times: Callable[[Preferences], tuple[list[time], int | None]]  # local times, and a weekday or None
     run: Callable[[Preferences, datetime], Awaitable[str]]
+
+    def latest(self, preferences: Preferences, now_local: datetime) -> datetime | None:
+        times, weekday = self.times(preferences)
+        return latest_slot(now_local, times, weekday=weekday)
+
+    def upcoming(self, preferences: Preferences, now_local: datetime) -> datetime | None:
+        times, weekday = self.times(preferences)
+        return next_slot(now_local, times, weekday=weekday)
 
 
 class JobRunner:
     """Runs every job whose latest slot is not yet settled; `tick()` is called every minute."""
 
-    def __init__(self, *, service: Any, conn: aiosqlite.Connection, preferences: PreferenceStore,
-                 prompts: PromptBook, notifier: Notifier, gate: AgentGate,
+    def __init__(self, *, service: Any, notifier: Notifier, gate: AgentGate,
                  backup_dir: Path, backup_keep: int,
-                 analysis_time: str, backup_time: str, grace: timedelta,
+                 analysis_time: str, backup_time: str, grace: timedelta, reminder_time: str = "09:00",
                  clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
-        self.conn = conn
-        self.preferences = preferences
+        """`service`: a core.service.Service (typed Any: the service module imports this one)."""
+        self.service = service
+        self.conn = service.memory.conn
+        self.preferences = preferences = service.preferences
+        prompts = service.prompts
         self.grace = grace
         self.clock = clock
         analysis_at, backup_at = parse_time(analysis_time), parse_time(backup_time)
+        reminder_at = parse_time(reminder_time)
+        self.gate = gate
+        self._catch_up_after = datetime.min.replace(tzinfo=timezone.utc)
         self.jobs = [
-            Job("question_prompt", lambda p, now: latest_slot(now, question_times(p)),
+            Job("question_prompt", lambda p: (question_times(p), None),
                 lambda p, now: question_prompt(service, preferences=p, prompts=prompts,
                                                notifier=notifier, now=now)),
-            Job("weekly_report",
-                lambda p, now: latest_slot(now, [parse_time(p.report_time)],
-                                           weekday=WEEKDAYS.index(p.report_day)),
-                lambda p, now: weekly_report(service, preferences=p, notifier=notifier, gate=gate)),
-            Job("nightly_analysis", lambda p, now: latest_slot(now, [analysis_at]),
+            Job("weekly_report", lambda p: ([parse_time(p.report_time)], WEEKDAYS.index(p.report_day)),
+                lambda p, now: weekly_report(service, preferences=p, notifier=notifier, gate=gate, now=now)),
+            Job("nightly_analysis", lambda p: ([analysis_at], None),
                 lambda p, now: nightly_analysis(service, gate=gate)),
-            Job("backup", lambda p, now: latest_slot(now, [backup_at]),
-                lambda p, now: daily_backup(conn, directory=backup_dir, keep=backup_keep, now=now)),
+            Job("backup", lambda p: ([backup_at], None),
+                lambda p, now: daily_backup(service, directory=backup_dir, keep=backup_keep, now=now)),
+            Job("ledger_extraction", lambda p: ([analysis_at], None),
+                lambda p, now: ledger_extraction(service, gate=gate)),
+            Job("ledger_reminders", lambda p: ([reminder_at], None),
+                lambda p, now: ledger_reminders(service, preferences=p, notifier=notifier, now=now)),
         ]
 
     async def tick(self) -> dict[str, str]:
-        """Settle every due slot; returns {job: outcome} for the slots settled now."""
+        """Save what waits in the inbox, then settle every due slot; returns {job: outcome} for the
+        slots settled now."""
+        await self.service.replay_inbox()
         preferences = await self.preferences.load()
         now = self.clock().astimezone(preferences.zone)
         settled: dict[str, str] = {}
         for job in self.jobs:
-            slot = job.slots(preferences, now)
+            slot = job.latest(preferences, now)
             if slot is None:
                 continue
             last = await frontend_state.last_slot(self.conn, job.name)
@@ -187,7 +260,31 @@ class JobRunner:
                 await frontend_state.settle_slot(self.conn, job.name, utc_iso(slot), outcome)
             settled[job.name] = outcome
             log.info("job %s slot %s: %s", job.name, slot.isoformat(), outcome)
+        settled.update(await self._ledger_catch_up(preferences, now))
         return settled
+
+    async def _ledger_catch_up(self, preferences: Preferences, now: datetime) -> dict[str, str]:
+        """Conversations imported since the last tick are read into the ledger now, a few windows a tick."""
+        if self.service.llm is None or now < self._catch_up_after or not await self.service.ledger_pending():
+            return {}
+        results = []
+
+        async def extract(_preferences: Preferences, _now: datetime) -> str:
+            async with self.gate.turn():
+                results.append(await self.service.extract_ledger(max_windows=LEDGER_CATCH_UP_WINDOWS))
+            return results[-1].summary()
+
+        outcome = await self._run(Job("ledger_catch_up", lambda p: ([], None), extract), preferences, now)
+        if not results or results[-1].capped:
+            self._catch_up_after = now + LEDGER_CATCH_UP_PAUSE
+        log.info("job ledger_catch_up: %s", outcome)
+        return {"ledger_catch_up": outcome}
+
+    async def upcoming(self) -> dict[str, datetime | None]:
+        """When each job runs next, in the owner's zone (for `biographer doctor`)."""
+        preferences = await self.preferences.load()
+        now = self.clock().astimezone(preferences.zone)
+        return {job.name: job.upcoming(preferences, now) for job in self.jobs}
 
     async def _run(self, job: Job, preferences: Preferences, now: datetime) -> str:
         try:

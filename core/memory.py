@@ -2,39 +2,74 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import aiosqlite
 
-from core.importers import ImportContext, Importer, default_importers
-from core.indexer import Indexer
-from core.ingest import Ingestor
+from core.importers.base import ImportContext, Importer
 from core.ports import Embedder, Progress, no_progress
 from core.search import PersonNames, Searcher
+from core.sources import Forgotten, clean_raw_copies, forget_source
 from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
 from core.spelling_hints import spelling_hints
+from core.errors import UserFacingError
 from storage import chunks as chunk_store
+from storage import documents as document_store
 from storage import messages as message_store
 from storage import people as people_store
 from storage import profile as profile_store
+from storage.db import open_database, set_busy_deadline
 from storage.meta import get_meta
+
+if TYPE_CHECKING:
+    from core.indexer import Indexer
+    from core.ingest import Ingestor
+
+
+@asynccontextmanager
+async def open_store(path: Path, *, busy_seconds: float,
+                     private_folders: Sequence[Path] = ()) -> AsyncIterator[aiosqlite.Connection]:
+    """The store at `path` (created and migrated if needed), whose writes wait up to `busy_seconds`
+    for another process's write lock; it and `private_folders` are made owner-only."""
+    async with open_database(path, private_folders=private_folders) as conn:
+        set_busy_deadline(conn, busy_seconds)
+        yield conn
 
 
 class Memory:
     def __init__(self, conn: aiosqlite.Connection, *, embedder: Embedder, context: ImportContext,
-                 raw_dir: Path, importers: list[Importer] | None = None,
+                 raw_dir: Path, backup_dir: Path | None = None, importers: list[Importer] | None = None,
                  person_names: PersonNames | None = None) -> None:
         self.conn = conn
+        self.raw_dir = raw_dir
+        self.backup_dir = backup_dir
         self.embedder = embedder
         self.context = context
-        self.ingestor = Ingestor(conn, importers=importers or default_importers(), context=context,
-                                 raw_dir=raw_dir)
-        self.indexer = Indexer(conn, embedder)
+        self.raw_dir = raw_dir
+        self._importers = importers
         # the person filter matches every name the people table knows for that person
         self.searcher = Searcher(conn, embedder,
                                  person_names=person_names or (lambda name: people_store.names_of(conn, name)))
+
+    # importing and embedding load the importers and numpy: only the commands that need them pay
+    @cached_property
+    def ingestor(self) -> Ingestor:
+        from core.importers import default_importers
+        from core.ingest import Ingestor
+
+        return Ingestor(self.conn, importers=self._importers or default_importers(), context=self.context,
+                        raw_dir=self.raw_dir)
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        from core.indexer import Indexer
+
+        return Indexer(self.conn, self.embedder)
 
     async def ingest(self, paths: Sequence[Path], *, progress: Progress = no_progress,
                      index: bool = True) -> IngestReport:
@@ -74,20 +109,41 @@ class Memory:
         self.ingestor.context = self.context
         return self.context.spelling_hints
 
+    async def forget(self, document_id: int) -> Forgotten:
+        """Delete a source and everything taken from it, here and in every backup (see
+        core.sources.forget_source)."""
+        return await forget_source(self.conn, document_id, raw_dir=self.raw_dir, backup_dir=self.backup_dir)
+
+    async def clean_raw_copies(self) -> int:
+        """Delete the raw copies no source refers to; returns how many."""
+        return await clean_raw_copies(self.conn, self.raw_dir)
+
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.index_pending(progress=progress)
 
     async def reindex(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.reindex(progress=progress)
 
+    async def check_filters(self, filters: SearchFilters) -> None:
+        """A kind the store does not hold is a mistake to point out, not an empty result."""
+        if not filters.kinds:
+            return
+        held = await document_store.kinds(self.conn)
+        unknown = [k for k in filters.kinds if k not in held]
+        if unknown:
+            raise UserFacingError(f"no sources of kind {', '.join(map(repr, unknown))}",
+                                  hint="kinds in your store: " + (", ".join(held) or "none yet"))
+
     async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
                      filters: SearchFilters = SearchFilters()) -> list[SearchHit]:
+        await self.check_filters(filters)
         if mode != "keyword":
             await self.indexer.check_model()
         return await self.searcher.search(query, limit=limit, mode=mode, filters=filters)
 
     async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,
                    newest_first: bool = True, filters: SearchFilters = SearchFilters()) -> GrepPage:
+        await self.check_filters(filters)
         return await self.searcher.grep(pattern, regex=regex, page=page, page_size=page_size,
                                         newest_first=newest_first, filters=filters)
 

@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy loads in 0.15 s: not for commands that never embed
+    import numpy as np
 
 
 class Embedder(Protocol):
@@ -80,13 +83,20 @@ class Completion:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = Usage()
     model: str = ""
+    finish_reason: str = ""  # "length": the reply was cut at the output limit
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
 
 
 class LLM(Protocol):
     """A chat model with native tool calling. `role` picks the configured model for the job
-    ("chat", "analysis", "vision") unless `model` names one."""
+    ("chat", "analysis", "vision") unless `model` names one. `tool_choice` "required" asks for a
+    tool call (a server that cannot force one answers as with "auto"); `max_tokens` caps the reply."""
 
     async def complete(self, messages: list[dict], *, tools: list[dict] | None = None,
-                       model: str | None = None, role: str = "chat") -> Completion: ...
+                       model: str | None = None, role: str = "chat", tool_choice: str = "auto",
+                       max_tokens: int | None = None) -> Completion: ...
 
     def model_for(self, role: str) -> str: ...

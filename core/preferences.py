@@ -73,6 +73,24 @@ class Preferences:
                 f"scheduled messages: {'paused' if self.paused else 'on'}")
 
 
+@dataclass(frozen=True)
+class ScheduleDefaults:
+    """The schedule before the owner changes anything (from Settings); /settings overrides are stored."""
+
+    timezone: str = "UTC"
+    question_time: str = "19:00"
+    questions_per_day: int = 1
+    quiet_hours: str = "22:00-08:00"
+    report_day: str = "sun"
+    report_time: str = "18:00"
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ScheduleDefaults:
+        return cls(timezone=settings.timezone, question_time=settings.question_time,
+                   questions_per_day=settings.questions_per_day, quiet_hours=settings.quiet_hours,
+                   report_day=settings.report_day, report_time=settings.report_time)
+
+
 _EDITABLE = {"timezone": parse_zone, "question_time": parse_time, "quiet_hours": parse_quiet_hours,
              "report_time": parse_time}
 SETTABLE = ("timezone", "question_time", "questions_per_day", "quiet_hours", "report_day", "report_time")
@@ -96,13 +114,13 @@ def _validated(key: str, value: str) -> str:
 class PreferenceStore:
     """Reads and changes preferences; every change is committed at once."""
 
-    def __init__(self, conn: aiosqlite.Connection, settings: Settings) -> None:
+    def __init__(self, conn: aiosqlite.Connection, defaults: ScheduleDefaults) -> None:
         self.conn = conn
-        self.settings = settings
+        self.defaults = defaults
 
     async def load(self) -> Preferences:
         stored = await frontend_state.get_preferences(self.conn)
-        s = self.settings
+        s = self.defaults
         return Preferences(
             timezone=stored.get("timezone", s.timezone),
             question_time=stored.get("question_time", s.question_time),

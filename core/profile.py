@@ -8,6 +8,7 @@ import re
 from importlib import resources
 
 from core.errors import UserFacingError
+from core.types import LOCATOR_PATTERN
 
 SECTIONS = ("Summary", "Identity", "Timeline", "People & Relationships", "Interests & Preferences",
             "Patterns", "Hypotheses", "Inferences", "Open Questions")
@@ -15,7 +16,7 @@ SECTIONS = ("Summary", "Identity", "Timeline", "People & Relationships", "Intere
 GENERATED = {"Timeline": "add_timeline_event", "Open Questions": "add_open_question"}
 GENERATED_NOTE = "_(generated from the {table}; see below)_"
 
-LOCATOR_RE = re.compile(r"doc\d+:\d+-\d+")
+LOCATOR_RE = re.compile(LOCATOR_PATTERN)
 _HEADING_RE = re.compile(r"^## (.+?)[ \t]*$", re.MULTILINE)
 
 
@@ -66,6 +67,8 @@ def apply_edit(profile: str, old_text: str, new_text: str, *, section: str | Non
     Empty `old_text` appends `new_text` to `section`; empty `new_text` deletes `old_text`.
     `old_text` must occur exactly once, or the error names the nearest match.
     """
+    if re.search(r"^\s*#{1,6}\s", new_text, re.MULTILINE):
+        raise EditRejected("section headings are fixed", hint="write bullet points under an existing heading")
     if not old_text:
         if not section:
             raise EditRejected("an edit with empty old_text appends, and needs a section",

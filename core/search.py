@@ -11,11 +11,12 @@ import aiosqlite
 import numpy as np
 
 from core import ranking
+from core.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.ranking import keyword_query, parse_time
 from core.errors import LocatorError, UserFacingError
-from core.ingest import utc_iso
+from core.times import utc_iso
 from core.ports import Embedder
-from core.types import (GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText)
+from core.types import DOCUMENT_END, GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText
 from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import messages as message_store
@@ -28,8 +29,22 @@ BIT_OVERSAMPLE = 2
 MODES = ("hybrid", "keyword", "semantic")
 # exact vector scoring of a filtered set up to this size; beyond it, oversample the index
 EXACT_FILTER_CAP = 20_000
+LINE_MARGIN = 400  # characters read beyond a window to finish its first and last lines
+
+MAX_LIMIT = 1000  # search results, grep page size
+MAX_PAGE = 1_000_000
 
 PersonNames = Callable[[str], Awaitable[list[str]]]
+
+
+def checked_number(name: str, value: int, *, low: int, high: int) -> int:
+    """`value` when it is a whole number in [low, high]; else one line saying what is wanted (the
+    agent's tool path and library callers reach here without the CLI's argument checks)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:21] + "..."
+        raise UserFacingError(f"{name} must be a whole number from {low} to {high}, not {shown}",
+                              hint=f"give {name} a value in that range")
+    return value
 
 
 async def _just_the_name(person: str) -> list[str]:
@@ -42,6 +57,8 @@ class Searcher:
         self.conn = conn
         self.embedder = embedder
         self.person_names = person_names
+        self.exact_total_cap = EXACT_TOTAL_CAP  # grep totals are estimated past this many passages
+        self.grep_deadline_seconds = DEADLINE_SECONDS
 
     async def _filter(self, filters: SearchFilters) -> chunk_store.ChunkFilter:
         speakers: tuple[str, ...] = ()
@@ -56,6 +73,7 @@ class Searcher:
                      filters: SearchFilters = SearchFilters(),
                      query_vector: np.ndarray | None = None) -> list[SearchHit]:
         """`query_vector`: the query's embedding when the caller has it already (benchmarks)."""
+        checked_number("limit", limit, low=1, high=MAX_LIMIT)
         if mode not in MODES:
             raise UserFacingError(f"unknown search mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
         if not query.strip():
@@ -144,70 +162,84 @@ class Searcher:
     async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,
                    newest_first: bool = True, filters: SearchFilters = SearchFilters()) -> GrepPage:
         """Every occurrence, in time order, case-insensitive: of whole words or a phrase, or of a
-        regular expression with `regex`. Ranked search is no way to answer "show me everything"."""
+        regular expression with `regex` (see core/grep.py). Ranked search is no way to answer
+        "show me everything"."""
         if not pattern.strip():
             raise UserFacingError("empty grep pattern", hint="give a word, a phrase or a regex")
-        try:
-            compiled = re.compile(pattern if regex else rf"(?<!\w){re.escape(pattern)}(?!\w)",
-                                  re.IGNORECASE)
-        except re.error as error:
-            raise UserFacingError(f"bad regular expression: {error}",
-                                  hint="drop --regex to search for the text as written") from None
+        checked_number("page", page, low=1, high=MAX_PAGE)
+        checked_number("page_size", page_size, low=1, high=MAX_LIMIT)
+        skip = (page - 1) * page_size
+        if skip > MAX_DEPTH:
+            raise UserFacingError(f"page {page} lies past the first {MAX_DEPTH:,} matches",
+                                  hint="narrow it with --since/--until or --person, or use --oldest-first")
         where = await self._filter(filters)
-        found: dict[tuple[int, int], tuple[chunk_store.StoredChunk, int, int]] = {}
-        async for row in self._grep_candidates(pattern, regex=regex, where=where):
-            for m in compiled.finditer(row.text):
-                key = (row.document_id, row.char_start + m.start())  # prose overlaps repeat text
-                found.setdefault(key, (row, m.start(), m.end()))
-        ordered = sorted(
-            found.values(),
-            key=lambda v: (v[0].time_start or "", v[0].document_id, v[0].char_start + v[1]),
-            reverse=newest_first,
-        )
-        page = max(page, 1)
-        matches = []
-        for row, s, e in ordered[(page - 1) * page_size: page * page_size]:
-            at = row.char_start + s
-            moment = await message_store.message_time_at(self.conn, row.document_id, at)
-            matches.append(GrepMatch(
-                locator=Locator(row.document_id, at, row.char_start + e),
-                document=row.document, kind=row.kind, line=_line_around(row.text, s, e),
-                time=parse_time(moment or row.time_start),
-            ))
-        return GrepPage(matches=matches, page=page, page_size=page_size, total=len(ordered))
-
-    async def _grep_candidates(self, pattern: str, *, regex: bool, where: chunk_store.ChunkFilter):
-        """Chunks that may hold the pattern: the keyword index narrows plain words and phrases;
-        a regex needs a full scan."""
+        accept = await self._said_by(filters.person) if filters.person else None
         words = re.findall(r"\w+", pattern)
-        if not regex and words:
-            ids = await chunk_store.matching_ids(
-                self.conn, '"' + " ".join(words).replace('"', "") + '"', where=where)
-            for i in range(0, len(ids), 1000):
-                rows = await chunk_store.get_chunks(self.conn, ids[i:i + 1000])
-                for row in rows.values():
-                    yield row
-            return
-        after = 0
-        while rows := await chunk_store.scan_chunks(self.conn, after_id=after, page_size=2000, where=where):
-            after = rows[-1].id
-            for row in rows:
-                yield row
+        if regex or not words:
+            found = await find_regex(self.conn, pattern if regex else re.escape(pattern), where=where,
+                                     skip=skip, size=page_size, newest_first=newest_first,
+                                     deadline_seconds=self.grep_deadline_seconds, accept=accept)
+        else:
+            found = await find_words(self.conn, pattern, '"' + " ".join(words) + '"', where=where,
+                                     skip=skip, size=page_size, newest_first=newest_first,
+                                     exact_cap=self.exact_total_cap, accept=accept)
+        matches = []
+        for hit in found.hits:
+            row, at = hit.row, hit.row.char_start + hit.start
+            message = await message_store.message_at(self.conn, row.document_id, at)
+            matches.append(GrepMatch(
+                locator=Locator(row.document_id, at, row.char_start + hit.end),
+                document=row.document, kind=row.kind, line=_line_around(row.text, hit.start, hit.end),
+                time=parse_time(message.time if message else row.time_start),
+                sender=message.sender if message else None,
+            ))
+        return GrepPage(matches=matches, page=page, page_size=page_size, total=found.total,
+                        has_more=found.has_more, total_is_estimate=found.total_is_estimate)
+
+    async def _said_by(self, person: str):
+        """A grep match counts for --person only where that person wrote it: the passage filter
+        lets through whole conversations in which they speak, but the others' lines are not theirs."""
+        names = {n.lower() for n in await self.person_names(person)}
+
+        async def accept(document_id: int, position: int) -> bool:
+            message = await message_store.message_at(self.conn, document_id, position)
+            return message is None or message.sender.lower() in names
+
+        return accept
 
     # ------------------------------------------------------------------ read
 
     async def read(self, locator: Locator | str, *, window: int = 0) -> SourceText:
-        """The text at a locator, widened by `window` characters each side."""
+        """The text at a locator (`doc4` alone: the whole document). With a `window`, widened by
+        that many characters each side and then to whole lines, so no line is cut in half."""
         loc = Locator.parse(locator) if isinstance(locator, str) else locator
+        if window < 0:
+            raise UserFacingError(f"window must not be negative, not {window}",
+                                  hint="give the characters of context wanted on each side, 0 or more")
         document = await document_store.get_document(self.conn, loc.document_id)
         if document is None:
             raise LocatorError(f"no document {loc.document_id} in the store",
-                               hint="run `biographer stats` or search again for a fresh locator")
+                               hint="run `biographer sources` or search again for a fresh locator")
         start = max(0, loc.char_start - window)
         end = min(document.text_length, loc.char_end + window)
+        if window:
+            margin = LINE_MARGIN
+            wide_start = max(0, start - margin)
+            wide, _ = await self._text_between(loc.document_id, wide_start, min(document.text_length, end + margin))
+            cut_start = wide.rfind("\n", 0, start - wide_start) + 1 if start > 0 else 0
+            newline = wide.find("\n", end - wide_start)
+            cut_end = newline if newline != -1 else len(wide)
+            text, start, cursor = wide[cut_start:cut_end], wide_start + cut_start, wide_start + cut_end
+        else:
+            text, cursor = await self._text_between(loc.document_id, start, end)
+        return SourceText(locator=Locator(loc.document_id, start, cursor), document=document.name,
+                          kind=document.kind, text=text, document_length=document.text_length)
+
+    async def _text_between(self, document_id: int, start: int, end: int) -> tuple[str, int]:
+        """The document's text in [start, end), put back together from its chunks; and where it ends."""
         pieces: list[str] = []
         cursor = start
-        for cs, ce, text in await chunk_store.chunks_overlapping(self.conn, loc.document_id, start, end):
+        for cs, ce, text in await chunk_store.chunks_overlapping(self.conn, document_id, start, end):
             if ce <= cursor:
                 continue
             if cs > cursor:
@@ -215,11 +247,10 @@ class Searcher:
                 cursor = cs
             pieces.append(text[cursor - cs: min(ce, end) - cs])
             cursor = min(ce, end)
-        return SourceText(locator=Locator(loc.document_id, start, cursor), document=document.name,
-                          kind=document.kind, text="".join(pieces), document_length=document.text_length)
+        return "".join(pieces), cursor
 
     async def read_document(self, document_id: int) -> SourceText:
-        return await self.read(Locator(document_id, 0, 2**62))
+        return await self.read(Locator(document_id, 0, DOCUMENT_END))
 
 
 

@@ -1,34 +1,266 @@
-"""The one facade the front ends call: the memory core, and the biographer (answers, bio.md,
-open questions, timeline, reports). Front ends never reach past it."""
+"""The one facade the front ends call (CLI, Telegram, Discord, the HTTP server): the memory core,
+the biographer (answers, bio.md, open questions, timeline, reports), sources, people, the owner's
+schedule preferences and the chat prompts. Front ends never reach past it: no connection, no
+storage module, no memory internals."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta, tzinfo
+from pathlib import Path
 
-from core.biographer import AgentConfig, Biographer
+from core.backups import take_backup
+from core.biographer import AgentConfig, AnalysisStatus, Biographer
+from core.capture import journal_identity_prefix, save_photos, save_recording
+from core.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
+from core.errors import ModelUnavailable, StoreBusy, UserFacingError
+from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
+from core.inbox import Inbox
+from core.times import utc_iso
+from core.jobs import PromptBook
+from core.ledger import reminders as ledger_reminders
+from core.ledger.book import Ledger, LedgerItem, LedgerQuery, parse_due
+from core.ledger.conversations import NOT_CONVERSATIONS
+from core.ledger.extraction import ExtractionConfig, ExtractionResult, Extractor
+from core.ledger.people import PersonPage, person_page
+from core.ledger.weekly import with_promises
 from core.memory import Memory
+from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
+from core.pictures import Picture
+from core.pictures.gather import Pictures
+from core.page_sessions import NewSession, PageSession, PageSessions
 from core.ports import LLM, Progress, no_progress
+from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
 from core.profile_book import Clock, utc_now
-from core.types import AnalysisResult, Answer, Locator, OpenQuestion, ProfileEdit, TimelineEvent
+from core.saves import SavedRecord, SaveBook, SaveRequest
+from core.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
+from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
+                        SearchFilters, SearchHit, SourceText, TimelineEvent)
+from storage import people as people_store
+from storage import ledger as ledger_store
+from storage.db import busy_notice
+
+log = logging.getLogger(__name__)
+
+Person = people_store.Person
+UnmatchedSender = people_store.UnmatchedSender
+
+
+@dataclass(frozen=True)
+class SavedForwards:
+    """What became of a burst of forwards: saved now, or kept in the inbox for later."""
+
+    report: IngestReport | None  # None: the store was busy; the burst waits in the inbox
+    items: Sequence[Forwarded]
 
 
 class Service:
     def __init__(self, *, memory: Memory, llm: LLM | None = None, config: AgentConfig = AgentConfig(),
-                 clock: Clock = utc_now) -> None:
+                 clock: Clock = utc_now, schedule: ScheduleDefaults = ScheduleDefaults(),
+                 data_dir: Path | None = None, ledger_window_chars: int = 12_000) -> None:
         self.memory = memory
         self.llm = llm
         self.biographer = Biographer(memory, llm, config=config, clock=clock)
+        self.ledger = Ledger(memory.conn, owner_aliases=memory.context.owner_aliases | {config.owner}, clock=clock)
+        self.ledger_window_chars = ledger_window_chars
+        self.preferences = PreferenceStore(memory.conn, schedule)
+        self.prompts = PromptBook(memory.conn)
+        self.data_dir = data_dir
+        self.inbox = Inbox(data_dir / "inbox") if data_dir else None
+        self.clients = ClientBook(memory.conn)
+        self.memory_api = MemoryApi(memory)
+        self.saves = SaveBook(memory)
+        self.pictures = Pictures(memory.conn, zone=memory.context.timezone, owner_names=memory.context.owner_aliases,
+                                 timeline=self.timeline, clock=clock)
+        self.page_sessions = PageSessions(memory.conn, self.clients, clock=clock)
 
-    # answers
+    @property
+    def timezone(self) -> tzinfo:
+        """The zone the owner's times are shown in."""
+        return self.memory.context.timezone
+
+    # ------------------------------------------------------------ the memory: find and read
+
+    async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
+                     filters: SearchFilters = SearchFilters()) -> list[SearchHit]:
+        return await self.memory.search(query, limit=limit, mode=mode, filters=filters)
+
+    async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,
+                   newest_first: bool = True, filters: SearchFilters = SearchFilters()) -> GrepPage:
+        return await self.memory.grep(pattern, regex=regex, page=page, page_size=page_size,
+                                      newest_first=newest_first, filters=filters)
+
+    async def read(self, locator: Locator | str, *, window: int = 0) -> SourceText:
+        return await self.memory.read(locator, window=window)
+
+    async def stats(self) -> dict:
+        """What the memory holds, and the model tokens used per day and role."""
+        stats = await self.memory.stats()
+        stats["token_usage"] = await self.usage()
+        return stats
+
+    # ------------------------------------------------------------ the memory: add and remove
+
+    async def import_files(self, paths: Sequence[Path], *, progress: Progress = no_progress, index: bool = True,
+                           on_busy: Callable[[float], object] | None = None) -> IngestReport:
+        """Import files or folders; one bad file never stops the others (see report.errors).
+        While another process holds the store's write lock, `on_busy(seconds waited)` is called
+        now and then (a note for the owner) and the import waits instead of failing."""
+        token = busy_notice.set(on_busy) if on_busy else None
+        try:
+            return await self.memory.ingest(paths, progress=progress, index=index)
+        finally:
+            if token is not None:
+                busy_notice.reset(token)
+
+    async def index_pending(self, *, progress: Progress = no_progress) -> int:
+        return await self.memory.index_pending(progress=progress)
+
+    async def reindex(self, *, progress: Progress = no_progress) -> int:
+        return await self.memory.reindex(progress=progress)
+
+    async def save_forwards(self, items: Sequence[Forwarded], *, platform: str, chat_key: str,
+                            owner_ids: frozenset[str]) -> SavedForwards:
+        """Save a burst of forwarded messages under their original senders and dates. The burst is
+        on disk before the store is touched, so a busy store or a kill loses nothing."""
+        payload = forwards_payload(items, platform=platform, chat_key=chat_key, owner_ids=owner_ids)
+        entry = self.inbox.put("forwards", payload) if self.inbox else None
+        try:
+            report = await self._save_forwards_payload(payload)
+        except StoreBusy:
+            log.warning("store busy: %d forwarded messages kept in the inbox for later", len(items))
+            return SavedForwards(report=None, items=items)
+        if entry is not None:
+            self.inbox.done(entry)
+        return SavedForwards(report=report, items=items)
+
+    async def _save_forwards_payload(self, payload: dict) -> IngestReport:
+        items, platform, chat_key, owner_ids = forwards_from_payload(payload)
+        document = forwards_document(items, platform=platform, chat_key=chat_key, owner_ids=owner_ids,
+                                     owner_names=self.memory.context.owner_aliases)
+        return await self.memory.save([document])
+
+    async def replay_inbox(self) -> int:
+        """Save what earlier saves had to leave in the inbox; returns the messages saved."""
+        if self.inbox is None:
+            return 0
+        saved = 0
+        for entry, kind, payload in self.inbox.pending():
+            if kind != "forwards":
+                log.error("inbox entry %s has an unknown kind %r; left in place", entry.name, kind)
+                continue
+            try:
+                report = await self._save_forwards_payload(payload)
+            except StoreBusy:
+                return saved  # still busy: try again on the next tick
+            self.inbox.done(entry)
+            saved += report.messages_added
+        if saved:
+            log.warning("saved %d forwarded messages that waited in the inbox", saved)
+        return saved
+
+    async def save_recording(self, path: Path, *, when: datetime) -> str:
+        """Transcribe a voice note, keep it as a dated journal entry; returns the transcript."""
+        return await save_recording(self.memory, path, when=when)
+
+    async def save_photos(self, paths: Sequence[Path], *, caption: str, when: datetime,
+                          key: str | None = None) -> str:
+        """Keep photos sent together (described when a vision model is set) with their caption as
+        one journal entry; returns what was saved. `key` names the platform message: saving it
+        again (an edited caption) replaces the entry it made before."""
+        earlier = await find_sources_by_identity_prefix(self.memory.conn, journal_identity_prefix("photo", key)) \
+            if key else []
+        text = await save_photos(self.memory, paths, caption=caption, when=when, key=key)
+        for source in earlier:
+            await self.forget(source.id)
+        return text
+
+    async def sources(self) -> list[Source]:
+        return await list_sources(self.memory.conn)
+
+    async def source(self, source_id: int) -> Source:
+        """One source by its number, or a UserFacingError saying how to find the numbers."""
+        found = await get_source(self.memory.conn, source_id)
+        if found is None:
+            raise UserFacingError(f"there is no source #{source_id}", hint="/sources (or `biographer sources`) lists them")
+        return found
+
+    async def forget(self, source_id: int) -> Forgotten:
+        """Delete a source and everything taken from it, erased from the store's file and from
+        every backup (see core.sources.forget_source)."""
+        return await self.memory.forget(source_id)
+
+    async def export_sources(self, path: Path) -> Path:
+        """Every source and message as one JSON file."""
+        return await export_sources(self.memory.conn, path)
+
+    async def export_all(self, directory: Path) -> dict[str, int]:
+        """Everything, to take away: JSON lines, bio.md and its history, and a Markdown vault
+        (see core/export.py); returns what was written, by kind."""
+        from core.export import export_all
+
+        written = await export_all(self.memory.conn, directory, read_document=self.memory.searcher.read_document,
+                                   bio=await self.bio(), history=await self.bio_history(limit=2**31),
+                                   timeline=await self.timeline(), questions=await self.open_questions())
+        written["ledger items"] = await self._export_ledger(directory / "data" / "ledger.jsonl")
+        return written
+
+    async def _export_ledger(self, path: Path) -> int:
+        from dataclasses import asdict
+
+        from core.export import JsonLines
+
+        out = JsonLines(path)
+        for item in await ledger_store.export_items(self.memory.conn):
+            out.write(asdict(item))
+        out.close()
+        return out.count
+
+    async def backup(self, directory: Path, *, stamp: datetime | None = None, keep: int) -> Path:
+        """A consistent copy of the store (safe while it is in use) with its raw copies, keeping
+        the newest `keep`."""
+        return await take_backup(self.memory.conn, backup_dir=directory, raw_dir=self.memory.raw_dir,
+                                 keep=keep, now=stamp)
+
+    # ------------------------------------------------------------ people
+
+    async def people(self) -> list[Person]:
+        await people_store.sync_from_messages(self.memory.conn)
+        return await people_store.list_people(self.memory.conn)
+
+    async def merge_people(self, keep: str, other: str) -> Person:
+        """Make `other` another name of `keep`."""
+        await people_store.sync_from_messages(self.memory.conn)
+        return await people_store.merge(self.memory.conn, keep, other)
+
+    async def unmatched_senders(self, *, limit: int = 50) -> list[UnmatchedSender]:
+        await people_store.sync_from_messages(self.memory.conn)
+        return await people_store.unmatched_senders(self.memory.conn, limit=limit)
+
+    async def follow_owner_aliases(self) -> int:
+        """Mark the stored messages again from the owner's aliases; how many changed."""
+        from core.owners import follow_owner_aliases
+
+        return await follow_owner_aliases(self.memory.conn, self.memory.context, force=True) or 0
+
+    # ------------------------------------------------------------ answers
+
     async def ask(self, text: str, *, conversation: str = "cli") -> Answer:
-        """A cited answer from the owner's sources; the owner's words are kept as a source."""
+        """A cited answer from the owner's sources."""
         return await self.biographer.ask(text, conversation=conversation)
+
+    async def last_conversation(self, prefix: str) -> str | None:
+        """The latest conversation whose key starts with `prefix`, to resume it."""
+        return await self.biographer.last_conversation(prefix)
 
     async def remember(self, text: str, *, when: datetime | None = None) -> Locator:
         """Store the owner's words as a dated source."""
         return await self.biographer.remember(text, when=when)
 
-    # open questions
+    # ------------------------------------------------------------ open questions and prompts
+
     async def open_questions(self) -> list[OpenQuestion]:
         return await self.biographer.open_questions()
 
@@ -43,7 +275,18 @@ class Service:
         """Store the owner's answer as a source and fold it into bio.md."""
         return await self.biographer.answer_question(question_id, text)
 
-    # bio.md
+    async def record_prompt(self, *, question_id: str, platform: str, chat_id: str, message_id: str,
+                            sent_at: datetime) -> None:
+        """Remember which chat message asked which question, so a reply to it answers it."""
+        await self.prompts.record(question_id=question_id, platform=platform, chat_id=chat_id,
+                                  message_id=message_id, sent_at=sent_at)
+
+    async def question_for_reply(self, *, platform: str, chat_id: str, message_id: str) -> int | None:
+        """The open question a chat message asked, if it was one of the prompts."""
+        return await self.prompts.question_for_reply(platform=platform, chat_id=chat_id, message_id=message_id)
+
+    # ------------------------------------------------------------ bio.md and the timeline
+
     async def bio(self) -> str:
         return await self.biographer.bio()
 
@@ -59,14 +302,30 @@ class Service:
     async def timeline(self) -> list[TimelineEvent]:
         return await self.biographer.timeline()
 
-    # analysis runs
+    # ------------------------------------------------------------ pictures
+
+    async def picture(self, kind: str, *, since: datetime | None = None, until: datetime | None = None) -> Picture:
+        """A picture of stored data, no model call: "week" (the seven days ending `until`, default
+        today), "timeline" or "people" (who the owner talks to; default: all of it)."""
+        return await self.pictures.make(kind, since=since, until=until)
+
+    # ------------------------------------------------------------ analysis runs
+
     async def analyze(self, *, progress: Progress = no_progress, max_batches: int | None = None) -> AnalysisResult:
         """Read new material since the last analysis, oldest first, in budgeted batches."""
         return await self.biographer.analyze(progress=progress, max_batches=max_batches)
 
+    async def analysis_status(self) -> AnalysisStatus:
+        """Passages waiting for analysis, and whether the last run left its batch unread."""
+        return await self.biographer.analysis_status()
+
     async def report(self, *, days: int = 7) -> Answer:
-        """The pattern report of the last `days`, stored as a document."""
-        return await self.biographer.report(days=days)
+        """The pattern report of the last `days`, stored as a document, followed by the promises made
+        in those days and those still open (from the ledger, exactly)."""
+        answer = await self.biographer.report(days=days)
+        until = self.biographer.clock()
+        return await with_promises(answer, self.memory.conn, since=until - timedelta(days=days), until=until,
+                                   zone=self.biographer.config.zone)
 
     async def consolidate(self, *, force: bool = False) -> bool:
         """True if the profile was replaced by a verified, coherent rewrite."""
@@ -75,3 +334,157 @@ class Service:
     async def usage(self) -> dict:
         """Token usage per day and role."""
         return await self.biographer.usage()
+
+    # ------------------------------------------------------------ the owner's schedule
+
+    async def schedule(self) -> Preferences:
+        return await self.preferences.load()
+
+    async def set_schedule(self, key: str, value: str) -> Preferences:
+        """Change one schedule setting (UserFacingError with a hint when the value is wrong)."""
+        return await self.preferences.set(key, value)
+
+    async def set_paused(self, paused: bool) -> None:
+        await self.preferences.set_paused(paused)
+
+    # ------------------------------------------------------------ the ledger
+
+    async def ledger_items(self, query: LedgerQuery = LedgerQuery()) -> list[LedgerItem]:
+        """Every ledger item that matches (promises, debts, recommendations, facts), with sources."""
+        return await self.ledger.items(query)
+
+    async def ledger_item(self, item_id: int) -> LedgerItem:
+        return await self.ledger.item(item_id)
+
+    def due_date(self, text: str) -> date:
+        """A due date as the owner types it (2024-05-10, tomorrow, friday, in 3 days), in their zone."""
+        return parse_due(text, today=self.biographer.clock().astimezone(self.biographer.config.zone).date())
+
+    async def add_ledger_item(self, kind: str, text: str, *, person: str | None = None, due: date | None = None,
+                              category: str | None = None, new_person: bool = False) -> tuple[LedgerItem, bool]:
+        """An item the owner adds by hand; (item, False) when it was already kept (this adds a source)."""
+        return await self.ledger.add(kind, text, person=person, due=due, category=category, new_person=new_person)
+
+    async def set_ledger_status(self, item_id: int, status: str, *, via: str = "cli") -> LedgerItem:
+        """The owner marks an item done, dropped, in progress or open again."""
+        return await self.ledger.set_status(item_id, status, via=via)
+
+    async def extract_ledger(self, *, max_windows: int | None = None,
+                             progress: Progress = no_progress) -> ExtractionResult:
+        """Read conversations not read yet into the ledger (checked proposals only)."""
+        if self.llm is None:
+            raise ModelUnavailable("reading conversations into the ledger needs a language model",
+                                   hint="set BIOGRAPHER_LLM_API_KEY, or point BIOGRAPHER_LLM_BASE_URL at a local "
+                                        "server (see .env.example)")
+        config = self.biographer.config
+        extractor = Extractor(self.memory.conn, self.llm, self.ledger, config=ExtractionConfig(
+            window_chars=self.ledger_window_chars, daily_token_cap=config.daily_token_cap, owner=config.owner,
+            owner_aliases=self.memory.context.owner_aliases, zone=config.zone))
+        return await extractor.run(max_windows=max_windows, progress=progress)
+
+    async def ledger_pending(self) -> bool:
+        """Whether some conversation waits to be read into the ledger."""
+        return bool(await ledger_store.pending_documents(self.memory.conn, exclude_kinds=NOT_CONVERSATIONS))
+
+    async def person_page(self, name: str) -> PersonPage:
+        """Who someone is to the owner, last contact, what is open both ways, where they appear."""
+        await people_store.sync_from_messages(self.memory.conn)
+        return await person_page(self.memory.conn, self.ledger, name, bio=await self.bio())
+
+    async def ledger_reminders(self, *, today: date) -> ledger_reminders.ReminderBatch:
+        """What to remind the owner of today (promises due, follow-ups drafted for what is owed)."""
+        config = self.biographer.config
+        drafted = []
+        for reminder in await ledger_reminders.due(self.memory.conn, today=today):
+            if reminder.kind == "follow_up":
+                draft = await ledger_reminders.draft_follow_up(reminder.item, llm=self.llm, zone=config.zone,
+                                                               owner=config.owner)
+                reminder = replace(reminder, draft=draft)
+            drafted.append(reminder)
+        text = ledger_reminders.render(drafted, today=today, zone=config.zone) if drafted else ""
+        return ledger_reminders.ReminderBatch(tuple(drafted), text)
+
+    async def record_reminders(self, batch: ledger_reminders.ReminderBatch, *, at: datetime) -> None:
+        """Remember these as sent (before sending: a restart must never send them twice)."""
+        await ledger_reminders.record(self.memory.conn, batch, at=utc_iso(at))
+
+    async def unrecord_reminders(self, batch: ledger_reminders.ReminderBatch) -> None:
+        await ledger_reminders.unrecord(self.memory.conn, batch)
+
+    # ------------------------------------------------------------ the memory server (bot/server/)
+
+    async def add_client(self, name: str, *, operations: tuple[str, ...] = (), sections: tuple[str, ...] = (),
+                         page: bool = False) -> IssuedToken:
+        """A new client with its bearer token (shown once; only a digest is kept); `page=True`: a
+        login for the owner's local web page, which opens nothing else."""
+        return await self.clients.add(name, operations=operations, sections=sections, page=page)
+
+    async def list_clients(self, *, include_revoked: bool = False) -> list[ClientInfo]:
+        return await self.clients.list(include_revoked=include_revoked)
+
+    async def revoke_client(self, name: str) -> None:
+        await self.clients.revoke(name)
+
+    async def authenticate(self, authorization: str | None) -> Client:
+        """The client an Authorization header names (NotAuthenticated, saying why, if none)."""
+        return await self.clients.authenticate(authorization)
+
+    async def capabilities(self, client: Client) -> dict:
+        return await self.memory_api.capabilities(client)
+
+    async def index_state(self) -> IndexState:
+        return await self.memory_api.index_state()
+
+    async def api_search(self, client: Client, query: str, *, limit: int = 10, mode: str = "hybrid",
+                         filters: Filters = Filters()) -> SearchAnswer:
+        """Search within what the client may see, saying whether nothing matched or the index is building."""
+        return await self.memory_api.search(client, query, limit=limit, mode=mode, filters=filters)
+
+    async def api_read(self, client: Client, locator: str, *, generation: int | None = None,
+                       expected_hash: str | None = None, window: int = 0) -> ReadAnswer:
+        """The text at a locator; bound to a generation or hash, a changed source is a Conflict."""
+        return await self.memory_api.read(client, locator, generation=generation, expected_hash=expected_hash,
+                                          window=window)
+
+    async def list_items(self, client: Client, *, filters: Filters = Filters(), section: str | None = None,
+                         status: str = "current", cursor: str | None = None, limit: int = 100) -> ListPage:
+        """Every passage the filters keep, a page at a time, with a cursor for the next."""
+        return await self.memory_api.list(client, filters=filters, section=section, status=status, cursor=cursor,
+                                          limit=limit)
+
+    async def save_note(self, client: Client, request: SaveRequest, *, idempotency_key: str | None) -> SavedRecord:
+        """Keep what an agent was told, in the agent's own section (a retry returns the first record)."""
+        return await self.saves.save(client, request, idempotency_key=idempotency_key)
+
+    # ------------------------------------------------------------ the owner's local page (bot/server/page/)
+
+    @property
+    def model_configured(self) -> bool:
+        """Whether a language model answers (questions need one to be folded into bio.md)."""
+        return self.llm is not None
+
+    async def page_login(self, token: str, *, lifetime: timedelta) -> NewSession:
+        """A browser session for the page client the token names (NotAuthenticated if none)."""
+        return await self.page_sessions.login(token, lifetime=lifetime)
+
+    async def page_session(self, secret: str | None) -> PageSession:
+        """The live session a cookie names, or NotAuthenticated saying why."""
+        return await self.page_sessions.check(secret)
+
+    async def page_logout(self, secret: str) -> None:
+        await self.page_sessions.logout(secret)
+
+    async def passage(self, locator: str, *, window: int = 0) -> ReadAnswer:
+        """The owner's read: the exact text at a locator with its senders, time and source."""
+        return await self.memory_api.read(OWNER, locator, window=window)
+
+    async def owner_search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
+                           filters: Filters = Filters()) -> SearchAnswer:
+        """The owner's search over everything, saying whether nothing matched or the index is building."""
+        return await self.memory_api.search(OWNER, query, limit=limit, mode=mode, filters=filters)
+
+    async def owner_list(self, *, filters: Filters = Filters(), cursor: str | None = None,
+                         limit: int = 50) -> ListPage:
+        """Everything the filters keep, unranked and oldest first, a page at a time (no query needed)."""
+        return await self.memory_api.list(OWNER, filters=filters, cursor=cursor, limit=limit)
+

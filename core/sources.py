@@ -4,20 +4,36 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import aiosqlite
 
 from core.errors import UserFacingError
+from core.files import write_private
+from core.types import LOCATOR_PATTERN
 from storage import documents as document_store
 from storage import profile as profile_store
+from storage import backup as backup_store
 from storage import source_admin
-from storage.db import transaction
+from storage.db import DatabaseError, checkpoint, open_database, transaction
 
 
-async def list_sources(conn: aiosqlite.Connection) -> list[document_store.DocumentRow]:
+#: one imported source as the owner sees it (numbered for /forget)
+Source = document_store.DocumentRow
+
+
+async def list_sources(conn: aiosqlite.Connection) -> list[Source]:
     return await document_store.list_documents(conn)
+
+
+async def get_source(conn: aiosqlite.Connection, source_id: int) -> Source | None:
+    return await document_store.get_document(conn, source_id)
+
+
+async def find_sources_by_identity_prefix(conn: aiosqlite.Connection, prefix: str) -> list[Source]:
+    return await document_store.find_by_identity_prefix(conn, prefix)
 
 
 @dataclass(frozen=True)
@@ -25,9 +41,13 @@ class Forgotten:
     document: document_store.DocumentRow
     profile_lines: int  # bio.md lines removed because they rested on this source alone
     timeline_events: int  # events removed for the same reason
+    backups: int = 0  # backups it was removed from
+    backup_errors: tuple[str, ...] = ()  # backups it could not be removed from, and why
 
 
-_CITATION = re.compile(r"\[(doc\d+:\d+-\d+)\]")
+_CITATION = re.compile(rf"\[({LOCATOR_PATTERN})\]")
+# a .part in raw/ younger than this may be a copy another process is writing now
+RAW_PART_GRACE_SECONDS = 3600
 
 
 def without_source(text: str, document_id: int) -> tuple[str, int]:
@@ -49,48 +69,109 @@ def without_source(text: str, document_id: int) -> tuple[str, int]:
     return "\n".join(kept), removed
 
 
-async def forget_source(conn: aiosqlite.Connection, document_id: int) -> Forgotten:
+async def forget_source(conn: aiosqlite.Connection, document_id: int, *, raw_dir: Path | None = None,
+                        backup_dir: Path | None = None) -> Forgotten:
     """Delete one source and everything taken from it: its messages, chunks, vectors and raw
-    copy, the timeline events and bio.md lines resting on it alone (in bio.md's history too), and
-    its citations elsewhere. Raises with a hint when there is no such source."""
+    copy, the timeline events and bio.md lines resting on it alone (in bio.md's history too),
+    people known only from it, and its citations elsewhere; then empty the write-ahead log, so
+    its words are in no byte of the store. With `raw_dir`, raw copies no source refers to are
+    cleared too; with `backup_dir`, the source is removed from every backup as well. Raises with
+    a hint when there is no such source."""
     document = await document_store.get_document(conn, document_id)
     if document is None:
         raise UserFacingError(f"there is no source #{document_id}", hint="/sources lists them with their numbers")
-    prefix = f"doc{document_id}:"
     async with transaction(conn):
-        await source_admin.delete_source(conn, document_id)
-        emptied = []
-        for table in source_admin.CITING_TABLES:
-            for row_id, locators in await source_admin.citing_rows(conn, table):
-                left = [loc for loc in locators if not loc.startswith(prefix)]
-                if len(left) == len(locators):
-                    continue
-                if not left and table == "timeline_events":
-                    emptied.append(row_id)
-                else:
-                    await source_admin.set_locators(conn, table, row_id, left)
-        await source_admin.delete_timeline_events(conn, emptied)
-        current = await profile_store.get_profile(conn)
-        redacted_current, lines = without_source(current, document_id) if current else (None, 0)
-        history = [
-            replace(row, old_text=without_source(row.old_text, document_id)[0],
-                    new_text=without_source(row.new_text, document_id)[0],
-                    profile_before=without_source(row.profile_before, document_id)[0],
-                    profile_after=without_source(row.profile_after, document_id)[0],
-                    locators=[loc for loc in row.locators if not loc.startswith(prefix)])
-            for row in await profile_store.all_history(conn)
-        ]
-        await profile_store.redact(conn, current=redacted_current, history=history)
-        raw_in_use = bool(document.raw_path) and await source_admin.raw_copy_in_use(conn, document.raw_path)
-    if document.raw_path and not raw_in_use:
-        Path(document.raw_path).unlink(missing_ok=True)
-    return Forgotten(document=document, profile_lines=lines, timeline_events=len(emptied))
+        lines, events = await _forget_in(conn, document)
+        in_use = await source_admin.raw_copy_names(conn)
+    await checkpoint(conn)
+    if document.raw_path and Path(document.raw_path).name not in in_use:
+        kept = raw_dir / Path(document.raw_path).name if raw_dir else Path(document.raw_path)
+        kept.unlink(missing_ok=True)
+    if raw_dir:
+        await clean_raw_copies(conn, raw_dir)
+    backups, errors = await _forget_in_backups(backup_dir, document.identity) if backup_dir else (0, ())
+    return Forgotten(document=document, profile_lines=lines, timeline_events=events, backups=backups,
+                     backup_errors=errors)
+
+
+async def _forget_in(conn: aiosqlite.Connection, document: document_store.DocumentRow) -> tuple[int, int]:
+    """The deletions of a forget, inside the caller's transaction; returns (bio.md lines removed,
+    timeline events removed)."""
+    prefix = f"doc{document.id}:"
+    await source_admin.delete_source(conn, document.id)
+    emptied = []
+    for table in source_admin.CITING_TABLES:
+        for row_id, locators in await source_admin.citing_rows(conn, table):
+            left = [loc for loc in locators if not loc.startswith(prefix)]
+            if len(left) == len(locators):
+                continue
+            if not left and table == "timeline_events":
+                emptied.append(row_id)
+            else:
+                await source_admin.set_locators(conn, table, row_id, left)
+    await source_admin.delete_timeline_events(conn, emptied)
+    current = await profile_store.get_profile(conn)
+    redacted_current, lines = without_source(current, document.id) if current else (None, 0)
+    history = [
+        replace(row, old_text=without_source(row.old_text, document.id)[0],
+                new_text=without_source(row.new_text, document.id)[0],
+                profile_before=without_source(row.profile_before, document.id)[0],
+                profile_after=without_source(row.profile_after, document.id)[0],
+                locators=[loc for loc in row.locators if not loc.startswith(prefix)])
+        for row in await profile_store.all_history(conn)
+    ]
+    await profile_store.redact(conn, current=redacted_current, history=history)
+    await source_admin.delete_people_without_messages(conn)
+    return lines, len(emptied)
+
+
+async def _forget_in_backups(backup_dir: Path, identity: str) -> tuple[int, tuple[str, ...]]:
+    """Remove the source (found by its identity: ids differ between stores) from every backup,
+    with its raw copy there. Returns how many backups held it, and a line per backup that could
+    not be rewritten."""
+    changed, errors = 0, []
+    async with backup_store.backups_locked(backup_dir):
+        for backup in backup_store.list_backups(backup_dir):
+            try:
+                async with open_database(backup.database) as db:
+                    found = await document_store.find_by_identity(db, identity)
+                    if found is None:
+                        continue
+                    document = await document_store.get_document(db, found)
+                    async with transaction(db):
+                        await _forget_in(db, document)
+                        in_use = await source_admin.raw_copy_names(db)
+                    await checkpoint(db)
+            except (DatabaseError, OSError) as error:
+                errors.append(f"{backup.path.name}: {error}")
+                continue
+            if backup.raw_dir and document.raw_path and Path(document.raw_path).name not in in_use:
+                (backup.raw_dir / Path(document.raw_path).name).unlink(missing_ok=True)
+            changed += 1
+    return changed, tuple(errors)
+
+
+async def clean_raw_copies(conn: aiosqlite.Connection, raw_dir: Path) -> int:
+    """Delete the raw copies no source refers to (a failed import of an older version, a copy
+    killed half-way); returns how many. A copy is made only after its source is saved, so a
+    complete file nobody refers to is an orphan; a fresh .part may still be being written."""
+    if not raw_dir.is_dir():
+        return 0
+    in_use = await source_admin.raw_copy_names(conn)
+    now, removed = time.time(), 0
+    for path in raw_dir.iterdir():
+        if not path.is_file() or path.name in in_use:
+            continue
+        if path.name.endswith(".part") and now - path.stat().st_mtime < RAW_PART_GRACE_SECONDS:
+            continue
+        path.unlink(missing_ok=True)
+        removed += 1
+    return removed
 
 
 async def export_sources(conn: aiosqlite.Connection, path: Path) -> Path:
     """Write every source and message as one JSON file at `path`."""
     sources = [asdict(d) for d in await document_store.list_documents(conn)]
     messages = [m async for m in source_admin.iter_messages(conn)]
-    path.write_text(json.dumps({"sources": sources, "messages": messages}, ensure_ascii=False, indent=1),
-                    encoding="utf-8")
+    write_private(path, json.dumps({"sources": sources, "messages": messages}, ensure_ascii=False, indent=1))
     return path

@@ -79,7 +79,14 @@ class Chunk:
     speakers: tuple[str, ...] = ()
 
 
-_LOCATOR_RE = re.compile(r"^doc(\d+):(\d+)-(\d+)$")
+#: The one spelling of a locator with its range (`doc12:3400-4100`), for patterns that find
+#: locators inside text; `Locator.parse` also takes `doc12` alone, the whole document.
+LOCATOR_PATTERN = r"doc\d+:\d+-\d+"
+_LOCATOR_RE = re.compile(r"doc(\d+)(?::(\d+)-(\d+))?")
+#: Positions and ids past this are no place in any store (SQLite integers end at 2**63 - 1)
+MAX_POSITION = 2**62
+#: the end of a locator that means "to the end of the document" (`doc4` alone)
+DOCUMENT_END = MAX_POSITION
 
 
 @dataclass(frozen=True)
@@ -95,13 +102,21 @@ class Locator:
 
     @classmethod
     def parse(cls, value: str) -> Locator:
-        match = _LOCATOR_RE.match(value.strip())
+        value = value.strip()
+        match = _LOCATOR_RE.fullmatch(value)
         if not match:
             raise LocatorError(
                 f"not a locator: {value!r}",
-                hint="a locator looks like doc12:3400-4100, as printed by search and grep",
+                hint="a locator looks like doc12:3400-4100, as printed by search and grep (doc12 alone is "
+                     "the whole document)",
             )
-        doc, start, end = (int(g) for g in match.groups())
+        digits = [g for g in match.groups() if g is not None]
+        if any(len(d) > 19 for d in digits) or max(map(int, digits)) > MAX_POSITION:
+            raise LocatorError(f"locator {value[:40]!r} has a number too large for any source",
+                               hint="use a locator as printed by search and grep")
+        if match.group(2) is None:
+            return cls(int(match.group(1)), 0, DOCUMENT_END)
+        doc, start, end = map(int, match.groups())
         if end < start:
             raise LocatorError(f"locator {value!r} ends before it starts", hint="use START-END")
         return cls(doc, start, end)
@@ -151,6 +166,7 @@ class GrepMatch:
     kind: str
     line: str  # the line of text around the match
     time: datetime | None
+    sender: str | None = None  # who wrote it, in a chat; None in prose
 
 
 @dataclass(frozen=True)
@@ -159,10 +175,8 @@ class GrepPage:
     page: int
     page_size: int
     total: int
-
-    @property
-    def has_more(self) -> bool:
-        return self.page * self.page_size < self.total
+    has_more: bool
+    total_is_estimate: bool = False  # past a few thousand passages the total is estimated, not counted
 
 
 @dataclass(frozen=True)
@@ -226,6 +240,7 @@ class Answer:
     citations: list[Citation] = field(default_factory=list)
     removed: int = 0  # citations dropped because they pointed at nothing seen or misquoted
     run_id: int | None = None
+    checked: bool = True  # False: the model looked nothing up, and the text says so
 
     def render(self) -> str:
         """Text followed by its sources, for front ends without richer formatting."""

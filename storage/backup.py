@@ -1,43 +1,286 @@
-"""A consistent copy of the live store through SQLite's online backup API, keeping the last N."""
+"""Backups of the store and restores from them.
+
+A backup is one folder, `DATA_DIR/backups/biographer-YYYYmmdd-HHMMSS/`, holding a consistent copy
+of the store (SQLite's online backup API, safe while the store is in use) and `raw/`, the kept
+copies of imported files its sources refer to (a photo waiting for a vision model lives only
+there). Raw copies are named by content and never change, so they are hard links where the
+file system allows: a backup costs the space of the database alone. A backup is built under a
+`.part` name and renamed when complete; a killed one leaves a `.part` that the next backup
+removes. Older versions wrote single `biographer-*.sqlite3` files: they are listed, pruned and
+restorable too.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import aiosqlite
 import sqlean
 
-from storage.db import write_lock
+from core.errors import UserFacingError
+from storage.db import store_files, write_lock
+from storage.permissions import private_dir, private_file
 
 PREFIX = "biographer-"
-SUFFIX = ".sqlite3"
+PART = ".part"
+OLD_SUFFIX = ".sqlite3"  # single-file backups of older versions
+DATABASE = "biographer.sqlite3"
+RAW = "raw"
+_LOCK = ".lock"
 
 
-async def backup_database(conn: aiosqlite.Connection, directory: Path, *, stamp: datetime,
-                          keep: int) -> Path:
-    """Copy the store into `directory` (safe while it is in use) and delete all but the newest `keep`."""
-    directory.mkdir(parents=True, exist_ok=True)
-    target = directory / f"{PREFIX}{stamp.strftime('%Y%m%d-%H%M%S')}{SUFFIX}"
-    partial = target.with_suffix(".part")
-    destination = await asyncio.to_thread(sqlean.connect, str(partial), check_same_thread=False)
+@dataclass(frozen=True)
+class Backup:
+    path: Path  # the backup's folder, or an older version's single file
+
+    @property
+    def database(self) -> Path:
+        return self.path / DATABASE if self.path.is_dir() else self.path
+
+    @property
+    def raw_dir(self) -> Path | None:
+        return self.path / RAW if self.path.is_dir() else None
+
+
+class StoreInUse(UserFacingError):
+    """Another process has the store open."""
+
+
+def list_backups(directory: Path) -> list[Backup]:
+    """Complete backups, oldest first (their names start with the time they were taken)."""
+    if not directory.is_dir():
+        return []
+    found = [p for p in directory.iterdir() if p.name.startswith(PREFIX) and not p.name.endswith(PART)
+             and (p.is_dir() and (p / DATABASE).exists() or p.name.endswith(OLD_SUFFIX))]
+    return [Backup(p) for p in sorted(found, key=lambda p: p.name.removesuffix(OLD_SUFFIX))]
+
+
+@asynccontextmanager
+async def backups_locked(directory: Path) -> AsyncIterator[None]:
+    """One writer of the backups folder at a time, across processes (the bot's nightly backup, a
+    `biographer backup` or `forget` on the command line), so none removes another's `.part`."""
+    private_dir(directory)
+    fd = os.open(private_file(directory / _LOCK), os.O_RDWR)
     try:
-        # between transactions: the backup reads through this connection, which would otherwise
-        # copy another task's uncommitted writes
-        async with write_lock(conn):
-            await conn.backup(destination)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                await asyncio.sleep(0.1)  # polled, so a cancelled wait leaves no thread holding it
+        yield
     finally:
-        await asyncio.to_thread(destination.close)
-    partial.replace(target)
-    await asyncio.to_thread(prune_backups, directory, keep=keep)
+        os.close(fd)  # releases the lock
+
+
+def remove_partial_backups(directory: Path) -> list[Path]:
+    """Delete what killed backups left (call with the backups folder locked)."""
+    partial = [p for p in directory.glob(f"{PREFIX}*{PART}")]
+    for path in partial:
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink(missing_ok=True)
+    return partial
+
+
+def raw_names(db: sqlean.Connection) -> set[str]:
+    """File names of the raw copies a store's sources refer to (paths may be relative to wherever
+    the import ran, so only the content-derived name is trusted)."""
+    rows = db.execute("SELECT DISTINCT raw_path FROM documents WHERE raw_path IS NOT NULL").fetchall()
+    return {Path(row[0]).name for row in rows}
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """A hard link where the file system allows (raw copies never change in place), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, private_file(target))
+
+
+def _copy_raw(names: set[str], source_dir: Path | None, target_dir: Path) -> list[str]:
+    """Link the named raw copies from `source_dir` into `target_dir`; returns the names missing."""
+    private_dir(target_dir)
+    missing = []
+    for name in sorted(names):
+        source = source_dir / name if source_dir else None
+        if source is None or not source.is_file():
+            missing.append(name)
+        elif not (target_dir / name).exists():
+            link_or_copy(source, target_dir / name)
+    return missing
+
+
+def _new_folder(directory: Path, stamp: datetime, label: str) -> Path:
+    name = f"{PREFIX}{stamp.strftime('%Y%m%d-%H%M%S')}{'-' + label if label else ''}"
+    target, n = directory / name, 1
+    while target.exists() or target.with_name(target.name + PART).exists():
+        n += 1
+        target = directory / f"{name}-{n}"
+    return target
+
+
+async def backup_database(conn: aiosqlite.Connection, directory: Path, *, raw_dir: Path,
+                          stamp: datetime, keep: int) -> Path:
+    """Back the store up into a new folder under `directory` (safe while it is in use), with the
+    raw copies its sources refer to; delete all but the newest `keep`. Returns the folder."""
+    async with backups_locked(directory):
+        await asyncio.to_thread(remove_partial_backups, directory)
+        target = _new_folder(directory, stamp, "")
+        partial = private_dir(target.with_name(target.name + PART))
+        database = private_file(partial / DATABASE)
+        destination = await asyncio.to_thread(sqlean.connect, str(database), check_same_thread=False)
+        try:
+            # between transactions: the backup reads through this connection, which would
+            # otherwise copy another task's uncommitted writes
+            async with write_lock(conn):
+                await conn.backup(destination)
+            names = await asyncio.to_thread(raw_names, destination)
+        finally:
+            await asyncio.to_thread(destination.close)
+        await asyncio.to_thread(_copy_raw, names, raw_dir, partial / RAW)
+        partial.rename(target)
+        await asyncio.to_thread(prune_backups, directory, keep=keep)
     return target
 
 
 def prune_backups(directory: Path, *, keep: int) -> list[Path]:
     """Delete the oldest backups beyond `keep`; returns what was deleted."""
-    backups = sorted(directory.glob(f"{PREFIX}*{SUFFIX}"))
+    backups = list_backups(directory)
     doomed = backups[:-keep] if keep > 0 else backups
-    for path in doomed:
-        path.unlink(missing_ok=True)
-    return doomed
+    for backup in doomed:
+        shutil.rmtree(backup.path) if backup.path.is_dir() else backup.path.unlink(missing_ok=True)
+    return [b.path for b in doomed]
+
+
+# ---------------------------------------------------------------- restore
+
+@dataclass(frozen=True)
+class Restored:
+    backup: Path
+    documents: int
+    kept_aside: Path | None  # the store as it was before, itself a backup now
+    raw_missing: list[str]  # raw copies the backup's sources name but it does not hold
+
+
+def find_backup(value: str, directory: Path) -> Backup:
+    """A backup given by path, or by its name in the backups folder."""
+    path = Path(value).expanduser()
+    if not path.exists() and (directory / value).exists():
+        path = directory / value
+    if path.is_file() and path.name == DATABASE and path.parent.name.startswith(PREFIX):
+        path = path.parent  # the database inside a backup folder: take the folder, raw/ included
+    backup = Backup(path)
+    if not backup.database.is_file():
+        raise UserFacingError(f"no backup at {path}",
+                              hint=f"give a folder from {directory} (`biographer backup --list`) or its path")
+    return backup
+
+
+def _check_backup(backup: Backup) -> int:
+    """The number of sources in a sound backup; raises with a hint when it is not one."""
+    try:
+        db = _read_only(backup.database)
+        try:
+            problems = db.execute("PRAGMA quick_check").fetchall()
+            documents = db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        finally:
+            db.close()
+    except sqlean.DatabaseError:
+        problems, documents = [("not a biographer store",)], 0
+    if problems != [("ok",)]:
+        raise UserFacingError(f"{backup.path} is not a usable backup ({problems[0][0]})",
+                              hint="pick another one: `biographer backup --list`")
+    return documents
+
+
+@contextmanager
+def _store_to_yourself(database: Path) -> Iterator[None]:
+    """Hold the store so that no other process can open it meanwhile; refuse when one has it open
+    (a running bot, an import). A store too damaged to open cannot be in use and is taken as is."""
+    if not database.exists():
+        yield
+        return
+    db = sqlean.connect(str(database), isolation_level=None, timeout=0)
+    try:
+        db.execute("PRAGMA locking_mode=EXCLUSIVE")
+        try:
+            db.execute("BEGIN EXCLUSIVE")
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            db.execute("COMMIT")
+        except sqlean.DatabaseError as error:
+            code = getattr(error, "sqlite_errorcode", None)
+            if code in (sqlean.SQLITE_BUSY, sqlean.SQLITE_LOCKED):
+                raise StoreInUse(f"the store at {database} is in use by another process",
+                                 hint="stop `biographer run` (and any import) first, then restore") from None
+            if code not in (sqlean.SQLITE_NOTADB, sqlean.SQLITE_CORRUPT):
+                raise
+            # not a database any more: nothing can be using it
+        yield
+    finally:
+        db.close()
+
+
+def restore_database(backup: Backup, database: Path, *, raw_dir: Path, backup_dir: Path,
+                     stamp: datetime) -> Restored:
+    """Replace the store at `database` (and its raw copies) with `backup`'s. The store as it was,
+    damaged or not, is first kept aside in `backup_dir` as a backup of its own."""
+    documents = _check_backup(backup)
+    private_dir(database.parent)
+    with _store_to_yourself(database):
+        kept_aside = _keep_aside(database, raw_dir, backup_dir, stamp) if database.exists() else None
+        part = database.with_name(database.name + PART)
+        part.unlink(missing_ok=True)  # from a restore killed half-way
+        source = _read_only(backup.database)
+        target = sqlean.connect(str(private_file(part)))
+        try:
+            source.backup(target)
+            names = raw_names(target)
+        finally:
+            target.close()
+            source.close()
+        missing = _copy_raw(names, backup.raw_dir, raw_dir)
+        for stale in raw_dir.iterdir():
+            if stale.is_file() and stale.name not in names:
+                stale.unlink()  # the store that used them is kept aside, with its raw copies
+        for path in store_files(database)[1:]:
+            path.unlink(missing_ok=True)  # an old WAL beside the new store would be replayed into it
+        part.replace(database)
+    return Restored(backup=backup.path, documents=documents, kept_aside=kept_aside, raw_missing=missing)
+
+
+def _read_only(database: Path) -> sqlean.Connection:
+    """A backup opened without writing anything beside it (no -wal or -shm files appear)."""
+    return sqlean.connect(f"{database.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+
+
+def _keep_aside(database: Path, raw_dir: Path, backup_dir: Path, stamp: datetime) -> Path:
+    """Copy the store's files byte for byte (it is held, so they are consistent; a damaged store
+    cannot be read through SQLite) with its raw copies into a new backup folder."""
+    with _locked_sync(backup_dir):
+        target = _new_folder(backup_dir, stamp, "before-restore")
+        partial = private_dir(target.with_name(target.name + PART))
+        for path in store_files(database):
+            if path.exists() and not path.name.endswith("-shm"):
+                shutil.copyfile(path, private_file(partial / path.name.replace(database.name, DATABASE)))
+        present = {p.name for p in raw_dir.iterdir() if p.is_file()} if raw_dir.is_dir() else set()
+        _copy_raw(present, raw_dir, partial / RAW)
+        partial.rename(target)
+    return target
+
+
+@contextmanager
+def _locked_sync(directory: Path) -> Iterator[None]:
+    private_dir(directory)
+    fd = os.open(private_file(directory / _LOCK), os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

@@ -66,3 +66,13 @@ async def documents_between(conn: aiosqlite.Connection, since: str, until: str) 
         (since, until),
     ) as cur:
         return [tuple(r) for r in await cur.fetchall()]
+
+
+async def latest_conversation(conn: aiosqlite.Connection, prefix: str) -> str | None:
+    """The conversation, among those whose key starts with `prefix`, that was spoken in last."""
+    async with conn.execute(
+        "SELECT conversation FROM chat_turns WHERE substr(conversation, 1, ?) = ? ORDER BY id DESC LIMIT 1",
+        (len(prefix), prefix),
+    ) as cur:
+        row = await cur.fetchone()
+    return row[0] if row else None

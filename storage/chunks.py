@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 import aiosqlite
@@ -110,27 +110,49 @@ async def insert_chunks(conn: aiosqlite.Connection, records: Sequence[ChunkRecor
     return len(records)
 
 
+def _fts_join(where: ChunkFilter) -> str:
+    return ("JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id"
+            if where.active else "")
+
+
 async def keyword_search(
     conn: aiosqlite.Connection, match: str, *, limit: int, where: ChunkFilter
 ) -> list[tuple[int, float]]:
     """(chunk id, bm25) best first for an FTS5 MATCH expression."""
     clause, params = where.where()
-    join = "JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" \
-        if where.active else ""
-    sql = (f"SELECT chunks_fts.rowid, bm25(chunks_fts) AS score FROM chunks_fts {join} "
+    sql = (f"SELECT chunks_fts.rowid, bm25(chunks_fts) AS score FROM chunks_fts {_fts_join(where)} "
            f"WHERE chunks_fts MATCH ? AND {clause} ORDER BY score LIMIT ?")
     async with conn.execute(sql, (match, *params, limit)) as cur:
         return [(row[0], row[1]) for row in await cur.fetchall()]
 
 
-async def matching_ids(conn: aiosqlite.Connection, match: str, *, where: ChunkFilter) -> list[int]:
-    """Every chunk id an FTS5 expression matches (unranked), for grep."""
+async def count_matching(conn: aiosqlite.Connection, match: str, *, where: ChunkFilter) -> int:
+    """How many chunks an FTS5 expression matches (read from the index alone: no text)."""
     clause, params = where.where()
-    join = "JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id" \
-        if where.active else ""
-    sql = f"SELECT chunks_fts.rowid FROM chunks_fts {join} WHERE chunks_fts MATCH ? AND {clause}"
+    sql = f"SELECT COUNT(*) FROM chunks_fts {_fts_join(where)} WHERE chunks_fts MATCH ? AND {clause}"
     async with conn.execute(sql, (match, *params)) as cur:
-        return [row[0] for row in await cur.fetchall()]
+        return (await cur.fetchone())[0]
+
+
+async def walk_matching(conn: aiosqlite.Connection, match: str, *, where: ChunkFilter, newest_first: bool,
+                        batch: int) -> AsyncIterator[list[StoredChunk]]:
+    """The chunks an FTS5 expression matches in time order (then document, then position), a
+    batch at a time: SQLite sorts the matches' ids once (texts stay out of the sort) and hands
+    over only what the caller reads before it stops. Use it with contextlib.aclosing, so
+    stopping early closes the query."""
+    clause, params = where.where()
+    order = "DESC" if newest_first else "ASC"
+    join = "JOIN documents d ON d.id = c.document_id" if where.active else ""
+    sql = (f"SELECT c.id FROM chunks c {join} "
+           f"WHERE c.id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?) AND {clause} "
+           f"ORDER BY COALESCE(c.time_start, '') {order}, c.document_id {order}, c.char_start {order}")
+    cursor = await conn.execute(sql, (match, *params))
+    try:
+        while ids := [row[0] for row in await cursor.fetchmany(batch)]:
+            rows = await get_chunks(conn, ids)
+            yield [rows[i] for i in ids if i in rows]
+    finally:
+        await cursor.close()
 
 
 async def get_chunks(conn: aiosqlite.Connection, ids: Sequence[int]) -> dict[int, StoredChunk]:
@@ -173,6 +195,18 @@ async def scan_chunks(
     sql = f"{_SELECT} WHERE c.id > ? AND {clause} ORDER BY c.id LIMIT ?"
     async with conn.execute(sql, (after_id, *params, page_size)) as cur:
         return [_stored(row) for row in await cur.fetchall()]
+
+
+async def scan_texts(conn: aiosqlite.Connection, *, after_id: int, page_size: int,
+                     where: ChunkFilter) -> list[tuple[int, int, int, str, str]]:
+    """The next page of (id, document id, char_start, time_start or "", text) by id, for full
+    scans that look at the text alone (plain tuples: a million rows make no objects)."""
+    clause, params = where.where()
+    join = "JOIN documents d ON d.id = c.document_id" if where.active else ""
+    sql = (f"SELECT c.id, c.document_id, c.char_start, COALESCE(c.time_start, ''), c.text FROM chunks c {join} "
+           f"WHERE c.id > ? AND {clause} ORDER BY c.id LIMIT ?")
+    async with conn.execute(sql, (after_id, *params, page_size)) as cur:
+        return [tuple(row) for row in await cur.fetchall()]
 
 
 async def count_chunks(conn: aiosqlite.Connection) -> tuple[int, int]:

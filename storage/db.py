@@ -9,15 +9,37 @@ current SQLite (FTS5 included) and extension loading enabled, the same on every 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import aiosqlite
 import sqlean
 import sqlite_vec
 
+from core.errors import StoreBusy  # the one error vocabulary, shared by every layer
 from storage.migrations import apply_migrations
+from storage.permissions import private_file, secure_data_dir
+
+log = logging.getLogger(__name__)
+
+#: SQLite's own wait for a lock, per statement. Short, because the wait blocks the connection's
+#: worker thread (and every read queued behind it); `transaction` keeps retrying BEGIN itself
+BUSY_TIMEOUT_MS = 1_000
+#: how long a write waits for another process (a CLI import while the bot runs) before giving up
+DEFAULT_BUSY_DEADLINE = 15 * 60.0
+_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
+
+#: called with the seconds waited so far while another process holds the store's write lock;
+#: front ends set it to show a note ("waiting for another import to finish")
+busy_notice: ContextVar[Callable[[float], object] | None] = ContextVar("busy_notice", default=None)
+
+
+def is_busy(error: BaseException) -> bool:
+    return getattr(error, "sqlite_errorcode", None) in (_SQLITE_BUSY, _SQLITE_LOCKED)
 
 
 def _connect_sync(path: Path) -> sqlean.Connection:
@@ -29,17 +51,27 @@ def _connect_sync(path: Path) -> sqlean.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA busy_timeout=10000")
+    # deleted content is overwritten with zeros, so a forgotten source leaves no words in free
+    # pages of the file (the keyword index is merged after a forget: storage/source_admin.py)
+    conn.execute("PRAGMA secure_delete=ON")
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA temp_store=MEMORY")
     # a bounded page cache (about 64 MB): memory stays flat however big the store grows
     conn.execute("PRAGMA cache_size=-65536")
     return conn
 
 
+def store_files(path: Path) -> list[Path]:
+    """The store and the files SQLite keeps beside it."""
+    return [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))]
+
+
 @asynccontextmanager
-async def open_database(path: Path) -> AsyncIterator[aiosqlite.Connection]:
-    """Open (creating if needed) the store at `path`, migrated to the current schema."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+async def open_database(path: Path, *, private_folders: Sequence[Path] = ()) -> AsyncIterator[aiosqlite.Connection]:
+    """Open (creating if needed) the store at `path`, migrated to the current schema. Its folder
+    and files are made owner-only, with `private_folders` (raw copies, backups) too."""
+    secure_data_dir(path.parent, files=store_files(path), folders=private_folders)
+    private_file(path)
     conn = aiosqlite.Connection(lambda: _connect_sync(path), iter_chunk_size=256)
     await conn
     try:
@@ -47,6 +79,28 @@ async def open_database(path: Path) -> AsyncIterator[aiosqlite.Connection]:
         yield conn
     finally:
         await conn.close()
+
+
+DatabaseError = sqlean.DatabaseError  # what a store that cannot be read raises
+
+
+async def checkpoint(conn: aiosqlite.Connection, *, attempts: int = 50) -> bool:
+    """Copy the write-ahead log into the store and empty it (TRUNCATE): the log still holds
+    earlier versions of pages, deleted text included. False when it could not finish: another
+    process's reader held it back, or a query of this connection stayed open through every
+    attempt (the log then empties at a later checkpoint)."""
+    for attempt in range(attempts):
+        try:
+            async with write_lock(conn):
+                async with conn.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
+                    busy, _, _ = await cur.fetchone()
+            return not busy
+        except sqlean.OperationalError as error:
+            # another task's statement on this shared connection is still being read
+            if getattr(error, "sqlite_errorcode", None) != _SQLITE_LOCKED or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(0.1)
+    return False
 
 
 def write_lock(conn: aiosqlite.Connection) -> asyncio.Lock:
@@ -62,11 +116,40 @@ def write_lock(conn: aiosqlite.Connection) -> asyncio.Lock:
     return lock
 
 
+def set_busy_deadline(conn: aiosqlite.Connection, seconds: float) -> None:
+    """How long writes on `conn` wait for another process's write lock before StoreBusy."""
+    setattr(conn, "_biographer_busy_deadline", seconds)
+
+
+async def _begin(conn: aiosqlite.Connection) -> None:
+    """BEGIN IMMEDIATE, waiting with backoff while another process holds the write lock (SQLite's
+    own busy timeout gives up after a second, which a long import in another process outlasts)."""
+    deadline = getattr(conn, "_biographer_busy_deadline", DEFAULT_BUSY_DEADLINE)
+    started = time.monotonic()
+    pause = 0.05
+    while True:
+        try:
+            await conn.execute("BEGIN IMMEDIATE")
+            return
+        except Exception as error:
+            if not is_busy(error):
+                raise
+            waited = time.monotonic() - started
+            if waited >= deadline:
+                raise StoreBusy(waited) from error
+            log.info("the store is busy (another process is writing); waited %.0f s", waited)
+            if (notice := busy_notice.get()) is not None:
+                notice(waited)
+            await asyncio.sleep(min(pause, max(deadline - waited, 0)))
+            pause = min(pause * 2, 2.0)
+
+
 @asynccontextmanager
 async def transaction(conn: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Connection]:
-    """BEGIN IMMEDIATE ... COMMIT, one task at a time, rolled back on any error or cancellation."""
+    """BEGIN IMMEDIATE ... COMMIT, one task at a time, rolled back on any error or cancellation.
+    Waits for another process's write lock (see `_begin`) instead of failing after 10 s."""
     async with write_lock(conn):
-        await conn.execute("BEGIN IMMEDIATE")
+        await _begin(conn)
         try:
             yield conn
         except BaseException:

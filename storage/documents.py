@@ -8,6 +8,9 @@ from datetime import datetime, timezone
 
 import aiosqlite
 
+from storage.meta import set_meta
+from storage.schema_ids import HIGH_WATER
+
 
 @dataclass(frozen=True)
 class DocumentRow:
@@ -45,6 +48,14 @@ async def find_by_identity(conn: aiosqlite.Connection, identity: str) -> int | N
     return row[0] if row else None
 
 
+async def find_by_identity_prefix(conn: aiosqlite.Connection, prefix: str) -> list[DocumentRow]:
+    """Documents whose identity starts with `prefix` (every version of one journal entry)."""
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    async with conn.execute("SELECT * FROM documents WHERE identity >= ? AND identity < ? ORDER BY id",
+                            (prefix, upper)) as cur:
+        return [_row(row) for row in await cur.fetchall()]
+
+
 async def insert_document(
     conn: aiosqlite.Connection,
     *,
@@ -61,15 +72,22 @@ async def insert_document(
     participants: list[str] | None = None,
     note: str = "",
 ) -> int:
-    cur = await conn.execute(
-        """INSERT INTO documents (kind, name, identity, source_path, content_hash, byte_size,
+    """Insert a document under an id never given before (see storage/schema_ids.py); call inside
+    a transaction."""
+    async with conn.execute(
+            "SELECT MAX(COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0),"
+            " COALESCE((SELECT MAX(id) FROM documents), 0)) + 1", (HIGH_WATER,)) as cur:
+        (document_id,) = await cur.fetchone()
+    await conn.execute(
+        """INSERT INTO documents (id, kind, name, identity, source_path, content_hash, byte_size,
                imported_at, raw_path, platform, conversation_key, is_group, participants, note)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        (kind, name, identity, source_path, content_hash, byte_size,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (document_id, kind, name, identity, source_path, content_hash, byte_size,
          datetime.now(timezone.utc).isoformat(timespec="seconds"), raw_path, platform,
          conversation_key, int(is_group), json.dumps(participants or []), note),
     )
-    return cur.lastrowid
+    await set_meta(conn, HIGH_WATER, str(document_id))
+    return document_id
 
 
 async def finish_document(
@@ -103,3 +121,9 @@ async def list_documents(conn: aiosqlite.Connection) -> list[DocumentRow]:
 
 async def delete_document(conn: aiosqlite.Connection, document_id: int) -> None:
     await conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+
+
+async def kinds(conn: aiosqlite.Connection) -> list[str]:
+    """The source kinds the store holds."""
+    async with conn.execute("SELECT DISTINCT kind FROM documents ORDER BY kind") as cur:
+        return [row[0] for row in await cur.fetchall()]

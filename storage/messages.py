@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import aiosqlite
@@ -51,15 +52,23 @@ async def insert_messages(conn: aiosqlite.Connection, rows: Sequence[MessageReco
     )
 
 
-async def message_time_at(conn: aiosqlite.Connection, document_id: int, position: int) -> str | None:
-    """The UTC time of the message whose rendered line holds `position` of a document."""
+@dataclass(frozen=True)
+class MessageAt:
+    sender: str
+    time: str  # UTC ISO
+
+
+async def message_at(conn: aiosqlite.Connection, document_id: int, position: int) -> MessageAt | None:
+    """The message whose rendered line holds `position` of a document (None in prose)."""
+    # the last message starting at or before the position, found by one index seek (a range
+    # condition on both ends scanned every earlier message of the chat: 0.1 s per call at 300k)
     async with conn.execute(
-        """SELECT time FROM messages WHERE document_id = ? AND char_start <= ? AND char_end >= ?
-           LIMIT 1""",
-        (document_id, position, position),
+        """SELECT sender, time, char_end FROM messages WHERE document_id = ? AND char_start <= ?
+           ORDER BY char_start DESC LIMIT 1""",
+        (document_id, position),
     ) as cur:
         row = await cur.fetchone()
-    return row[0] if row else None
+    return MessageAt(sender=row[0], time=row[1]) if row and row[2] >= position else None
 
 
 async def frequent_senders(conn: aiosqlite.Connection, *, limit: int) -> list[str]:

@@ -3,7 +3,8 @@
 Never edit an applied migration: add a new one. Migrations live in storage/schema*.py modules,
 which are found and imported automatically. Numbers are claimed per area so parallel work
 does not collide: 1-9 memory core, 10-19 importers/people, 20-29 biographer/profile,
-30-39 front ends/scheduler.
+30-39 front ends/scheduler, 60-69 security and reliability (160-169 when it must follow the
+later areas' migrations).
 """
 
 from __future__ import annotations

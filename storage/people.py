@@ -25,6 +25,29 @@ class UnmatchedSender:
     messages: int
 
 
+@dataclass(frozen=True)
+class Appearance:
+    """How a person appears in one source."""
+
+    document_id: int
+    document: str
+    messages: int
+    first: str | None  # UTC ISO
+    last: str | None
+
+
+async def appearances(conn: aiosqlite.Connection, names: tuple[str, ...]) -> list[Appearance]:
+    """The sources where any of `names` wrote, with counts and first and last times."""
+    if not names:
+        return []
+    marks = ",".join("?" * len(names))
+    async with conn.execute(
+            f"SELECT d.id, d.name, COUNT(*), MIN(m.time), MAX(m.time) FROM messages m "
+            f"JOIN documents d ON d.id = m.document_id WHERE m.sender IN ({marks}) "
+            f"GROUP BY d.id ORDER BY MAX(m.time) DESC", names) as cur:
+        return [Appearance(*row) for row in await cur.fetchall()]
+
+
 async def sync_from_messages(conn: aiosqlite.Connection) -> int:
     """Every sender not yet known becomes a person of their own; returns how many were added."""
     async with transaction(conn):
@@ -63,24 +86,44 @@ async def _person_id(conn: aiosqlite.Connection, name: str) -> int:
 
 
 async def merge(conn: aiosqlite.Connection, keep: str, other: str) -> Person:
-    """`other`'s names become names of `keep`'s person; the canonical name stays `keep`'s."""
+    """`other`'s names become names of `keep`'s person; the canonical name stays `keep`'s. An
+    `other` no source uses (a nickname, a maiden name) is simply added as one more name."""
     keep_id = await _person_id(conn, keep)
-    other_id = await _person_id(conn, other)
-    if keep_id != other_id:
-        async with transaction(conn):
+    known = await conn.execute_fetchall("SELECT person_id FROM person_aliases WHERE alias = ?", (other.strip(),))
+    async with transaction(conn):
+        if not known:
+            await conn.execute("INSERT INTO person_aliases (alias, person_id) VALUES (?, ?)",
+                               (other.strip(), keep_id))
+        elif known[0][0] != keep_id:
             await conn.execute("UPDATE person_aliases SET person_id = ? WHERE person_id = ?",
-                               (keep_id, other_id))
-            await conn.execute("DELETE FROM people WHERE id = ?", (other_id,))
+                               (keep_id, known[0][0]))
+            await conn.execute("DELETE FROM people WHERE id = ?", (known[0][0],))
     return next(p for p in await list_people(conn)
                 if keep.lower() in (a.lower() for a in p.aliases))
 
 
 async def names_of(conn: aiosqlite.Connection, name: str) -> list[str]:
-    """All names of the person known as `name` (for search's person filter); [name] if unknown."""
+    """All names of the person known as `name` (for search's person filter): by any of their
+    names, else by a first name, a surname or the start of one ("Maya", "Cos" for "Maya Costa").
+    Raises when a partial name fits several people; [name] if it fits no one."""
+    name = name.strip()
     rows = await conn.execute_fetchall(
         "SELECT b.alias FROM person_aliases a JOIN person_aliases b ON b.person_id = a.person_id "
-        "WHERE a.alias = ? ORDER BY b.alias", (name.strip(),))
-    return [r[0] for r in rows] or [name]
+        "WHERE a.alias = ? ORDER BY b.alias", (name,))
+    if rows:
+        return [r[0] for r in rows]
+    pattern = "% " + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    matches = await conn.execute_fetchall(
+        "SELECT a.person_id, p.name FROM person_aliases a JOIN people p ON p.id = a.person_id "
+        "WHERE (' ' || a.alias) LIKE ? ESCAPE '\\' GROUP BY a.person_id ORDER BY p.name", (pattern,))
+    if len(matches) > 1:
+        names = ", ".join(m[1] for m in matches[:5]) + (" …" if len(matches) > 5 else "")
+        raise UserFacingError(f"{name!r} could be several people: {names}", hint="use more of the name")
+    if not matches:
+        return [name]
+    rows = await conn.execute_fetchall(
+        "SELECT alias FROM person_aliases WHERE person_id = ? ORDER BY alias", (matches[0][0],))
+    return [r[0] for r in rows]
 
 
 async def unmatched_senders(conn: aiosqlite.Connection, *, limit: int = 50) -> list[UnmatchedSender]:
@@ -118,3 +161,10 @@ async def set_owner_flags(conn: aiosqlite.Connection, owners: list[tuple[str, st
            WHERE messages.id = new.id AND messages.is_owner != new.flag""")
     await conn.execute("DELETE FROM owner_identities")
     return cursor.rowcount
+
+
+async def person_names(conn: aiosqlite.Connection) -> dict[str, str]:
+    """Every known name, lower-cased, to the canonical name of its person."""
+    rows = await conn.execute_fetchall(
+        "SELECT a.alias, p.name FROM person_aliases a JOIN people p ON p.id = a.person_id")
+    return {alias.lower(): name for alias, name in rows}

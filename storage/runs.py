@@ -62,3 +62,13 @@ async def usage_by_day(conn: aiosqlite.Connection, *, days: int) -> list[tuple[s
         (days * 8,),
     ) as cur:
         return [tuple(r) for r in await cur.fetchall()]
+
+
+async def set_status(conn: aiosqlite.Connection, run_id: int, *, status: str, note: str) -> None:
+    await conn.execute("UPDATE runs SET status = ?, note = ? WHERE id = ?", (status, note, run_id))
+
+
+async def latest_run(conn: aiosqlite.Connection, kind: str) -> RunRow | None:
+    async with conn.execute("SELECT * FROM runs WHERE kind = ? ORDER BY id DESC LIMIT 1", (kind,)) as cur:
+        row = await cur.fetchone()
+    return RunRow(*row) if row else None

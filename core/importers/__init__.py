@@ -1,55 +1,23 @@
-"""Importers, one module per source format, and the registry that picks one by content."""
+"""Importers, one module per source format (see registry.py for the order they are tried in).
+
+The package itself stays light: importing `core.importers.base` (the interface) must not load
+every parser and its libraries (email, icalendar, ijson...), which commands like `grep` never need.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from core.errors import UnsupportedFormat
-from core.importers.archive import ZIP_MAGIC, open_zip
-from core.importers.base import Importer, ImportContext, read_head
-from core.importers.telegram import TelegramImporter
-from core.importers.telegram_html import TelegramHtmlImporter
-from core.importers.text import TextImporter, looks_like_text
-from core.importers.audio import AudioImporter
-from core.importers.discord import DiscordChatExporterImporter, DiscordPackageImporter
-from core.importers.documents import DocumentImporter
-from core.importers.email import EmlImporter, EmlxImporter, MboxImporter
-from core.importers.image import ImageImporter
-from core.importers.imessage import IMessageImporter
-from core.importers.meta import MetaImporter
-from core.importers.whatsapp import WhatsAppImporter
-from core.importers.whatsapp_zip import WhatsAppZipImporter
+from typing import Any
 
 __all__ = ["ImportContext", "Importer", "default_importers", "pick_importer"]
 
 
-def default_importers() -> list[Importer]:
-    """Most specific first: a WhatsApp export is also a .txt file."""
-    return [
-        # chat exports, recognised by content
-        WhatsAppZipImporter(), WhatsAppImporter(), TelegramImporter(), TelegramHtmlImporter(),
-        DiscordChatExporterImporter(), DiscordPackageImporter(), MetaImporter(),
-        IMessageImporter(),
-        MboxImporter(), EmlxImporter(), EmlImporter(),
-        # documents and media, recognised by extension and magic bytes
-        DocumentImporter(), AudioImporter(), ImageImporter(),
-        TextImporter(),
-    ]
+def __getattr__(name: str) -> Any:
+    if name in ("default_importers", "pick_importer"):
+        from core.importers import registry
 
+        return getattr(registry, name)
+    if name in ("ImportContext", "Importer"):
+        from core.importers import base
 
-def pick_importer(path: Path, importers: list[Importer]) -> Importer:
-    head = read_head(path)
-    if not head.strip():
-        raise UnsupportedFormat(path.name, "is empty", hint="nothing to import")
-    for importer in importers:
-        if importer.sniff(path, head):
-            return importer
-    if head.startswith(ZIP_MAGIC):
-        open_zip(path).close()  # a damaged or cut-short zip says so here, rather than "unknown"
-    if not looks_like_text(head):
-        raise UnsupportedFormat(path.name, "is not a format Biographer knows",
-                                hint="see the README's table of supported sources")
-    raise UnsupportedFormat(
-        path.name, f"has an unsupported extension {path.suffix or '(none)'!r}",
-        hint="rename it to .txt or .md if it is plain text",
-    )
+        return getattr(base, name)
+    raise AttributeError(name)

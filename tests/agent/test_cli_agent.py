@@ -39,8 +39,50 @@ def test_model_errors_are_one_line_with_a_hint(cli_env: FakeOpenAIServer, capsys
 
 @pytest.mark.model
 def test_ask_prints_the_answer_and_usage_counts(cli_env: FakeOpenAIServer, capsys) -> None:
+    cli_env.call("search", {"query": "who am I"})
     cli_env.reply("Nothing in your sources yet; tell me about yourself.")
     assert main(["ask", "who", "am", "I?"]) == 0
     assert "tell me about yourself" in capsys.readouterr().out
     assert main(["stats"]) == 0
     assert "chat         1 runs" in capsys.readouterr().out
+
+
+def _user_texts(request: dict) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] in ("user", "assistant") and m.get("content")]
+
+
+def test_each_ask_stands_alone_unless_continued(cli_env: FakeOpenAIServer, capsys) -> None:
+    cli_env.call("search", {"query": "Porto"}).reply("A wrong answer about Porto.")
+    assert main(["ask", "Where", "do", "I", "live?"]) == 0
+    start = len(cli_env.requests)
+    cli_env.call("search", {"query": "cat"}).reply("No cat found.")
+    assert main(["ask", "What", "is", "my", "cat", "called?"]) == 0
+    # a fresh conversation: the earlier (wrong) answer does not leak into the next question
+    assert _user_texts(cli_env.requests[start]) == ["What is my cat called?"]
+    start = len(cli_env.requests)
+    cli_env.call("search", {"query": "cat"}).reply("Still no cat.")
+    assert main(["ask", "--continue", "Are", "you", "sure?"]) == 0
+    assert _user_texts(cli_env.requests[start]) == ["What is my cat called?", "No cat found.", "Are you sure?"]
+
+
+def test_chat_is_multi_turn_and_can_continue(cli_env: FakeOpenAIServer, monkeypatch, capsys) -> None:
+    lines = iter(["Hello there", "And my sister?", ""])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    cli_env.call("search", {"query": "hello"}).reply("Hi!")
+    cli_env.call("search", {"query": "sister"}).reply("No sister in your sources.")
+    assert main(["chat"]) == 0
+    second_turn = cli_env.requests[2]
+    assert _user_texts(second_turn) == ["Hello there", "Hi!", "And my sister?"]
+    assert "No sister in your sources." in capsys.readouterr().out
+
+
+def test_usage_says_when_analysis_left_material_unread(cli_env: FakeOpenAIServer, tmp_path, capsys) -> None:
+    journal = tmp_path / "journal.md"
+    journal.write_text("Started pottery classes on Tuesdays.")
+    assert main(["ingest", str(journal)]) == 0
+    cli_env.reply("Nothing to add.").reply("Still nothing.")  # no tool call, even after the nudge
+    assert main(["analyze"]) == 0
+    assert "did not read batch 1" in capsys.readouterr().err
+    assert main(["usage"]) == 0
+    out = capsys.readouterr().out
+    assert "1 passage waits to be read into bio.md" in out and "left its batch unread" in out

@@ -23,12 +23,13 @@ async def test_turns_carry_profile_and_bounded_tail_only(seeded: Service, fake_o
     fake_openai.call("edit_profile", {"old_text": "", "new_text": f"- Lives in Porto [{loc}]", "section": "Identity"})
     fake_openai.reply(f"You live in Porto [{loc}].")
     await seeded.ask("Where do I live?", conversation="tg:1")
-    # turns 2-4 are plain answers
+    # turns 2-4 each grep once, then answer
     for n in range(2, 5):
-        fake_openai.reply(f"answer {n}")
+        fake_openai.call("grep", {"pattern": f"word{n}"}).reply(f"answer {n}")
+        first_of_turn = len(fake_openai.requests)
         await seeded.ask(f"question {n}", conversation="tg:1")
 
-    last = fake_openai.requests[-1]["messages"]
+    last = fake_openai.requests[first_of_turn]["messages"]
     roles = [m["role"] for m in last]
     assert roles == ["system", "system", "user", "assistant", "user", "assistant", "user"]
     assert "tool" not in roles and all("tool_calls" not in m for m in last)
@@ -37,26 +38,27 @@ async def test_turns_carry_profile_and_bounded_tail_only(seeded: Service, fake_o
     assert [m["content"] for m in last[2:]] == ["question 2", "answer 2", "question 3", "answer 3", "question 4"][-5:]
     assert "signed the lease" not in str(last)  # no source text leaked from turn 1's tools
     # another conversation starts with no tail at all
-    fake_openai.reply("hello")
+    fake_openai.call("search", {"query": "hi"}).reply("hello")
+    first_of_turn = len(fake_openai.requests)
     await seeded.ask("hi", conversation="discord:9")
-    assert [m["role"] for m in fake_openai.requests[-1]["messages"]] == ["system", "system", "user"]
+    assert [m["role"] for m in fake_openai.requests[first_of_turn]["messages"]] == ["system", "system", "user"]
 
 
 async def test_context_does_not_grow_with_the_corpus(service: Service, fake_openai: FakeOpenAIServer) -> None:
     from tests.agent.conftest import maya_document
 
-    fake_openai.reply("nothing yet")
+    fake_openai.reply("nothing yet").reply("nothing yet")  # the second after the nudge to look first
     await service.ask("What do you know?", conversation="a")
-    small = len(str(fake_openai.requests[-1]["messages"]))
+    small = len(str(fake_openai.requests[0]["messages"]))
     for i in range(30):
         await service.memory.save([maya_document(key=f"copy{i}")])
-    fake_openai.reply("nothing yet")
+    fake_openai.reply("nothing yet").reply("nothing yet")
     await service.ask("What do you know?", conversation="b")
-    assert len(str(fake_openai.requests[-1]["messages"])) == small
+    assert len(str(fake_openai.requests[2]["messages"])) == small
 
 
 async def test_the_owners_words_become_a_source(seeded: Service, fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.reply("Noted.")
+    fake_openai.call("remember", {"text": "I adopted a cat called Miso"}).reply("Noted.")
     await seeded.ask("I adopted a cat called Miso last week", conversation="tg:1")
     [hit] = await seeded.memory.search("Miso cat", limit=1, mode="keyword")
     assert hit.kind == "biographer_chat" and hit.document == "Told to the biographer"

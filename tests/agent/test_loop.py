@@ -3,6 +3,7 @@ fed back, and the step budget forcing a final answer."""
 
 from __future__ import annotations
 
+from core.biographer import UNCHECKED
 from core.service import Service
 from storage import runs as run_store
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -47,6 +48,7 @@ async def test_malformed_and_unknown_calls_are_fed_back(seeded: Service, fake_op
     fake_openai.call("search", {"q": "Porto"})  # wrong argument name
     fake_openai.call("read_source", {"locator": 12})  # wrong type
     fake_openai.reply("I could not find it.")
+    fake_openai.reply("I could not find it.")  # after the nudge to look first: no tool ran at all
 
     answer = await seeded.ask("Where do I live?")
 
@@ -54,7 +56,7 @@ async def test_malformed_and_unknown_calls_are_fed_back(seeded: Service, fake_op
     assert errors[0].startswith("error: the arguments of search are not valid JSON")
     assert errors[1].startswith("error: unknown tool 'delete_everything'")
     assert "missing query" in errors[2] and "unknown argument q" in errors[2]
-    assert "locator must be a string" in errors[3]
+    assert "locator must be a string, not int" in errors[3]
     run = await run_store.get_run(seeded.memory.conn, answer.run_id)
     assert (run.steps, run.tool_errors) == (4, 4)
-    assert answer.text == "I could not find it."
+    assert answer.text == f"{UNCHECKED}\n\nI could not find it." and not answer.checked

@@ -38,7 +38,8 @@ async def test_edit_mismatch_names_the_nearest_text(seeded: Service, fake_openai
     fake_openai.call("search", {"query": "lease"})
     fake_openai.call("edit_profile", {"old_text": "", "new_text": f"- Lives in Porto since March 2024 [{loc}]",
                                       "section": "Identity"})
-    fake_openai.call("edit_profile", {"old_text": "- Lives in Porto since 2024", "new_text": "- Lives in Porto"})
+    fake_openai.call("edit_profile", {"old_text": "- Lives in Porto since 2024",
+                                      "new_text": f"- Lives in Porto [{loc}]"})
     fake_openai.call("edit_profile", {"old_text": "", "new_text": "- Grew up in Faro [doc42:0-10]",
                                       "section": "Identity"})
     fake_openai.reply("Noted.")

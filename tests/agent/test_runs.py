@@ -96,12 +96,13 @@ async def test_report_is_cited_and_stored(service: Service, fake_openai: FakeOpe
 
 async def test_usage_is_recorded_and_the_cap_stops_analysis_only(service: Service, fake_openai: FakeOpenAIServer,
                                                                  clock) -> None:
+    fake_openai.call("search", {"query": "hi"})
     fake_openai.reply("hello")
     await service.ask("hi")
     usage = await service.usage()
     [(day, roles)] = usage.items()
     assert day == "2024-06-01" and roles["chat"]["runs"] == 1
-    assert roles["chat"]["prompt_tokens"] == fake_openai.usage[0]["prompt_tokens"]
+    assert roles["chat"]["prompt_tokens"] == sum(u["prompt_tokens"] for u in fake_openai.usage)
 
     service.biographer.config = replace(service.biographer.config, daily_token_cap=10)
     await service.memory.save([maya_document()])
@@ -109,10 +110,10 @@ async def test_usage_is_recorded_and_the_cap_stops_analysis_only(service: Servic
     assert result.batches == 0 and "token cap" in result.stopped and result.remaining_chunks > 0
     with pytest.raises(TokenCapReached):
         await service.report()
-    fake_openai.reply("still answering")
+    fake_openai.call("search", {"query": "now"}).reply("still answering")
     assert (await service.ask("and now?")).text == "still answering"  # the owner's questions still run
     clock.advance(days=1)
-    fake_openai.reply("read it")
+    fake_openai.call("search", {"query": "Porto"}).reply("read it")
     assert (await service.analyze()).batches == 1
     runs = await run_store.usage_by_day(service.memory.conn, days=5)
     assert {r[1] for r in runs} == {"chat", "analysis"}

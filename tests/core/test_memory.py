@@ -214,7 +214,11 @@ async def test_read_returns_exact_source_and_windows(tmp_path, sources):
             await memory.read("not-a-locator")
     assert exact.text.strip() == hit.text
     assert whole.text == JOURNAL
-    assert around.text == JOURNAL[JOURNAL.index("lemon") - 10: JOURNAL.index("lemon") + 15]
+    # a window grows to whole lines: the line that holds "lemon", exactly, with its true range
+    line_start = JOURNAL.rfind("\n", 0, JOURNAL.index("lemon")) + 1
+    line_end = JOURNAL.find("\n", JOURNAL.index("lemon"))
+    assert around.text == JOURNAL[line_start:line_end]
+    assert (around.locator.char_start, around.locator.char_end) == (line_start, line_end)
 
 
 async def test_read_rebuilds_long_documents_from_overlapping_chunks(tmp_path):

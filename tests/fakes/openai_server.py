@@ -8,6 +8,11 @@ read (messages and tool schemas) and of what it writes: good enough to compare p
         server.call("search", {"query": "Lisbon"})
         server.reply("You moved to Lisbon in 2019 [doc1:0-120].")
         llm = OpenAIChat(base_url=server.base_url, api_key="test", models={"chat": "fake"})
+
+It can also behave as real servers do that the agent must cope with: refuse `tool_choice:
+"required"` (`reject_required`), refuse a prompt longer than its context (`context_tokens`), cut
+a reply at the request's `max_tokens` (finish_reason "length"), write a tool call as plain text
+in a chat template's markup (`text_call`), or take its time (`delay`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import itertools
 import json
 import math
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,12 +38,17 @@ class Scripted:
     tool_calls: list[tuple[str, str]] = field(default_factory=list)  # (name, raw arguments)
     error: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    finish_reason: str | None = None  # None: "tool_calls" or "stop", or "length" when cut at max_tokens
+    delay: float = 0.0  # seconds to wait before answering
 
 
 class FakeOpenAIServer:
-    def __init__(self, *, api_key: str | None = None, model: str = "fake-model") -> None:
+    def __init__(self, *, api_key: str | None = None, model: str = "fake-model", reject_required: bool = False,
+                 context_tokens: int | None = None) -> None:
         self.api_key = api_key  # when set, other keys get a 401 like the real APIs
         self.model = model
+        self.reject_required = reject_required  # answer tool_choice "required" with a 400, as some servers do
+        self.context_tokens = context_tokens  # refuse longer prompts with a 400, as vLLM and OpenAI do
         self.script: deque[Scripted] = deque()
         self.requests: list[dict] = []  # every chat request body, in order
         self.usage: list[dict] = []  # the usage reported for each answered request
@@ -54,9 +65,14 @@ class FakeOpenAIServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def reply(self, content: str) -> FakeOpenAIServer:
-        self.script.append(Scripted(content=content))
+    def reply(self, content: str, *, finish_reason: str | None = None, delay: float = 0.0) -> FakeOpenAIServer:
+        self.script.append(Scripted(content=content, finish_reason=finish_reason, delay=delay))
         return self
+
+    def text_call(self, name: str, arguments: dict, *, style: str = "qwen", prefix: str = "") -> FakeOpenAIServer:
+        """A tool call written as text in the reply, as small models do: Qwen/Hermes markup or bare JSON."""
+        call = json.dumps({"name": name, "arguments": arguments})
+        return self.reply(prefix + (f"<tool_call>\n{call}\n</tool_call>" if style == "qwen" else call))
 
     def call(self, name: str, arguments: dict | str, *, content: str | None = None) -> FakeOpenAIServer:
         """One tool call; `arguments` as a dict, or a raw string to script malformed JSON."""
@@ -94,27 +110,37 @@ class FakeOpenAIServer:
     def _answer(self, body: dict) -> tuple[int, dict, dict[str, str]]:
         with self._lock:
             self.requests.append(body)
+            prompt = estimate_tokens(json.dumps(body.get("messages", []), ensure_ascii=False)
+                                     + json.dumps(body.get("tools", []), ensure_ascii=False))
+            if self.reject_required and body.get("tool_choice") == "required":
+                return 400, _error("tool_choice 'required' is not supported", "invalid_request_error"), {}
+            if self.context_tokens and prompt + (body.get("max_tokens") or 0) > self.context_tokens:
+                return 400, _error(f"This model's maximum context length is {self.context_tokens} tokens; "
+                                   f"the request has {prompt}", "context_length_exceeded"), {}
             step = self.script.popleft() if self.script else None
             if step is None:
                 self.unscripted += 1
                 return 400, _error("fake server: no scripted reply left", "invalid_request_error"), {}
+        time.sleep(step.delay)  # outside the lock: other requests are answered meanwhile
+        with self._lock:
             if step.status != 200:
                 return step.status, _error(step.error, "server_error"), step.headers
             calls = [{"id": f"call_{next(self._ids)}", "type": "function",
                       "function": {"name": n, "arguments": a}} for n, a in step.tool_calls]
-            prompt = estimate_tokens(json.dumps(body.get("messages", []), ensure_ascii=False)
-                                     + json.dumps(body.get("tools", []), ensure_ascii=False))
-            written = estimate_tokens((step.content or "") + "".join(n + a for n, a in step.tool_calls))
+            content, finish = step.content, step.finish_reason or ("tool_calls" if calls else "stop")
+            cap = body.get("max_tokens")
+            if cap and content and estimate_tokens(content) > cap:  # cut as a real server does
+                content, finish = content[:cap * 4], "length"
+            written = estimate_tokens((content or "") + "".join(n + a for n, a in step.tool_calls))
             usage = {"prompt_tokens": prompt, "completion_tokens": written, "total_tokens": prompt + written}
             self.usage.append(usage)
-            message: dict = {"role": "assistant", "content": step.content}
+            message: dict = {"role": "assistant", "content": content}
             if calls:
                 message["tool_calls"] = calls
             return 200, {
                 "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 0,
                 "model": body.get("model", self.model),
-                "choices": [{"index": 0, "message": message,
-                             "finish_reason": "tool_calls" if calls else "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                 "usage": usage,
             }, {}
 
@@ -147,7 +173,10 @@ class FakeOpenAIServer:
                 for key, value in (headers or {}).items():
                     self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+                    pass
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.common import FrontendDeps
+from bot.commands import Commands
 from bot.telegram import TelegramFrontend
 from core.config import Settings
+from core.preferences import ScheduleDefaults
 from core.service import Service
 from tests.core.helpers import memory_at
 from tests.fakes.embedder import HashEmbedder
@@ -28,11 +29,21 @@ def telegram_settings(data_dir: Path, api_url: str, **overrides: object) -> Sett
     return Settings(**values)
 
 
+def service_options(settings: Settings) -> dict:
+    """What the composition root gives a Service besides the memory and the model."""
+    return dict(schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir)
+
+
 @asynccontextmanager
-async def deps_at(settings: Settings, *, service_factory=None) -> AsyncIterator[FrontendDeps]:
+async def service_at(settings: Settings, *, service_factory=None) -> AsyncIterator[Service]:
+    """A real Service over a real store; `service_factory(memory, **options)` to script its model."""
     async with memory_at(settings.data_dir, HashEmbedder(), owner="Ana") as memory:
-        service = service_factory(memory) if service_factory else Service(memory=memory)
-        yield FrontendDeps.build(settings, service)
+        factory = service_factory or (lambda memory, **options: Service(memory=memory, **options))
+        yield factory(memory, **service_options(settings))
+
+
+def commands_for(settings: Settings, service: Service) -> Commands:
+    return Commands(service, forward_quiet=settings.telegram_forward_burst_seconds)
 
 
 @pytest.fixture
@@ -42,8 +53,8 @@ async def telegram_api() -> AsyncIterator[FakeTelegram]:
 
 
 @asynccontextmanager
-async def running_bot(settings: Settings, **kwargs: object) -> AsyncIterator[tuple[TelegramFrontend, FrontendDeps]]:
-    async with deps_at(settings, **kwargs) as deps:
-        frontend = TelegramFrontend(deps)
+async def running_bot(settings: Settings, **kwargs: object) -> AsyncIterator[tuple[TelegramFrontend, Service]]:
+    async with service_at(settings, **kwargs) as service:
+        frontend = TelegramFrontend(settings, commands_for(settings, service))
         async with frontend.running():
-            yield frontend, deps
+            yield frontend, service

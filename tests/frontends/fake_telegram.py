@@ -125,6 +125,12 @@ class FakeTelegram:
                                                            "file_unique_id": f"u{self._next_message}",
                                                            "file_name": params.get("document", "file")})
 
+    def _m_sendPhoto(self, params: dict) -> dict:
+        sizes = [{"file_id": f"photo-{self._next_message}", "file_unique_id": f"p{self._next_message}",
+                  "width": 1080, "height": 1350}]
+        return self._message(params["chat_id"], photo=sizes,
+                             **({"caption": params["caption"]} if params.get("caption") else {}))
+
     def _m_getFile(self, params: dict) -> dict:
         file_id = params["file_id"]
         file_path, content = self.files[file_id]
@@ -144,6 +150,12 @@ class FakeTelegram:
                    "from": user, **fields}
         await self._queue({"message": message})
         return message
+
+    async def push_edit(self, *, user: dict, message: dict, **fields: Any) -> dict:
+        """The owner edits an earlier message (a new caption, say): Telegram sends `edited_message`."""
+        edited = {**message, **fields, "edit_date": int(time.time())}
+        await self._queue({"edited_message": edited})
+        return edited
 
     async def push_callback(self, *, user: dict, data: str, message: dict) -> None:
         await self._queue({"callback_query": {"id": f"cb{self._next_update}", "from": user,

@@ -1,10 +1,14 @@
-"""A scripted stand-in for the biographer's question and answer methods, for scheduler tests."""
+"""A scripted stand-in for the biographer's model-backed methods, for front-end and scheduler tests:
+the real Service over a real memory, with answers, questions and reports from queues."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import asyncio
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from core.service import Service
 
 
 @dataclass(frozen=True)
@@ -22,22 +26,21 @@ class Reply:
         return self.text
 
 
-@dataclass
-class ScriptedBiographer:
-    """Holds the real memory; questions come from a queue; every call is recorded."""
+class ScriptedService(Service):
+    """Everything real but the model: ask/answer/report replay queued texts; every call is recorded."""
 
-    memory: Any
-    questions: list[Question] = field(default_factory=list)
-    asked: list[tuple[int, datetime]] = field(default_factory=list)
-    answered: list[tuple[int, str]] = field(default_factory=list)
-    reports: int = 0
-    answers: list[str] = field(default_factory=list)  # replies to ask(), in order
-    asks: list[tuple[str, str]] = field(default_factory=list)
-    slow: float = 0.0
+    def __init__(self, memory: Any, *, questions: list[Question] = (), answers: list[str] = (),
+                 slow: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(memory=memory, **kwargs)
+        self.questions = list(questions)
+        self.answers = list(answers)  # replies to ask(), in order
+        self.slow = slow
+        self.asked: list[tuple[int, datetime]] = []
+        self.answered: list[tuple[int, str]] = []
+        self.asks: list[tuple[str, str]] = []
+        self.reports = 0
 
     async def ask(self, text: str, *, conversation: str = "") -> Reply:
-        import asyncio
-
         self.asks.append((text, conversation))
         await asyncio.sleep(self.slow)
         return Reply(self.answers.pop(0))
@@ -59,5 +62,5 @@ class ScriptedBiographer:
 
     async def analyze(self, **_: Any) -> None: ...
 
-    async def consolidate(self) -> bool:
+    async def consolidate(self, *, force: bool = False) -> bool:
         return False

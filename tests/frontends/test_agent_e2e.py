@@ -18,12 +18,12 @@ async def test_question_answered_with_checked_citations_and_split(tmp_path, tele
                          models={"chat": "fake-chat", "analysis": "fake-analysis"}, timeout=10, max_retries=0)
         try:
             async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url),
-                                   service_factory=lambda memory: Service(memory=memory, llm=llm)) as (_, deps):
+                                   service_factory=lambda memory, **options: Service(memory=memory, llm=llm, **options)) as (_, service):
                 when = int(datetime(2024, 5, 3, 18, tzinfo=timezone.utc).timestamp())
                 await telegram_api.push(user=OWNER, text="The ferry to Tavira leaves Saturday at nine",
                                         forward_origin={"type": "user", "date": when, "sender_user": MAYA})
                 await telegram_api.wait_for(lambda: telegram_api.texts())
-                hit = (await deps.memory.search("ferry Tavira", limit=1))[0]
+                hit = (await service.memory.search("ferry Tavira", limit=1))[0]
                 model.call("search", {"query": "ferry Tavira"})
                 long_text = "\n\n".join(f"Part {n}: " + "You planned the trip carefully. " * 30 for n in range(6))
                 model.reply(f"The ferry left on Saturday at nine [{hit.locator}].\n\n{long_text}")

@@ -6,7 +6,7 @@ import asyncio
 
 from bot.render import TELEGRAM_LIMIT, split_message
 from tests.frontends.conftest import OWNER, running_bot, telegram_settings
-from tests.frontends.fakes import ScriptedBiographer
+from tests.frontends.fakes import ScriptedService
 
 
 def test_split_message_cuts_at_paragraphs_and_keeps_everything():
@@ -23,23 +23,23 @@ async def test_question_answered_split_when_long_with_typing(tmp_path, telegram_
     long_answer = "\n\n".join(f"In {1990 + n} you lived in Porto [1]. " + "More detail. " * 60 for n in range(10))
     long_answer += "\n\nSources:\n[1] WhatsApp with Maya, 2024-03-05 · doc1:0-120"
 
-    def biographer(memory):
-        return ScriptedBiographer(memory, answers=[long_answer])
+    def biographer(memory, **options):
+        return ScriptedService(memory, **options, answers=[long_answer])
 
     async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url),
-                           service_factory=biographer) as (_, deps):
+                           service_factory=biographer) as (_, service):
         await telegram_api.push(user=OWNER, text="Where did I live in the nineties?")
         await telegram_api.wait_for(lambda: "doc1:0-120" in "".join(telegram_api.texts()))
     texts = telegram_api.texts()
     assert len(texts) >= 2 and all(len(t) <= TELEGRAM_LIMIT for t in texts)
     assert texts[-1].endswith("[1] WhatsApp with Maya, 2024-03-05 · doc1:0-120")
-    assert deps.service.asks == [("Where did I live in the nineties?", f"telegram:{OWNER['id']}")]
+    assert service.asks == [("Where did I live in the nineties?", f"telegram:{OWNER['id']}")]
     assert telegram_api.sent("sendChatAction")[0].params["action"] == "typing"
 
 
 async def test_second_question_waits_for_the_first_with_a_note(tmp_path, telegram_api):
-    def biographer(memory):
-        return ScriptedBiographer(memory, answers=["First answer.", "Second answer."], slow=0.5)
+    def biographer(memory, **options):
+        return ScriptedService(memory, **options, answers=["First answer.", "Second answer."], slow=0.5)
 
     async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url),
                            service_factory=biographer):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli_run import serve
+from bot.runtime import serve
 from tests.frontends.conftest import OWNER, running_bot, telegram_settings
 
 needs_speech_tools = pytest.mark.skipif(not (shutil.which("espeak-ng") and shutil.which("ffmpeg")),
@@ -24,13 +24,13 @@ def speech_ogg(folder: Path, text: str) -> bytes:
     return ogg.read_bytes()
 
 
-def with_whisper(memory):
+def with_whisper(memory, **options):
     from core.providers.whisper import WhisperTranscriber
     from core.service import Service
 
     memory.context = replace(memory.context, transcriber=WhisperTranscriber(), spelling_hints=("Maya",))
     memory.ingestor.context = memory.context
-    return Service(memory=memory)
+    return Service(memory=memory, **options)
 
 
 @pytest.mark.model
@@ -41,11 +41,11 @@ async def test_voice_note_transcribed_saved_and_echoed(tmp_path, telegram_api):
     voice = {"file_id": "voice-1", "file_unique_id": "u-voice-1", "duration": 5, "mime_type": "audio/ogg",
              "file_size": len(audio)}
     async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url),
-                           service_factory=with_whisper) as (_, deps):
+                           service_factory=with_whisper) as (_, service):
         await telegram_api.push(user=OWNER, voice=voice, date=1715000000)
         await telegram_api.wait_for(lambda: telegram_api.texts(), timeout=120)
-        hits = await deps.memory.grep("swimming")
-        stats = await deps.memory.stats()
+        hits = await service.memory.grep("swimming")
+        stats = await service.memory.stats()
     echo = telegram_api.texts()[0]
     assert echo.startswith("Saved as a journal entry of 06 May 2024")
     assert "swimming" in echo.lower() and "Maya" in echo
@@ -54,8 +54,8 @@ async def test_voice_note_transcribed_saved_and_echoed(tmp_path, telegram_api):
 
 
 async def test_run_starts_the_bot_and_stops_cleanly(tmp_path, telegram_api, monkeypatch):
-    import bot.cli_run as cli_run
-    from tests.frontends.conftest import deps_at
+    import bot.runtime as runtime
+    from tests.frontends.conftest import service_at
 
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
 
@@ -64,12 +64,12 @@ async def test_run_starts_the_bot_and_stops_cleanly(tmp_path, telegram_api, monk
 
         @asynccontextmanager
         async def opened():
-            async with deps_at(settings) as deps:
-                yield deps.service
+            async with service_at(settings) as service:
+                yield service
 
         return opened()
 
-    monkeypatch.setattr(cli_run, "open_runtime_service", open_runtime_service)
+    monkeypatch.setattr(runtime, "open_runtime_service", open_runtime_service)
     stop = asyncio.Event()
     server = asyncio.create_task(serve(settings, stop))
     await telegram_api.wait_for(lambda: telegram_api.sent("setMyCommands"))
@@ -78,3 +78,29 @@ async def test_run_starts_the_bot_and_stops_cleanly(tmp_path, telegram_api, monk
     stop.set()
     await asyncio.wait_for(server, 20)
     assert telegram_api.texts()[0].startswith("Sources: 0")
+
+
+async def test_run_without_any_bot_runs_the_scheduler_alone(tmp_path, monkeypatch, caplog):
+    import bot.runtime as runtime
+    from tests.frontends.conftest import service_at
+
+    settings = telegram_settings(tmp_path / "data", "http://127.0.0.1:9", telegram_token=None)
+
+    def open_runtime_service(settings):
+        from contextlib import asynccontextmanager
+
+        @asynccontextmanager
+        async def opened():
+            async with service_at(settings) as service:
+                yield service
+
+        return opened()
+
+    monkeypatch.setattr(runtime, "open_runtime_service", open_runtime_service)
+    stop = asyncio.Event()
+    server = asyncio.create_task(serve(settings, stop))
+    await asyncio.sleep(0.5)
+    assert not server.done()  # no crash, no restart loop in docker
+    stop.set()
+    await asyncio.wait_for(server, 20)
+    assert "running the scheduler only" in caplog.text

@@ -1,0 +1,73 @@
+"""`biographer backup [--list]` and `biographer restore BACKUP`: the store and its kept files, copied
+aside and put back (see storage/backup.py for what a backup holds)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from bot.cli_args import cli_service
+
+if TYPE_CHECKING:
+    from core.config import Settings
+
+
+async def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    """Back the store and its raw copies up into DATA_DIR/backups, or list the backups."""
+    from core.backups import backup_names
+
+    if args.list:
+        print("\n".join(str(p) for p in backup_names(settings.backup_dir)) or "no backups yet")
+        return 0
+    async with cli_service(settings, model=False) as service:
+        path = await service.backup(settings.backup_dir, keep=settings.backup_keep)
+    print(f"Saved {path} (the newest {settings.backup_keep} backups are kept)")
+    return 0
+
+
+async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    """Replace the store with a backup, after a confirmation; the store as it was is kept aside."""
+    from core.backups import restore_backup
+    from core.errors import UserFacingError
+
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UserFacingError("not restoring without a confirmation", hint="add --yes to confirm")
+        answer = input(f"Replace the store in {settings.data_dir} with {args.backup}? "
+                       "(The store as it is now is kept as a backup first.) [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("Kept.")
+            return 0
+    restored = await restore_backup(args.backup, database=settings.database_path, raw_dir=settings.raw_dir,
+                                    backup_dir=settings.backup_dir)
+    async with cli_service(settings, model=False) as service:  # brings an older backup up to date
+        stats = await service.stats()
+    print(f"Restored {restored.backup}: {stats['documents']} sources, {stats['chunks']} passages in all.")
+    if restored.kept_aside:
+        print(f"The store as it was is kept in {restored.kept_aside} (restore that to go back).")
+    if restored.raw_missing:
+        n = len(restored.raw_missing)
+        print(f"{n} kept {'copy' if n == 1 else 'copies'} of imported files {'was' if n == 1 else 'were'} "
+              "not in the backup (backups of older versions held the database only); import those "
+              "files again if you need them.")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("backup", help="back the store and its kept files up into DATA_DIR/backups",
+                       description="Back the store and its kept files up into DATA_DIR/backups (the bot also "
+                                   "takes one nightly); the newest BIOGRAPHER_BACKUP_KEEP are kept.",
+                       epilog="examples:\n  biographer backup\n  biographer backup --list", parents=[parent],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--list", action="store_true", help="list the backups instead, oldest first")
+    p.set_defaults(handler=cmd_backup)
+
+    p = sub.add_parser("restore", help="replace the store with a backup (the current one is kept aside)",
+                       description="Replace the store and its kept files with a backup's. Stop the bot first: "
+                                   "the store as it is now is kept as a backup of its own.",
+                       epilog="example:\n  biographer restore biographer-20240501-040000", parents=[parent],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("backup", help="a backup's folder, or its name as `biographer backup --list` prints it")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(handler=cmd_restore)

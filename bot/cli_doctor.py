@@ -1,0 +1,136 @@
+"""`biographer doctor`: where the data is, which settings are in effect (secrets masked), and whether
+the model, the bots and the scheduler are ready, with what runs next."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.cli_args import add_json_option, print_json
+
+if TYPE_CHECKING:
+    from core.config import Settings
+
+
+def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("doctor", parents=[parent], help="where your data is and what is set up",
+                       description="Show the data folder's full path, the settings in effect (secrets masked), "
+                                   "and whether the model, the bots and the scheduler are ready.",
+                       epilog="example:\n  biographer doctor", formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_json_option(p, "the report")
+    p.set_defaults(handler=cmd_doctor)
+
+
+def effective_settings(settings: Settings) -> dict[str, Any]:
+    """Every setting as BIOGRAPHER_NAME -> value, secrets shown only as set or not."""
+    from pydantic import SecretStr
+
+    shown: dict[str, Any] = {}
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            value = "*** (set)"
+        elif value is None:
+            value = "(not set)"
+        elif isinstance(value, Path):
+            value = str(value.resolve())
+        shown[f"BIOGRAPHER_{name.upper()}"] = value
+    return shown
+
+
+def model_status(settings: Settings) -> str:
+    from bot.compose import is_local_url
+
+    where = f"{settings.llm_model} at {settings.llm_base_url}"
+    if settings.llm_api_key is None and not is_local_url(settings.llm_base_url):
+        return f"{where}: no API key, so nothing is sent; set BIOGRAPHER_LLM_API_KEY (or a local Ollama URL)"
+    return f"{where}: {'local endpoint' if is_local_url(settings.llm_base_url) else 'API key set'}"
+
+
+async def doctor_report(settings: Settings) -> dict[str, Any]:
+    from bot.cli import version
+    from bot.compose import open_service
+    from bot.scheduler import build_runner
+    from core.config import env_files
+    from core.gate import AgentGate
+
+    data_dir = settings.data_dir.resolve()
+    report: dict[str, Any] = {
+        "version": version(),
+        "data_dir": str(data_dir),
+        "store": str(settings.database_path.resolve()),
+        "env_files": {str(p.resolve()): p.is_file() for p in env_files()},
+        "model": model_status(settings),
+        "embeddings": f"{settings.embedding_backend}: {settings.embedding_model}",
+        "telegram": ("configured" + (f", owner ids {', '.join(settings.telegram_owner_ids)}"
+                                     if settings.telegram_owner_ids else ", NO OWNER: it refuses everyone")
+                     + (f", webhook {settings.telegram_webhook_url}" if settings.telegram_webhook_url else ", polling"))
+        if settings.telegram_token else "not configured (BIOGRAPHER_TELEGRAM_TOKEN)",
+        "discord": ("configured" + (f", owner ids {', '.join(settings.discord_owner_ids)}"
+                                    if settings.discord_owner_ids else ", NO OWNER: it refuses everyone"))
+        if settings.discord_token else "not configured (BIOGRAPHER_DISCORD_TOKEN)",
+    }
+    if not settings.database_path.exists():
+        report["stats"] = "no store yet: `biographer ingest PATH` creates it"
+    else:
+        async with open_service(settings, with_model=False) as service:
+            stats = await service.stats()
+            report["stats"] = {k: stats[k] for k in ("documents", "chunks", "chunks_pending_index", "messages",
+                                                    "embedding_model")}
+            if settings.scheduler_enabled:
+                runner = build_runner(settings, service, AgentGate(), _Silent())
+                upcoming = await runner.upcoming()
+                report["scheduler"] = {job: at.isoformat(timespec="minutes") if at else None
+                                       for job, at in upcoming.items()}
+                report["paused"] = (await service.schedule()).paused
+    if not settings.scheduler_enabled:
+        report["scheduler"] = "off (BIOGRAPHER_SCHEDULER_ENABLED=false)"
+    report["settings"] = effective_settings(settings)
+    return report
+
+
+class _Silent:
+    """A Notifier for computing the schedule: doctor sends nothing."""
+
+    async def send_text(self, text: str) -> None: ...
+
+    async def send_answer(self, answer: Any) -> None: ...
+
+    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None: ...
+
+    async def send_question(self, question_id: str, text: str, *, sent_at: Any) -> None: ...
+
+
+async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    report = await doctor_report(settings)
+    if args.json:
+        print_json(report)
+        return 0
+    print(f"biographer {report['version']}")
+    print(f"data folder: {report['data_dir']}")
+    print(f"store:       {report['store']}")
+    print("settings from: the environment, then " + ", ".join(
+        f"{path} ({'found' if found else 'none'})" for path, found in report["env_files"].items()))
+    stats = report["stats"]
+    if isinstance(stats, dict):
+        print(f"memory:      {stats['documents']} sources, {stats['chunks']} passages "
+              f"({stats['chunks_pending_index']} waiting for embeddings), {stats['messages']} messages")
+    else:
+        print(f"memory:      {stats}")
+    print(f"chat model:  {report['model']}")
+    print(f"embeddings:  {report['embeddings']}")
+    print(f"telegram:    {report['telegram']}")
+    print(f"discord:     {report['discord']}")
+    scheduler = report.get("scheduler")
+    if isinstance(scheduler, dict):
+        paused = " (paused: /resume to restart)" if report.get("paused") else ""
+        print(f"scheduler:   next runs{paused}, owner's time zone:")
+        for job, at in scheduler.items():
+            print(f"  {job:<17} {at or 'not scheduled'}")
+    elif scheduler:
+        print(f"scheduler:   {scheduler}")
+    print("settings in effect:")
+    for name, value in report["settings"].items():
+        print(f"  {name}={value}")
+    return 0

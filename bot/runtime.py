@@ -1,0 +1,80 @@
+"""The long-running process (`biographer run`): the configured bots and the scheduler in one event
+loop, over one service, stopped cleanly by SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from typing import Protocol
+
+from bot import compose
+from bot.commands import Commands
+from bot.scheduler import Broadcast, build_runner, running_scheduler
+from core.config import Settings
+from core.errors import UserFacingError
+from core.jobs import Notifier
+from core.service import Service
+
+log = logging.getLogger(__name__)
+
+
+class Frontend(Notifier, Protocol):
+    """A chat front end: says whether the settings configure it, and runs itself."""
+
+    name: str
+
+    @staticmethod
+    def configured(settings: Settings) -> bool: ...
+
+    def running(self) -> AbstractAsyncContextManager[Frontend]: ...
+
+
+def frontend_classes() -> list[type[Frontend]]:
+    """Every chat front end. Imported here, not at the top: each pulls in its platform's library,
+    which `biographer search` should not pay for."""
+    from bot.discord_bot import DiscordFrontend
+    from bot.telegram import TelegramFrontend
+
+    return [TelegramFrontend, DiscordFrontend]
+
+
+def open_runtime_service(settings: Settings) -> AbstractAsyncContextManager[Service]:
+    """The service (memory core + biographer) over the configured store and model."""
+    return compose.open_service(settings)
+
+
+async def serve(settings: Settings, stop: asyncio.Event) -> None:
+    """Run until `stop` is set; then finish imports, shut the scheduler and bots down, close the store."""
+    classes = [cls for cls in frontend_classes() if cls.configured(settings)]
+    if not classes and not settings.scheduler_enabled and settings.api_port is None:
+        raise UserFacingError("nothing to run: no bot is configured, the scheduler is off and no API port is set",
+                              hint="set BIOGRAPHER_TELEGRAM_TOKEN and/or BIOGRAPHER_DISCORD_TOKEN (see .env.example)")
+    async with open_runtime_service(settings) as service, AsyncExitStack() as stack:
+        await service.replay_inbox()
+        commands = Commands(service, forward_quiet=settings.telegram_forward_burst_seconds)
+        notifiers = [await stack.enter_async_context(cls(settings, commands).running()) for cls in classes]
+        if not notifiers:
+            log.warning("no bot is configured (BIOGRAPHER_TELEGRAM_TOKEN, BIOGRAPHER_DISCORD_TOKEN): running "
+                        "the scheduler only (nightly analysis and backups; questions and reports are not sent)")
+        if settings.scheduler_enabled:
+            runner = build_runner(settings, service, commands.gate, Broadcast(notifiers))
+            await stack.enter_async_context(running_scheduler(runner))
+        if settings.api_port is not None:  # the memory server for the owner's other agents (bot/server/)
+            from bot.server.run import serving
+
+            await stack.enter_async_context(serving(service, settings, port=settings.api_port))
+        log.warning("biographer is running (%s); stop with Ctrl-C or SIGTERM",
+                    ", ".join([n.name for n in notifiers] + (["scheduler"] if settings.scheduler_enabled else [])))
+        await stop.wait()
+        log.warning("stopping: finishing imports in progress")
+
+
+async def run_until_signalled(settings: Settings) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    await serve(settings, stop)
+    return 0

@@ -1,0 +1,78 @@
+"""The memory server's app: REST under /v1 (OpenAPI at /openapi.json) and MCP at /mcp, over one
+service. A FastAPI (Starlette) app, so the page (issue #14) adds its routes or mounts beside."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.routing import Route
+
+from bot.server import rest
+from bot.server.auth import BodyLimit, Door, GuardedMcp
+from bot.server.errors import error_response
+from bot.server.mcp import build_mcp_server, mcp_endpoint
+from bot.server.operations import Limits, Operations
+from bot.server.page import PageConfig, PageMount, build_page
+from core.errors import UserFacingError
+from core.service import Service
+
+
+def server_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("biographer")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+async def _user_facing(request: Request, error: UserFacingError) -> JSONResponse:
+    return error_response(error)
+
+
+async def _invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
+    return JSONResponse({"error": f"{where}: {first.get('msg', 'invalid')}",
+                         "hint": "see /openapi.json for the request schema"}, status_code=422)
+
+
+def build_app(service: Service, *, limits: Limits, page: PageConfig | None = None) -> FastAPI:
+    """The API; with `page`, the owner's local page too (under every other path)."""
+    version = server_version()
+    page_app = build_page(service, page) if page is not None else None
+    operations = Operations(service, limits=limits, version=version)
+    door = Door(service, rate_per_minute=limits.rate_per_minute)
+    manager, endpoint = mcp_endpoint(build_mcp_server(operations, version=version),
+                                     max_body_bytes=limits.max_body_bytes)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with manager.run():
+            try:
+                yield
+            finally:
+                await operations.indexer.close()
+                if page_app is not None:
+                    await page_app.state.imports.close()
+
+    # no /docs or /redoc: their pages load scripts from a CDN, and nothing here reaches out
+    app = FastAPI(title="Biographer memory", version=version, lifespan=lifespan, docs_url=None, redoc_url=None,
+                  description="The owner's memory for their other agents: search, read, list and save, behind "
+                              "per-client bearer tokens (`biographer clients add`). MCP at /mcp.")
+    app.state.operations = operations
+    app.state.door = door
+    app.add_exception_handler(UserFacingError, _user_facing)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.include_router(rest.router)
+    app.router.routes.append(Route("/mcp", endpoint=GuardedMcp(endpoint, door), methods=["GET", "POST", "DELETE"]))
+    if page_app is not None:
+        app.router.routes.append(PageMount("/", app=page_app))
+    # the page's uploads (a file of an import, streamed) may be larger than any API request
+    app.add_middleware(BodyLimit, limit=limits.max_body_bytes,
+                       larger={"/imports/": page.max_upload_bytes} if page is not None else {})
+    return app

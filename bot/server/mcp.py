@@ -1,0 +1,106 @@
+"""MCP over Streamable HTTP at /mcp (the official `mcp` SDK): tools `search`, `read`, `list` and
+`save`, whose input schemas are the REST request models and whose results are the REST answers.
+
+Stateless and plain JSON: each POST carries the bearer token and is answered on its own, so the
+one check at the door (bot/server/auth.py) covers every call and no session outlives a revoked token."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp import types
+from mcp.server import Server
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import BaseModel, ValidationError
+
+from bot.server.errors import error_body, status_of
+from bot.server.operations import Operations
+from bot.server.schemas import ListRequest, ReadRequest, SaveToolRequest, SearchRequest
+from core.clients import Client
+from core.errors import UserFacingError
+
+INSTRUCTIONS = (
+    "The owner's personal memory: their chats, e-mail, documents and journal, kept by Biographer. Use `search` "
+    "for ranked passages, `read` for the exact text at a locator (with its senders and time), `list` to see "
+    "everything a filter keeps (not ranked; page with next_cursor), and `save` to keep what the owner told you "
+    "(a note, preference, decision, recommendation or link) in your own section. Quote passages as they are and "
+    "cite their locators; never present a search miss as a fact about the owner's life.")
+
+Handler = Callable[[Operations, Client, Any], Awaitable[dict]]
+
+TOOLS: dict[str, tuple[type[BaseModel], str, Handler]] = {
+    "search": (SearchRequest,
+               "Search the owner's memory. Returns passages (locator, text, source, time, speakers, source_hash) "
+               "best first, and an outcome: matched, nothing_matched (the index is complete: nothing fits), "
+               "index_building (nothing yet: try later) or unavailable.",
+               lambda ops, client, body: ops.search(client, body)),
+    "read": (ReadRequest,
+             "Read the exact text at a locator from search or list, with who wrote it, when, and the source. Pass "
+             "the generation or source_hash you saw to be told (an error) if the source changed since.",
+             lambda ops, client, body: ops.read(client, body)),
+    "list": (ListRequest,
+             "List every passage a filter keeps (kind, person, since/until, section, status), oldest first, "
+             "unranked, for 'show me everything' questions. Pass next_cursor to get the next page until it is null.",
+             lambda ops, client, body: ops.list(client, body)),
+    "save": (SaveToolRequest,
+             "Keep something the owner told you: a note, preference, decision, recommendation (with who "
+             "recommended it) or link (kept as an address: never fetched or read). It is readable at once by its "
+             "locator; searchable once indexed. To correct a record, pass replaces and the expected_hash you read.",
+             lambda ops, client, body: ops.save(client, body, idempotency_key=body.idempotency_key)),
+}
+
+
+def _schema(model: type[BaseModel]) -> dict:
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    return schema
+
+
+def _error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+
+
+def build_mcp_server(operations: Operations, *, version: str) -> Server:
+    schemas = {name: _schema(model) for name, (model, _, _) in TOOLS.items()}
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=name, description=description, input_schema=schemas[name])
+            for name, (_, description, _) in TOOLS.items()])
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        client: Client | None = ctx.request.scope.get("state", {}).get("client") if ctx.request else None
+        if client is None:  # GuardedMcp admits every request first: this is a wiring error
+            return _error("401: not authenticated")
+        if params.name not in TOOLS:
+            return _error(f"unknown tool {params.name!r}: use one of {', '.join(TOOLS)}")
+        model, _, handler = TOOLS[params.name]
+        try:
+            body = model.model_validate(params.arguments or {})
+        except ValidationError as error:
+            first = error.errors()[0]
+            return _error(f"400: {'.'.join(map(str, first['loc'])) or 'arguments'}: {first['msg']}")
+        try:
+            out = await handler(operations, client, body)
+        except UserFacingError as error:
+            # the same status and body REST would send, as one line of text
+            return _error(f"{status_of(error)}: {json.dumps(error_body(error), ensure_ascii=False)}")
+        return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(out, ensure_ascii=False))],
+                                    structured_content=out, is_error=out.get("outcome") == "unavailable")
+
+    return Server("biographer", version=version, instructions=INSTRUCTIONS,
+                  get_tool_input_schema=schemas.get, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def mcp_endpoint(server: Server, *, max_body_bytes: int) -> tuple[StreamableHTTPSessionManager, StreamableHTTPASGIApp]:
+    """The Streamable HTTP endpoint and the session manager whose run() must wrap the app's life."""
+    manager = StreamableHTTPSessionManager(
+        app=server, stateless=True, json_response=True, max_request_body_size=max_body_bytes,
+        # DNS-rebinding protection guards servers that trust whoever reaches them; every request here
+        # must carry a bearer token a page in a browser does not have, and behind a reverse proxy or
+        # Tailscale the Host header is the public name, which a localhost allow-list would refuse
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    return manager, StreamableHTTPASGIApp(manager)

@@ -1,0 +1,141 @@
+"""Imports from the page: files dropped on it are streamed to a private folder of their own, then
+imported by the service in the background, one import at a time, while the page polls progress.
+The folder is removed when the import ends (the store keeps its own copies of what it needs)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.render import ingest_summary
+from core.errors import BiographerError, UserFacingError
+from core.service import Service
+
+log = logging.getLogger(__name__)
+
+MAX_FILES = 1000  # per import
+_STAGE_WORDS = {"saving": "files saved", "messages": "messages read in this file",
+                "chunks": "passages cut in this file", "indexing": "passages indexed"}
+
+
+@dataclass
+class ImportJob:
+    id: str
+    folder: Path
+    names: list[str] = field(default_factory=list)
+    state: str = "receiving"  # receiving | queued | importing | done | failed
+    stage: str = ""
+    done: int = 0
+    total: int | None = None
+    summary: str = ""
+    errors: list[str] = field(default_factory=list)
+
+    def progress(self, stage: str, done: int, total: int | None) -> None:
+        self.stage, self.done, self.total = stage, done, total
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "state": self.state, "files": self.names, "stage": self.stage,
+                "stage_words": _STAGE_WORDS.get(self.stage, self.stage), "done": self.done, "total": self.total,
+                "summary": self.summary, "errors": self.errors}
+
+
+def safe_name(name: str) -> str:
+    """A dropped file's own name, without any folder part (never a path out of the import folder)."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1].strip().lstrip(".")
+    if not base or any(ord(c) < 32 for c in base):
+        raise UserFacingError(f"not a file name: {name!r}", hint="drop files with ordinary names")
+    return base[:200]
+
+
+class ImportJobs:
+    def __init__(self, service: Service, *, upload_dir: Path | None, max_file_bytes: int) -> None:
+        self.service = service
+        self.upload_dir = upload_dir
+        self.max_file_bytes = max_file_bytes
+        self._jobs: dict[str, ImportJob] = {}
+        self._one_at_a_time = asyncio.Lock()
+        self._tasks: set[asyncio.Task] = set()
+
+    def new(self) -> ImportJob:
+        if self.upload_dir is not None:
+            self.upload_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder = Path(tempfile.mkdtemp(prefix="biographer-page-", dir=self.upload_dir))  # mode 0700
+        job = ImportJob(id=secrets.token_urlsafe(12), folder=folder)
+        self._jobs[job.id] = job
+        return job
+
+    def get(self, job_id: str) -> ImportJob:
+        job = self._jobs.get(job_id)
+        if job is None:
+            raise UserFacingError("no such import (the server may have restarted)", hint="drop the files again")
+        return job
+
+    async def receive(self, job_id: str, name: str, chunks: AsyncIterator[bytes]) -> None:
+        """One file of an import, written as it arrives; over the size limit it is refused whole."""
+        job = self.get(job_id)
+        if job.state != "receiving":
+            raise UserFacingError("this import has started already", hint="drop the files again for a new one")
+        if len(job.names) >= MAX_FILES:
+            raise UserFacingError(f"at most {MAX_FILES} files per import", hint="drop a zip or a folder's files "
+                                                                                 "in several goes")
+        base = safe_name(name)
+        # files dropped together stay side by side (a chat export with its media), unless names clash
+        path = job.folder / base
+        if path.exists():
+            path = job.folder / f"{len(job.names)}" / base
+            path.parent.mkdir()
+        written = 0
+        try:
+            with path.open("xb") as out:
+                async for chunk in chunks:
+                    written += len(chunk)
+                    if written > self.max_file_bytes:
+                        raise UserFacingError(f"{base} is over {self.max_file_bytes // 2**20} MB",
+                                              hint="import it on the server: biographer ingest PATH "
+                                                   "(or raise BIOGRAPHER_PAGE_MAX_UPLOAD_MB)")
+                    out.write(chunk)
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        job.names.append(base)
+
+    def start(self, job_id: str) -> ImportJob:
+        job = self.get(job_id)
+        if job.state != "receiving":
+            return job
+        if not job.names:
+            raise UserFacingError("no files were received for this import", hint="drop some files")
+        job.state = "queued"
+        task = asyncio.create_task(self._run(job), name=f"biographer-page-import-{job.id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return job
+
+    async def _run(self, job: ImportJob) -> None:
+        label = job.names[0] if len(job.names) == 1 else f"{len(job.names)} files"
+        try:
+            async with self._one_at_a_time:
+                job.state = "importing"
+                report = await self.service.import_files([job.folder], progress=job.progress)
+                job.summary = ingest_summary(label, report, await self.service.stats())
+                job.errors = list(report.errors)
+                job.state = "done"
+        except BiographerError as error:  # the store is busy or broken: said, not raised into the void
+            log.warning("page import %s failed: %s", job.id, error)
+            job.summary, job.state = f"Could not import {label}: {error}", "failed"
+        finally:
+            shutil.rmtree(job.folder, ignore_errors=True)
+
+    async def close(self) -> None:
+        """Stop imports in progress (their transactions roll back) and remove what waits."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for job in self._jobs.values():
+            shutil.rmtree(job.folder, ignore_errors=True)

@@ -1,0 +1,145 @@
+"""Everything the store holds, written out for the owner to take away (`biographer export DIR`).
+
+- `data/*.jsonl`: sources, messages, passages of prose, people, timeline, open questions and every
+  bio.md edit, one JSON object per line (streamed: a big store never sits in memory);
+- `bio.md` as it is now;
+- `vault/`: an Obsidian-compatible Markdown vault: one note per source (its whole text), one per
+  person (names, first and last contact, the sources they appear in), `Timeline.md`, and
+  `bio.md` whose citations link to the source notes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from core.files import write_private
+from storage import documents as document_store
+from storage import people as people_store
+from storage import source_admin
+
+_CITATION = re.compile(r"\[(doc(\d+):\d+-\d+)\]")
+_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
+
+
+def note_name(text: str) -> str:
+    """A file name Obsidian and every file system accept."""
+    return _UNSAFE.sub(" ", text).strip().strip(".")[:120] or "untitled"
+
+
+def source_note(source: document_store.DocumentRow) -> str:
+    return f"Sources/{source.id} {note_name(source.name)}"
+
+
+def link_citations(text: str, notes: dict[int, str]) -> str:
+    """`[doc12:100-900]` -> `[[Sources/12 WhatsApp with Maya|doc12:100-900]]`."""
+    def link(match: re.Match) -> str:
+        note = notes.get(int(match.group(2)))
+        return f"[[{note}|{match.group(1)}]]" if note else match.group(0)
+
+    return _CITATION.sub(link, text)
+
+
+class JsonLines:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+        self._file = path.open("w", encoding="utf-8")
+        path.chmod(0o600)
+
+    def write(self, value: Any) -> None:
+        self._file.write(json.dumps(value, ensure_ascii=False, default=str) + "\n")
+        self.count += 1
+
+    def close(self) -> None:
+        self._file.close()
+
+
+async def _each(rows: AsyncIterator[Any], out: JsonLines) -> None:
+    async for row in rows:
+        out.write(row)
+    out.close()
+
+
+async def export_all(conn: aiosqlite.Connection, directory: Path, *, read_document, bio: str,
+                     history: list, timeline: list, questions: list) -> dict[str, int]:
+    """Write the export into `directory`; returns what was written, by kind. `read_document(id)`
+    returns a source's whole text (the memory's reader, so chunks are put back together exactly)."""
+    data, vault = directory / "data", directory / "vault"
+    for folder in (directory, data, vault, vault / "Sources", vault / "People"):
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    written: dict[str, int] = {}
+
+    sources = await document_store.list_documents(conn)
+    notes = {s.id: source_note(s) for s in sources}
+    out = JsonLines(data / "sources.jsonl")
+    for source in sources:
+        out.write(asdict(source))
+        text = (await read_document(source.id)).text
+        when = " – ".join(t for t in (source.time_start, source.time_end) if t) or "undated"
+        front = [f"# {source.name}", "", f"- kind: {source.kind}", f"- when: {when}",
+                 f"- imported: {source.imported_at}", f"- locator: doc{source.id}"]
+        if source.participants:
+            front.append("- people: " + ", ".join(f"[[People/{note_name(p)}|{p}]]" for p in source.participants))
+        if source.note:
+            front.append(f"- note: {source.note}")
+        write_private(vault / f"{notes[source.id]}.md", "\n".join(front) + "\n\n" + text + "\n")
+    out.close()
+    written["sources"] = len(sources)
+
+    messages = JsonLines(data / "messages.jsonl")
+    await _each(source_admin.iter_messages(conn), messages)
+    written["messages"] = messages.count
+
+    people = await people_store.list_people(conn)
+    out = JsonLines(data / "people.jsonl")
+    for person in people:
+        appearances = await people_store.appearances(conn, person.aliases)
+        out.write({**asdict(person), "sources": [asdict(a) for a in appearances]})
+        lines = [f"# {person.name}", ""]
+        others = [a for a in person.aliases if a != person.name]
+        if others:
+            lines.append("Also: " + ", ".join(others))
+        if appearances:
+            first = min(a.first for a in appearances if a.first)
+            last = max(a.last for a in appearances if a.last)
+            lines += [f"{person.messages} messages, first {first[:10]}, last contact {last[:10]}.", "",
+                      "## Sources", ""]
+            lines += [f"- [[{notes[a.document_id]}|{a.document}]]: {a.messages} messages, "
+                      f"{(a.first or '')[:10]} – {(a.last or '')[:10]}" for a in appearances if a.document_id in notes]
+        write_private(vault / "People" / f"{note_name(person.name)}.md", "\n".join(lines) + "\n")
+    out.close()
+    written["people"] = len(people)
+
+    out = JsonLines(data / "timeline.jsonl")
+    lines = ["# Timeline", ""]
+    for event in timeline:
+        out.write(asdict(event))
+        cited = " ".join(link_citations(f"[{loc}]", notes) for loc in event.locators)
+        lines.append(f"- **{event.date}** {event.title}" + (f": {event.detail}" if event.detail else "")
+                     + (f" {cited}" if cited else ""))
+    out.close()
+    write_private(vault / "Timeline.md", "\n".join(lines) + "\n")
+    written["timeline events"] = len(timeline)
+
+    out = JsonLines(data / "open_questions.jsonl")
+    for question in questions:
+        out.write(asdict(question))
+    out.close()
+    written["open questions"] = len(questions)
+
+    out = JsonLines(data / "bio_history.jsonl")
+    for edit in history:
+        out.write(asdict(edit))
+    out.close()
+    written["bio.md edits"] = len(history)
+
+    write_private(directory / "bio.md", bio)
+    write_private(vault / "bio.md", link_citations(bio, notes))
+    return written

@@ -1,0 +1,21 @@
+"""Files only the owner can read: the store holds their life, so nothing it writes is world-readable."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from storage.permissions import private_dir, private_file
+
+
+def write_private(path: Path, content: str | bytes) -> Path:
+    """Write `content` (text as UTF-8, or bytes) to `path` (0600, its folder 0700), durably,
+    replacing it atomically."""
+    private_dir(path.parent)
+    partial = private_file(path.with_name(path.name + ".part"))
+    with partial.open("wb") as f:
+        f.write(content.encode("utf-8") if isinstance(content, str) else content)
+        f.flush()
+        os.fsync(f.fileno())
+    partial.replace(path)
+    return path

@@ -1,0 +1,235 @@
+"""Calendars (`.ics`): Google Calendar's export, Apple Calendar, Outlook and any RFC 5545 file.
+
+One document per calendar; each event is one dated record (a Message whose time is the event's
+start), so search, `--since`/`--until` and the timeline see every event on its own day rather than
+the whole calendar as one undated text. The record's sender is the organizer (the calendar's own
+name when the event has none, as for the events you put in your own calendar); its text says what,
+when (in the event's own time zone, or "all day"), where, with whom and how it repeats. A repeating
+event is one record at its first occurrence with its rule kept as text, never expanded; a changed
+occurrence (`RECURRENCE-ID`) is a record of its own. To-dos and journal entries are not read.
+
+The file is read twice, line by line: time zones and the calendar's name first, then the events,
+each parsed on its own with `icalendar`, so a malformed event is skipped (and counted in the
+document's note) instead of failing the whole calendar. The records are sorted by time before they
+are stored (a calendar lists events in any order), so memory holds the records, not the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from icalendar import Calendar, Event
+
+from core.errors import ImportFailed
+from core.importers.base import ImportContext, file_sha256
+from core.types import Conversation, Message, SourceDocument
+
+_SUFFIXES = frozenset({".ics", ".ical", ".icalendar"})
+_NAME_PROPERTIES = ("X-WR-CALNAME", "NAME")
+
+
+def looks_like_calendar(path: Path, head: bytes) -> bool:
+    start = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return start[:15].upper() == b"BEGIN:VCALENDAR" or (
+        path.suffix.lower() in _SUFFIXES and b"BEGIN:VEVENT" in head.upper())
+
+
+@dataclass
+class _Header:
+    name: str = ""
+    zone: str = ""
+    timezones: list[str] = field(default_factory=list)
+    seen_calendar: bool = False
+
+
+def _lines(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
+        for line in f:
+            yield line.rstrip("\r\n")
+
+
+def _components(path: Path, wanted: str) -> Iterator[str]:
+    """Each `wanted` component (VEVENT, VTIMEZONE) of the file as its own text."""
+    begin, end = f"BEGIN:{wanted}", f"END:{wanted}"
+    block: list[str] | None = None
+    for line in _lines(path):
+        upper = line.strip().upper()
+        if block is None:
+            if upper == begin:
+                block = [line]
+            continue
+        block.append(line)
+        if upper == end:
+            yield "\r\n".join(block) + "\r\n"
+            block = None
+
+
+def _header(path: Path) -> _Header:
+    header = _Header()
+    depth = 0
+    last: str | None = None
+    for line in _lines(path):
+        upper = line.strip().upper()
+        if upper == "BEGIN:VCALENDAR":
+            header.seen_calendar = True
+        if upper.startswith("BEGIN:") and upper != "BEGIN:VCALENDAR":
+            depth += 1
+        elif upper.startswith("END:") and upper != "END:VCALENDAR":
+            depth -= 1
+        elif depth == 0 and line[:1] in (" ", "\t") and last:
+            setattr(header, last, getattr(header, last) + line[1:])  # a folded calendar property
+            continue
+        elif depth == 0:
+            key, _, value = line.partition(":")
+            key = key.split(";")[0].upper()
+            last = "name" if key in _NAME_PROPERTIES and not header.name else (
+                "zone" if key == "X-WR-TIMEZONE" else None)
+            if last:
+                setattr(header, last, value.strip())
+    header.timezones = list(_components(path, "VTIMEZONE"))
+    return header
+
+
+def _zone(name: str, fallback: tzinfo) -> tzinfo:
+    try:
+        return ZoneInfo(name) if name else fallback
+    except (ZoneInfoNotFoundError, ValueError):
+        return fallback
+
+
+def _person(value: Any) -> tuple[str, str | None]:
+    """(name, e-mail) of an ORGANIZER or ATTENDEE."""
+    address = str(value)
+    email = address[7:] if address.lower().startswith("mailto:") else (address or None)
+    name = str(getattr(value, "params", {}).get("CN") or "").strip().strip('"')
+    return name or email or "someone", email
+
+
+def _listed(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _zone_label(moment: datetime) -> str:
+    zone = moment.tzinfo
+    key = getattr(zone, "key", None) or getattr(zone, "zone", None)
+    return str(key) if key else (moment.tzname() or "")
+
+
+def _when(start: date, end: date | None) -> str:
+    if not isinstance(start, datetime):
+        last = (end - timedelta(days=1)) if isinstance(end, date) and not isinstance(end, datetime) else start
+        span = start.isoformat() if last <= start else f"{start.isoformat()} to {last.isoformat()}"
+        return f"all day {span}"
+    text = f"{start:%Y-%m-%d %H:%M}"
+    if isinstance(end, datetime):
+        text += f"–{end:%H:%M}" if end.date() == start.date() else f" to {end:%Y-%m-%d %H:%M}"
+    label = _zone_label(start) if start.tzinfo else ""
+    return f"{text} {label}".strip()
+
+
+class _Reader:
+    def __init__(self, header: _Header, path: Path, context: ImportContext) -> None:
+        self.context = context
+        self.zone = _zone(header.zone, context.timezone)  # for floating times and all-day events
+        self.calendar = header.name or path.stem
+
+    def record(self, event: Event) -> Message | None:
+        start_prop = event.get("DTSTART")
+        if start_prop is None:
+            return None
+        start = start_prop.dt
+        end = event.get("DTEND").dt if event.get("DTEND") is not None else None
+        if end is None and event.get("DURATION") is not None:
+            end = start + event.get("DURATION").dt
+        if isinstance(start, datetime) and start.tzinfo is None:
+            start = start.replace(tzinfo=self.zone)
+            end = end.replace(tzinfo=self.zone) if isinstance(end, datetime) and end.tzinfo is None else end
+        moment = start if isinstance(start, datetime) else datetime.combine(start, time(), tzinfo=self.zone)
+        organizer = event.get("ORGANIZER")
+        sender, email = _person(organizer) if organizer is not None else (self.calendar, None)
+        uid = str(event.get("UID") or "")
+        recurrence = event.get("RECURRENCE-ID")
+        return Message(
+            sender=sender,
+            text=self.describe(event, start, end),
+            time=moment.astimezone(self.context.timezone),
+            sender_id=email,
+            is_owner=self.context.is_owner(sender, email),
+            platform_id=f"{uid}|{recurrence.dt.isoformat() if recurrence else ''}|{moment.isoformat()}"
+            if uid else None,
+        )
+
+    @staticmethod
+    def describe(event: Event, start: date, end: date | None) -> str:
+        summary = str(event.get("SUMMARY") or "").strip() or "(no title)"
+        if str(event.get("STATUS") or "").upper() == "CANCELLED":
+            summary += " (cancelled)"
+        parts = [summary, _when(start, end)]
+        if str(event.get("LOCATION") or "").strip():
+            parts.append(f"at {str(event['LOCATION']).strip()}")
+        guests = [_person(a)[0] for a in _listed(event.get("ATTENDEE"))
+                  if str(getattr(a, "params", {}).get("PARTSTAT", "")).upper() != "DECLINED"]
+        declined = [_person(a)[0] for a in _listed(event.get("ATTENDEE"))
+                    if str(getattr(a, "params", {}).get("PARTSTAT", "")).upper() == "DECLINED"]
+        if guests:
+            parts.append(f"with {', '.join(dict.fromkeys(guests))}")
+        if declined:
+            parts.append(f"declined by {', '.join(dict.fromkeys(declined))}")
+        rule = event.get("RRULE")
+        if rule is not None:
+            parts.append(f"repeats {rule.to_ical().decode()}")
+        text = " · ".join(parts)
+        description = str(event.get("DESCRIPTION") or "").strip()
+        return f"{text}\n{description}" if description else text
+
+
+def _register_timezones(header: _Header) -> None:
+    """icalendar resolves a TZID through the VTIMEZONE definitions it has parsed."""
+    for block in header.timezones:
+        try:
+            Calendar.from_ical("BEGIN:VCALENDAR\r\n" + block + "END:VCALENDAR\r\n")
+        except ValueError:
+            continue  # an unreadable zone: its events fall back to the calendar's zone
+
+
+class CalendarImporter:
+    name = "calendar"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return looks_like_calendar(path, head)
+
+    def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        header = _header(path)
+        if not header.seen_calendar:
+            raise ImportFailed(path.name, "is not an iCalendar file (no BEGIN:VCALENDAR)",
+                               hint="export the calendar again as .ics")
+        _register_timezones(header)
+        reader = _Reader(header, path, context)
+        records: list[Message] = []
+        unreadable = 0
+        for block in _components(path, "VEVENT"):
+            try:
+                record = reader.record(Event.from_ical(block))
+            except (ValueError, TypeError, AttributeError, KeyError):
+                record = None
+            if record is None:
+                unreadable += 1
+                continue
+            records.append(record)
+        if not records:
+            raise ImportFailed(path.name, "is a calendar without readable events",
+                               hint="export the calendar again as .ics" if unreadable else "nothing to import")
+        records.sort(key=lambda m: m.time)  # stable: same-time events keep the file's order
+        organizers = tuple(dict.fromkeys(m.sender for m in records))
+        conversation = Conversation(platform="calendar", key=f"calendar:{reader.calendar}",
+                                    name=f"Calendar: {reader.calendar}", participants=organizers)
+        note = f"{unreadable} event(s) could not be read and were skipped" if unreadable else ""
+        yield SourceDocument(kind="calendar", name=conversation.name, identity=f"file:{file_sha256(path)}",
+                             conversation=conversation, messages=iter(records), note=note)

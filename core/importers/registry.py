@@ -1,0 +1,63 @@
+"""The registry of importers, most specific first, and picking one for a file by its content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.errors import UnsupportedFormat
+from core.importers.archive import ZIP_MAGIC, open_zip
+from core.importers.base import Importer, ImportContext, read_head
+from core.importers.calendar_ics import CalendarImporter
+from core.importers.chatgpt import ChatGPTImporter
+from core.importers.claude import ClaudeImporter
+from core.importers.telegram import TelegramImporter
+from core.importers.telegram_html import TelegramHtmlImporter
+from core.importers.text import TextImporter, looks_like_text
+from core.importers.audio import AudioImporter
+from core.importers.discord import DiscordChatExporterImporter, DiscordPackageImporter
+from core.importers.documents import DocumentImporter
+from core.importers.email import EmlImporter, EmlxImporter, MboxImporter
+from core.importers.image import ImageImporter
+from core.importers.imessage import IMessageImporter
+from core.importers.meta import MetaImporter
+from core.importers.signal_export import SignalExportImporter
+from core.importers.slack import SlackImporter
+from core.importers.transcript import TranscriptImporter
+from core.importers.whatsapp import WhatsAppImporter
+from core.importers.whatsapp_ios import WhatsAppIOSImporter
+from core.importers.whatsapp_zip import WhatsAppZipImporter
+
+def default_importers() -> list[Importer]:
+    """Most specific first: a WhatsApp export is also a .txt file."""
+    return [
+        # chat exports, recognised by content (zips and named files of a known export first)
+        WhatsAppZipImporter(), SlackImporter(), SignalExportImporter(),
+        WhatsAppImporter(), TelegramImporter(), TelegramHtmlImporter(),
+        DiscordChatExporterImporter(), DiscordPackageImporter(), MetaImporter(),
+        ChatGPTImporter(), ClaudeImporter(),
+        IMessageImporter(), WhatsAppIOSImporter(),
+        MboxImporter(), EmlxImporter(), EmlImporter(),
+        # dated records: meeting transcripts and calendars
+        TranscriptImporter(), CalendarImporter(),
+        # documents and media, recognised by extension and magic bytes
+        DocumentImporter(), AudioImporter(), ImageImporter(),
+        TextImporter(),
+    ]
+
+
+def pick_importer(path: Path, importers: list[Importer]) -> Importer:
+    head = read_head(path)
+    if not head.strip():
+        raise UnsupportedFormat(path.name, "is empty", hint="nothing to import")
+    for importer in importers:
+        if importer.sniff(path, head):
+            return importer
+    if head.startswith(ZIP_MAGIC):
+        open_zip(path).close()  # a damaged or cut-short zip says so here, rather than "unknown"
+    if not looks_like_text(head):
+        raise UnsupportedFormat(path.name, "is not a format Biographer knows",
+                                hint="see the README's table of supported sources")
+    raise UnsupportedFormat(
+        path.name, f"has an unsupported extension {path.suffix or '(none)'!r}",
+        hint="rename it to .txt or .md if it is plain text",
+    )

@@ -1,0 +1,3 @@
+"""The life ledger: promises, debts, recommendations and facts about people, kept from every
+conversation with their sources (see book.py for the ledger itself, extraction.py for how
+conversations are read into it, validation.py for the checks every proposal passes)."""

@@ -1,0 +1,91 @@
+"""Owner-only files: the data directory and the folders in it 0700, every file 0600.
+
+Modes are set where files are created rather than through the process umask, which is global
+state that would also change what a library caller's own code creates. Stores made by an older
+version (0755 folders, 0644 files) are tightened when the store opens.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+_OTHERS = 0o077  # group and other bits
+
+
+def private_dir(path: Path) -> Path:
+    """`path` as a folder only its owner can enter (created with its parents if missing)."""
+    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    _remove_others(path)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """Create `path` empty and owner-only if it does not exist yet, so that whatever writes it
+    next (SQLite, a copy) keeps that mode. SQLite gives its -wal and -shm files the store's mode."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE))
+    _remove_others(path)
+    return path
+
+
+def tighten(paths: Iterable[Path]) -> tuple[int, list[Path]]:
+    """Take group and other permissions away from each path and, for a folder, from everything in
+    it. Returns how many paths changed, and those that could not be changed (another owner, a
+    mount that refuses chmod). Symbolic links are not followed."""
+    changed, refused = 0, []
+    for path in paths:
+        if not path.exists() or path.is_symlink():
+            continue
+        found = [path]
+        if path.is_dir():
+            for folder, dirs, files in os.walk(path):
+                found += [Path(folder) / name for name in dirs + files]
+        for item in found:
+            if item.is_symlink():
+                continue
+            outcome = _remove_others(item)
+            changed += outcome is True
+            if outcome is None:
+                refused.append(item)
+    return changed, refused
+
+
+def secure_data_dir(data_dir: Path, *, files: Iterable[Path], folders: Iterable[Path]) -> int:
+    """Make the data directory owner-only and tighten the store's `files` and everything in
+    `folders` (only what is ours: the data directory may be a folder the owner also uses for
+    other things). Logs one note when anything was looser; returns how many paths changed."""
+    data_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    itself = _remove_others(data_dir)  # the folder alone: only what is ours is walked
+    changed, refused = tighten([*files, *folders])
+    changed += itself is True
+    refused += [data_dir] if itself is None else []
+    if changed:
+        log.warning("tightened the permissions of %d files and folders in %s: they were readable "
+                    "by other users of this machine; now only you can read them", changed, data_dir)
+    if refused:
+        log.warning("could not make %d files and folders in %s private, e.g. %s: check who owns them",
+                    len(refused), data_dir, refused[0])
+    return changed
+
+
+def _remove_others(path: Path) -> bool | None:
+    """True when group and other permissions were taken away, False when there were none, None
+    when the file system refused."""
+    try:
+        current = stat.S_IMODE(path.lstat().st_mode)
+    except FileNotFoundError:  # gone meanwhile (another process closed the store: its -shm)
+        return False
+    if not current & _OTHERS:
+        return False
+    try:
+        path.chmod(current & ~_OTHERS)
+    except PermissionError:
+        return None
+    return True

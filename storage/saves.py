@@ -1,0 +1,111 @@
+"""What agents saved: records, their versions (each a document of its own) and idempotency keys."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import aiosqlite
+
+
+@dataclass(frozen=True)
+class SavedVersion:
+    """One version of a saved record, with its record's section and kind."""
+
+    document_id: int
+    record_id: int
+    version: int
+    section: str
+    kind: str
+    content_hash: str
+    client: str
+    saved_at: str
+    person: str | None
+    url: str | None
+    superseded_by: int | None  # the document of the version that replaced it
+    superseded_generation: int | None
+    text_length: int  # of its document: `doc{document_id}:0-{text_length}` is the whole version
+
+
+_SELECT = """SELECT v.document_id, v.record_id, v.version, r.section, r.kind, v.content_hash, v.client,
+                    v.saved_at, v.person, v.url, v.superseded_by, v.superseded_generation, d.text_length
+             FROM saved_versions v JOIN saved_records r ON r.id = v.record_id
+             JOIN documents d ON d.id = v.document_id"""
+
+
+def _version(row: aiosqlite.Row) -> SavedVersion:
+    return SavedVersion(*row)
+
+
+async def versions_of_documents(conn: aiosqlite.Connection, document_ids: Sequence[int]) -> dict[int, SavedVersion]:
+    """The saved version each document is, for those that are one (imported documents are not)."""
+    out: dict[int, SavedVersion] = {}
+    ids = list(dict.fromkeys(document_ids))
+    for i in range(0, len(ids), 500):
+        part = ids[i:i + 500]
+        async with conn.execute(f"{_SELECT} WHERE v.document_id IN ({','.join('?' * len(part))})", part) as cur:
+            for row in await cur.fetchall():
+                out[row[0]] = _version(row)
+    return out
+
+
+async def current_version(conn: aiosqlite.Connection, record_id: int) -> SavedVersion | None:
+    async with conn.execute(f"{_SELECT} WHERE v.record_id = ? AND v.superseded_by IS NULL"
+                            " ORDER BY v.version DESC LIMIT 1", (record_id,)) as cur:
+        row = await cur.fetchone()
+    return _version(row) if row else None
+
+
+async def version_replaced_by(conn: aiosqlite.Connection, document_id: int) -> SavedVersion | None:
+    async with conn.execute(f"{_SELECT} WHERE v.superseded_by = ?", (document_id,)) as cur:
+        row = await cur.fetchone()
+    return _version(row) if row else None
+
+
+async def insert_record(conn: aiosqlite.Connection, *, section: str, kind: str, client: str, at: str) -> int:
+    cur = await conn.execute("INSERT INTO saved_records (section, kind, client, created_at) VALUES (?, ?, ?, ?)",
+                             (section, kind, client, at))
+    return cur.lastrowid
+
+
+async def insert_version(conn: aiosqlite.Connection, *, document_id: int, record_id: int, version: int,
+                         content_hash: str, client: str, at: str, person: str | None, url: str | None) -> None:
+    await conn.execute(
+        "INSERT INTO saved_versions (document_id, record_id, version, content_hash, client, saved_at, person, url)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (document_id, record_id, version, content_hash, client, at, person, url),
+    )
+
+
+async def supersede(conn: aiosqlite.Connection, document_id: int, *, by: int, generation: int) -> None:
+    await conn.execute("UPDATE saved_versions SET superseded_by = ?, superseded_generation = ? WHERE document_id = ?",
+                       (by, generation, document_id))
+
+
+async def sections(conn: aiosqlite.Connection) -> list[str]:
+    """Sections that hold at least one saved version."""
+    async with conn.execute("SELECT DISTINCT r.section FROM saved_records r JOIN saved_versions v"
+                            " ON v.record_id = r.id ORDER BY r.section") as cur:
+        return [row[0] for row in await cur.fetchall()]
+
+
+# ---------------------------------------------------------------- idempotency keys
+
+@dataclass(frozen=True)
+class IdempotentSave:
+    request_digest: str
+    document_id: int
+
+
+async def idempotent_save(conn: aiosqlite.Connection, *, client: str, key_digest: str) -> IdempotentSave | None:
+    async with conn.execute("SELECT request_digest, document_id FROM idempotency_keys"
+                            " WHERE client = ? AND key_digest = ?", (client, key_digest)) as cur:
+        row = await cur.fetchone()
+    return IdempotentSave(row[0], row[1]) if row else None
+
+
+async def remember_key(conn: aiosqlite.Connection, *, client: str, key_digest: str, request_digest: str,
+                       document_id: int, at: str) -> None:
+    await conn.execute(
+        "INSERT INTO idempotency_keys (client, key_digest, request_digest, document_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?)", (client, key_digest, request_digest, document_id, at))

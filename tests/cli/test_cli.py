@@ -1,0 +1,191 @@
+"""The `biographer` command as a newcomer meets it: where the data is, help, bad input, JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import build_parser, main
+from tests.core.helpers import MAYA_CHAT, whatsapp_export
+
+
+@pytest.fixture
+def chat(tmp_path: Path) -> Path:
+    return whatsapp_export(tmp_path / "WhatsApp Chat with Maya.txt", MAYA_CHAT)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_default_store_is_the_users_own_wherever_the_command_runs(tmp_path, monkeypatch, capsys, chat):
+    monkeypatch.delenv("BIOGRAPHER_DATA_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    assert run(capsys, "ingest", "--no-index", str(chat))[0] == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out, _ = run(capsys, "grep", "ferry")
+    assert code == 0 and "1 matches" in out
+    assert (tmp_path / "xdg-data" / "biographer" / "biographer.sqlite3").exists()
+    code, out, _ = run(capsys, "doctor")
+    assert f"data folder: {tmp_path / 'xdg-data' / 'biographer'}" in out
+
+
+def test_env_file_in_the_user_config_folder_is_read(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    config = tmp_path / "xdg-config" / "biographer"
+    config.mkdir(parents=True)
+    (config / ".env").write_text("BIOGRAPHER_LLM_MODEL=from-config-folder\nBIOGRAPHER_LLM_API_KEY=sk-secret-abcdefgh\n")
+    code, out, _ = run(capsys, "doctor", "--json")
+    report = json.loads(out)
+    assert report["settings"]["BIOGRAPHER_LLM_MODEL"] == "from-config-folder"
+    assert report["settings"]["BIOGRAPHER_LLM_API_KEY"] == "*** (set)"
+    assert "sk-secret-abcdefgh" not in out
+    assert report["env_files"][str(config / ".env")] is True
+
+
+def test_data_dir_works_after_the_subcommand_too(tmp_path, capsys, chat):
+    store = tmp_path / "mine"
+    assert run(capsys, "ingest", "--no-index", str(chat), "--data-dir", str(store))[0] == 0
+    assert (store / "biographer.sqlite3").exists()
+    code, out, _ = run(capsys, "stats", "--data-dir", str(store), "--json")
+    assert json.loads(out)["messages"] == 5  # the encryption notice is not anyone's message
+
+
+def test_version_and_help_for_every_command(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.startswith("biographer ")
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    undocumented = []
+    for name, sub in commands.items():
+        if "example" not in (sub.epilog or ""):
+            undocumented.append(f"{name}: no example")
+        for action in sub._actions:
+            if action.help in (None, "") and action.dest not in ("help",) and action.option_strings != []:
+                undocumented.append(f"{name} {action.dest}: no help")
+            if action.help in (None, "") and not action.option_strings and action.dest not in ("people_action",):
+                undocumented.append(f"{name} {action.dest}: no help")
+    assert undocumented == []
+
+
+def test_a_bad_setting_is_one_line_naming_it(monkeypatch, capsys):
+    monkeypatch.setenv("BIOGRAPHER_QUESTIONS_PER_DAY", "many")
+    code, _, err = run(capsys, "stats")
+    assert code == 2
+    assert err.startswith("error: BIOGRAPHER_QUESTIONS_PER_DAY is not valid") and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 2  # the error and its hint
+
+
+def test_bad_numbers_are_refused_with_one_line(capsys):
+    for argv in (["grep", "x", "--page-size", "0"], ["search", "x", "--limit", "-3"], ["read", "doc1:0-5", "--window", "-1"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2
+        assert "out of range" in capsys.readouterr().err
+
+
+def test_grep_pages_say_where_they_end_and_keep_the_other_flags(capsys, chat):
+    assert run(capsys, "ingest", "--no-index", str(chat))[0] == 0
+    code, out, _ = run(capsys, "grep", "the", "--page-size", "1", "--person", "Maya")
+    assert code == 0 and "(next: biographer grep the --page-size 1 --person Maya --page 2)" in out
+    code, _, err = run(capsys, "grep", "ferry", "--page", "3")
+    assert code == 2 and "there is no page 3: 1 matches make 1 page(s)" in err
+
+
+def test_grep_json_carries_sender_and_time(capsys, chat):
+    run(capsys, "ingest", "--no-index", str(chat))
+    code, out, _ = run(capsys, "grep", "umbrella", "--json")
+    match = json.loads(out)["matches"][0]
+    assert match["sender"] == "Maya" and match["time"].startswith("2024-03-05T21:08")
+
+
+def test_read_a_whole_document_and_json(capsys, chat):
+    run(capsys, "ingest", "--no-index", str(chat))
+    code, out, _ = run(capsys, "read", "doc1", "--json")
+    source = json.loads(out)
+    assert code == 0 and source["text"].count("\n") >= 5 and "dentist" in source["text"]
+    assert source["locator"] == f"doc1:0-{source['document_length']}"
+
+
+def test_json_everywhere(capsys, chat):
+    run(capsys, "ingest", "--no-index", str(chat))
+    for argv, check in (
+        (["sources", "--json"], lambda v: v[0]["name"] == "WhatsApp with Maya" and v[0]["passages"] >= 1),
+        (["people", "--json"], lambda v: {p["name"] for p in v} >= {"Maya"}),
+        (["timeline", "--json"], lambda v: v == []),
+        (["questions", "--json"], lambda v: v == []),
+        (["bio", "--json"], lambda v: "## Timeline" in v["bio"]),
+        (["stats", "--json"], lambda v: v["documents"] == 1),
+    ):
+        code, out, _ = run(capsys, *argv)
+        assert code == 0 and check(json.loads(out)), argv
+
+
+def test_filters_people_by_first_name_dates_as_people_write_them_and_known_kinds(capsys, chat, tmp_path):
+    run(capsys, "ingest", "--no-index", str(chat))
+    code, out, _ = run(capsys, "grep", "knee", "--since", "2024-03", "--until", "2024-03", "--json")
+    assert json.loads(out)["total"] == 1
+    code, out, _ = run(capsys, "grep", "knee", "--since", "2024-04", "--json")
+    assert json.loads(out)["total"] == 0
+    code, out, _ = run(capsys, "search", "physio", "--person", "Ana", "--mode", "keyword", "--json")
+    assert "physio" in json.loads(out)[0]["text"]
+    # grep --person counts only that person's own lines, not the others' in the same conversation
+    code, out, _ = run(capsys, "grep", "knee", "--person", "Maya", "--json")
+    assert json.loads(out)["total"] == 0  # Ana wrote "Knee hurts again"
+    code, out, _ = run(capsys, "grep", "run", "--person", "Maya", "--json")
+    assert [m["sender"] for m in json.loads(out)["matches"]] == ["Maya"]
+    code, out, _ = run(capsys, "grep", "k?nee", "--regex", "--person", "Ana", "--json")
+    assert json.loads(out)["total"] == 1
+    code, _, err = run(capsys, "grep", "ferry", "--kind", "offer_letter")
+    assert code == 2 and "no sources of kind 'offer_letter'" in err and "whatsapp" in err
+    with pytest.raises(SystemExit):
+        main(["grep", "ferry", "--since", "the day after"])
+    assert "not a date" in capsys.readouterr().err
+
+
+def test_a_forgotten_sources_number_is_never_given_again(capsys, chat, tmp_path):
+    run(capsys, "ingest", "--no-index", str(chat))
+    note = tmp_path / "note.md"
+    note.write_text("# Note\n\nA quiet day.\n")
+    run(capsys, "ingest", "--no-index", str(note))
+    assert run(capsys, "forget", "2", "--yes")[0] == 0
+    other = tmp_path / "other.md"
+    other.write_text("# Other\n\nA loud day.\n")
+    run(capsys, "ingest", "--no-index", str(other))
+    code, out, _ = run(capsys, "sources", "--json")
+    assert [s["id"] for s in json.loads(out)] == [1, 3]
+
+
+def test_export_gives_json_lines_and_a_linked_vault(capsys, chat, tmp_path):
+    run(capsys, "ingest", "--no-index", str(chat))
+    target = tmp_path / "export"
+    code, out, _ = run(capsys, "export", str(target))
+    assert code == 0 and "1 sources" in out.replace("      ", " ")
+    messages = [json.loads(line) for line in (target / "data" / "messages.jsonl").read_text().splitlines()]
+    assert len(messages) == 5 and messages[0]["sender"] == "Ana"
+    note = (target / "vault" / "Sources" / "1 WhatsApp with Maya.md").read_text()
+    assert "Bring the blue umbrella" in note and "[[People/Maya|Maya]]" in note
+    maya = (target / "vault" / "People" / "Maya.md").read_text()
+    assert "[[Sources/1 WhatsApp with Maya|WhatsApp with Maya]]" in maya and "last contact 2024-03-14" in maya
+    assert (target / "bio.md").exists() and (target / "data" / "bio_history.jsonl").exists()
+    assert (target / "bio.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_closed_pipe_is_not_a_traceback(tmp_path, chat):
+    env = {"BIOGRAPHER_DATA_DIR": str(tmp_path / "data"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    subprocess.run([sys.executable, "-m", "bot.cli", "ingest", "--no-index", str(chat)], env=env, check=True,
+                   capture_output=True, cwd=Path(__file__).resolve().parents[2])
+    reader = subprocess.run(f"{sys.executable} -m bot.cli grep a --page-size 500 | head -c 10",
+                            shell=True, env=env, capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parents[2])
+    assert "Traceback" not in reader.stderr and "BrokenPipe" not in reader.stderr

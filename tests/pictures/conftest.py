@@ -1,0 +1,21 @@
+"""A filled fixture store (tests/pictures/store.py) and its Service, with no model at all."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from core.service import Service
+from tests.core.helpers import memory_at
+from tests.fakes.embedder import HashEmbedder
+from tests.pictures.store import fill
+
+
+@pytest.fixture
+async def pictured(tmp_path: Path) -> AsyncIterator[Service]:
+    async with memory_at(tmp_path / "data", HashEmbedder(), owner="Ana") as memory:
+        service = Service(memory=memory, llm=None)  # pictures never need a model
+        await fill(service)
+        yield service

@@ -1,0 +1,140 @@
+"""`biographer backup` and `biographer restore BACKUP`: a backup holds the store and its raw
+copies; a killed backup leaves nothing behind; restore keeps the store it replaces and refuses to
+pull a store from under a running process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import sqlean
+
+from bot.cli import main
+
+
+def cli(*argv: str) -> int:
+    return main([*argv])
+
+
+def ingest_note(tmp_path: Path, text: str, name: str = "note.txt") -> None:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    assert cli("ingest", "--no-index", str(tmp_path / name)) == 0
+
+
+def keyword_hits(query: str, capsys) -> list[dict]:
+    capsys.readouterr()
+    assert cli("search", query, "--mode", "keyword", "--json") == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def backups_of(data: Path) -> list[Path]:
+    return sorted(p for p in (data / "backups").iterdir() if p.name.startswith("biographer-"))
+
+
+def backup_then_a_later_note(tmp_path: Path) -> Path:
+    """A store with a note in its one backup and a later note that is not; returns the backup."""
+    ingest_note(tmp_path, "The quokka met us at the ferry.")
+    assert cli("backup") == 0
+    [backup] = backups_of(tmp_path / "data")
+    ingest_note(tmp_path, "A later note about the harbour.", name="later.txt")
+    return backup
+
+
+def test_a_backup_holds_the_store_and_the_raw_copies_and_clears_killed_ones(tmp_path: Path, capsys):
+    data = tmp_path / "data"
+    ingest_note(tmp_path, "The quokka photo is only in raw.")
+    (data / "backups").mkdir()
+    (data / "backups" / "biographer-20240101-040000.part").mkdir()  # a backup killed half-way
+    (data / "backups" / "biographer-20240101-040000.part" / "biographer.sqlite3").write_bytes(b"half")
+    (data / "backups" / "biographer-20231231-040000.part").write_bytes(b"half")  # an older version's
+
+    assert cli("backup") == 0
+
+    [backup] = backups_of(data)
+    assert backup.is_dir() and not backup.name.endswith(".part")
+    assert str(backup) in capsys.readouterr().out
+    assert [p.name for p in (data / "backups").iterdir() if p.name.endswith(".part")] == []
+    assert [p.name for p in (backup / "raw").iterdir()] == [p.name for p in (data / "raw").iterdir()]
+    copy = sqlean.connect(str(backup / "biographer.sqlite3"))
+    assert copy.execute("SELECT name FROM documents").fetchall() == [("note.txt",)]
+    copy.close()
+
+
+def test_restore_round_trip_after_the_store_is_damaged(tmp_path: Path, capsys):
+    data = tmp_path / "data"
+    backup = backup_then_a_later_note(tmp_path)
+    damaged = b"not a database any more" * 100
+    (data / "biographer.sqlite3").write_bytes(damaged)
+    for raw in (data / "raw").iterdir():
+        raw.unlink()
+
+    assert cli("restore", str(backup)) == 2  # no terminal to confirm on
+    assert "--yes" in capsys.readouterr().err
+    assert cli("restore", str(backup), "--yes") == 0
+    out = capsys.readouterr().out
+    assert "Restored" in out
+
+    assert [h["document"] for h in keyword_hits("quokka", capsys)] == ["note.txt"]
+    assert keyword_hits("harbour", capsys) == []  # later than the backup: not in it
+    assert len(list((data / "raw").iterdir())) == 1
+    [kept] = [p for p in backups_of(data) if p != backup]
+    assert "before-restore" in kept.name and str(kept) in out
+    assert (kept / "biographer.sqlite3").read_bytes() == damaged
+
+
+def test_restore_by_name_into_an_empty_data_dir(tmp_path: Path, capsys):
+    ingest_note(tmp_path, "The quokka met us at the ferry.")
+    assert cli("backup") == 0
+    [backup] = backups_of(tmp_path / "data")
+    other = tmp_path / "elsewhere"
+    assert cli("--data-dir", str(other), "restore", str(backup), "--yes") == 0
+    capsys.readouterr()
+    assert cli("--data-dir", str(other), "search", "quokka", "--mode", "keyword", "--json") == 0
+    assert [h["document"] for h in json.loads(capsys.readouterr().out)] == ["note.txt"]
+    assert (other / "raw").is_dir() and len(list((other / "raw").iterdir())) == 1
+    # a name from DATA_DIR/backups works as well as a path
+    assert cli("restore", backup.name, "--yes") == 0
+
+
+def test_restore_refuses_while_another_process_has_the_store_open(tmp_path: Path, capsys):
+    data = tmp_path / "data"
+    backup = backup_then_a_later_note(tmp_path)
+    running = sqlean.connect(str(data / "biographer.sqlite3"))
+    running.execute("SELECT COUNT(*) FROM documents").fetchone()  # like a bot between two requests
+    try:
+        capsys.readouterr()
+        assert cli("restore", str(backup), "--yes") == 2
+        err = capsys.readouterr().err
+        assert "in use" in err and "stop" in err
+    finally:
+        running.close()
+    assert [h["document"] for h in keyword_hits("harbour", capsys)] == ["later.txt"]  # untouched
+
+
+def test_restore_refuses_what_is_not_a_backup(tmp_path: Path, capsys):
+    ingest_note(tmp_path, "The quokka met us at the ferry.")
+    (tmp_path / "junk.sqlite3").write_bytes(b"junk" * 1000)
+    for target in (tmp_path / "junk.sqlite3", tmp_path / "missing"):
+        capsys.readouterr()
+        assert cli("restore", str(target), "--yes") == 2
+        assert capsys.readouterr().err.startswith("error: ")
+    assert [h["document"] for h in keyword_hits("quokka", capsys)] == ["note.txt"]
+
+
+def test_a_single_file_backup_of_an_older_version_restores(tmp_path: Path, capsys):
+    data = tmp_path / "data"
+    ingest_note(tmp_path, "The quokka met us at the ferry.")
+    (data / "backups").mkdir()
+    live = sqlean.connect(str(data / "biographer.sqlite3"))
+    old = sqlean.connect(str(data / "backups" / "biographer-20240101-040000.sqlite3"))
+    live.backup(old)
+    old.close()
+    live.close()
+    ingest_note(tmp_path, "A later note about the harbour.", name="later.txt")
+    capsys.readouterr()
+
+    assert cli("restore", "biographer-20240101-040000.sqlite3", "--yes") == 0
+
+    assert "1 kept copy of imported files was not in the backup" in capsys.readouterr().out
+    assert [h["document"] for h in keyword_hits("quokka", capsys)] == ["note.txt"]
+    assert keyword_hits("harbour", capsys) == []

@@ -1,0 +1,332 @@
+"""The local web page over plain HTTP (httpx against the real server): its door (login, sessions,
+Host, CSRF, origin), what each page shows, and the pieces it is built from. The browser tests
+(test_page_browser.py) drive the same page through Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta, timezone
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from bot.cli import main
+from bot.server.page.markdown import render_markdown
+from bot.server.page.views import timeline_zoom
+from core.api_errors import NotAuthenticated
+from core.page_sessions import PageSessions
+from core.types import SearchFilters, TimelineEvent
+from storage import questions as question_store
+from storage import timeline as timeline_store
+from storage.db import transaction
+from tests.server.conftest import Running, running_server
+
+COOKIE = "biographer_session"
+
+
+async def page_token(server: Running, name: str = "me") -> str:
+    return (await server.service.add_client(name, page=True)).token
+
+
+@asynccontextmanager
+async def logged_in(server: Running, token: str | None = None) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client holding a session cookie, as a browser would after logging in."""
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+        answer = await http.post("/login", data={"token": token or await page_token(server), "next": "/bio"})
+        assert answer.status_code == 303, answer.text
+        # the cookie is Secure: a browser keeps it for http://127.0.0.1 (a secure context); httpx's
+        # cookie jar only for https, so it is handed over as a browser would send it
+        secret = answer.cookies[COOKIE]
+        http.cookies.clear()
+        http.cookies.set(COOKIE, secret)
+        yield http
+
+
+def csrf_of(html: str) -> str:
+    marker = '<meta name="csrf-token" content="'
+    start = html.index(marker) + len(marker)
+    return html[start:html.index('"', start)]
+
+
+async def seed_biography(server: Running) -> dict[str, str]:
+    """bio.md with cited lines, a timeline and an open question, as the biographer leaves them."""
+    service = server.service
+    chat = next(s for s in await service.sources() if s.name == "WhatsApp with Maya")
+    hit = (await service.search("knee", limit=1, mode="keyword", filters=SearchFilters(kinds=("whatsapp",))))[0]
+    knee = str(hit.locator)
+    book = service.biographer.book
+    await book.edit("", f"- Maya: my closest friend, who books the ferries [doc{chat.id}:0-60]",
+                    section="People & Relationships")
+    await book.edit("", f"- Runs marathons; the knee hurts again [{knee}]", section="Identity")
+    conn = service.memory.conn
+    async with transaction(conn):
+        for date, title in (("2024-03", "Marathon training starts"), ("2024-03-14", "Knee hurts again"),
+                            ("2019", "Moved to Lisbon")):
+            await timeline_store.add_event(conn, date=date, title=title, detail="", locators=[knee], run_id=None,
+                                           at="2024-06-01T00:00:00.000000Z")
+        await question_store.add_question(conn, text="What took you to Porto?", why="the move has no reason yet",
+                                          priority=4, run_id=None, locators=[], at="2024-06-01T00:00:00.000000Z")
+    return {"knee": knee, "chat": f"doc{chat.id}"}
+
+
+async def test_every_page_needs_a_login_and_a_page_token(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            for path in ("/", "/bio", "/bio/history", "/timeline", "/people", "/people/Maya", "/questions",
+                         "/search?q=knee", "/imports", "/passage/doc1:0-10"):
+                answer = await http.get(path)
+                assert answer.status_code == 303 and answer.headers["location"].startswith("/login"), path
+            assert (await http.get("/bio")).headers["location"] == "/login?next=/bio"
+            for path in ("/bio/undo/1", "/questions/1/answer", "/imports", "/logout"):
+                assert (await http.post(path, data={"csrf": "x"})).status_code == 401, path
+            assert (await http.get("/imports/abc")).status_code == 401
+
+            agent = await server.token("agent")
+            refused = await http.post("/login", data={"token": agent})
+            assert refused.status_code == 401 and "an agent&#39;s token, which cannot open the page" in refused.text
+            wrong = await http.post("/login", data={"token": "bio_000000000000_" + "x" * 43})
+            assert wrong.status_code == 401 and "unknown token" in wrong.text and COOKIE not in wrong.headers.get(
+                "set-cookie", "")
+
+            token = await page_token(server)
+            login = await http.post("/login", data={"token": token, "next": "/timeline"})
+            assert login.status_code == 303 and login.headers["location"] == "/login/done?next=%2Ftimeline"
+            cookie = login.headers["set-cookie"]
+            assert "HttpOnly" in cookie and "Secure" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+            # the page token opens no API door
+            api = await http.get("/v1/capabilities", headers={"Authorization": f"Bearer {token}"})
+            assert api.status_code == 403 and "login for the local web page" in api.json()["error"]
+            # an offered "next" never leads off the server
+            elsewhere = await http.post("/login", data={"token": token, "next": "//evil.example/x"})
+            assert elsewhere.headers["location"] == "/login/done?next=%2Fbio"
+
+
+async def test_logout_revocation_and_a_refused_cookie_end_the_session(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with logged_in(server) as http:
+            page = await http.get("/bio")
+            assert page.status_code == 200 and "bio.md" in page.text
+            secret = http.cookies[COOKIE]
+            out = await http.post("/logout", data={"csrf": csrf_of(page.text)})
+            assert out.status_code == 303 and out.headers["location"] == "/login"
+            assert f'{COOKIE}=""' in out.headers["set-cookie"]  # the browser forgets it
+            http.cookies.clear()
+            http.cookies.set(COOKIE, secret)  # the old cookie, kept by a thief
+            assert (await http.get("/bio")).status_code == 303
+            # a browser that logged in but sends no cookie back is told why
+            http.cookies.clear()
+            assert (await http.get("/login/done?next=/bio")).headers["location"] == "/login?refused=1"
+            assert "did not keep the login cookie" in (await http.get("/login?refused=1")).text
+
+        async with logged_in(server, await page_token(server, "laptop")) as http:
+            assert (await http.get("/people")).status_code == 200
+            await server.service.revoke_client("laptop")
+            assert (await http.get("/people")).headers["location"] == "/login?next=/people"
+
+
+async def test_sessions_expire(settings, tmp_path):
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        now = [datetime(2024, 6, 1, 12, tzinfo=timezone.utc)]
+        sessions = PageSessions(server.service.memory.conn, server.service.clients, clock=lambda: now[0])
+        new = await sessions.login(await page_token(server), lifetime=timedelta(hours=2))
+        assert (await sessions.check(new.secret)).csrf == new.session.csrf != new.secret
+        now[0] += timedelta(hours=2, seconds=1)
+        with pytest.raises(NotAuthenticated, match="the session ended"):
+            await sessions.check(new.secret)
+
+
+async def test_only_localhost_names_are_served_against_dns_rebinding(settings, tmp_path):
+    settings = settings.model_copy(update={"page_hosts": ["bio.example.org"]})
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            port = server.url.rsplit(":", 1)[1]
+            for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example", "", "[::1"):
+                answer = await http.get("/login", headers={"Host": host})
+                assert answer.status_code == 421, host
+                assert "answers only to" in answer.text and "BIOGRAPHER_PAGE_HOSTS" in answer.text
+            for host in (f"localhost:{port}", f"127.0.0.1:{port}", "bio.example.org", f"[::1]:{port}"):
+                assert (await http.get("/login", headers={"Host": host})).status_code == 200, host
+            # the API keeps its own door (a reverse proxy's public name must reach it)
+            assert (await http.get("/v1/capabilities", headers={"Host": "evil.example"})).status_code == 401
+
+
+async def test_posts_need_the_session_csrf_token_and_the_page_origin(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        await seed_biography(server)
+        [latest, *_] = await server.service.bio_history()
+        async with logged_in(server) as http:
+            csrf = csrf_of((await http.get("/bio/history")).text)
+            origin = server.url
+            other_port = origin.rsplit(":", 1)[0] + ":1"
+            refusals = [
+                ({}, {}),  # no token
+                ({"csrf": "0" * 64}, {}),  # a wrong one
+                ({"csrf": csrf}, {"Origin": other_port}),  # another port of localhost: same site, other origin
+                ({"csrf": csrf}, {"Origin": "null"}),
+                ({"csrf": csrf}, {"Sec-Fetch-Site": "same-site"}),
+            ]
+            for data, headers in refusals:
+                answer = await http.post(f"/bio/undo/{latest.id}", data=data, headers=headers)
+                assert answer.status_code == 403 and "refused" in answer.text, (data, headers)
+            assert (await server.service.bio_history())[0].id == latest.id  # nothing was undone
+
+            done = await http.post(f"/bio/undo/{latest.id}", data={"csrf": csrf},
+                                   headers={"Origin": origin, "Sec-Fetch-Site": "same-origin"})
+            assert done.status_code == 303 and done.headers["location"] == f"/bio/history?undone={latest.id}"
+            assert (await server.service.bio_history())[0].undoes == latest.id
+            again = await http.post(f"/bio/undo/{latest.id}", data={"csrf": csrf})
+            assert again.status_code == 400 and "changed the text" in again.text
+            # the script's posts carry the token as a header
+            assert (await http.post("/imports", headers={"X-CSRF-Token": csrf})).status_code == 200
+            assert (await http.post("/imports", headers={"X-CSRF-Token": "nope"})).status_code == 403
+
+
+async def test_bio_is_rendered_safely_with_its_citations_as_links(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        places = await seed_biography(server)
+        await server.service.biographer.book.edit(
+            "", '- Likes <script>alert("x")</script> and ![a photo](http://tracker.example/p.png) '
+                '[a link](javascript:alert(1))', section="Interests & Preferences")
+        async with logged_in(server) as http:
+            page = await http.get("/bio")
+            body = page.text
+            assert "<script>alert" not in body and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in body
+            # an image would be fetched from elsewhere: it stays a link the owner may choose to follow
+            assert "<img" not in body and 'href="javascript:' not in body
+            knee = places["knee"]
+            assert f'<a class="cite" href="/passage/{knee}" data-locator="{knee}">{knee}</a>' in body
+            csp = page.headers["content-security-policy"]
+            assert "default-src 'none'" in csp and "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+            assert page.headers["x-frame-options"] == "DENY" and page.headers["cache-control"] == "no-store"
+            # everything the page loads is its own
+            for asset in ("/static/page.css", "/static/page.js"):
+                assert (await http.get(asset)).status_code == 200
+            assert "http" not in "".join(line for line in body.splitlines() if "<link" in line or "<script" in line)
+
+
+async def test_passage_person_timeline_history_and_search(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        places = await seed_biography(server)
+        async with logged_in(server) as http:
+            part = (await http.get(f"/passage/{places['knee']}?part=1")).text
+            assert "Brutal. Knee hurts again" in part and "Maya" in part and "2024-03-14" in part
+            assert "WhatsApp with Maya" in part and "<html" not in part
+            missing = await http.get("/passage/doc999:0-10")
+            assert missing.status_code == 404 and "no document 999" in missing.text
+
+            await server.service.add_ledger_item("commitment", "send Maya the ferry photos", person="Maya")
+            await server.service.add_ledger_item("owed", "Maya returns the blue umbrella", person="Maya")
+            person = (await http.get("/people/" + quote("Maya"))).text
+            assert "my closest friend, who books the ferries" in person
+            # the ledger's open items both ways
+            assert person.index("You promised them") < person.index("send Maya the ferry photos") \
+                < person.index("They owe you") < person.index("Maya returns the blue umbrella")
+            assert "2024-03-14 08:15" in person  # last contact, in the owner's zone (Lisbon, UTC+0 in March)
+            assert (await http.get("/people/Nobody")).status_code == 400
+
+            people = (await http.get("/people")).text
+            image = people.split('<img src="', 1)[1].split('"', 1)[0]
+            png = await http.get(image)
+            assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+            assert "The picture in words" in people and "Maya" in people.split("<figcaption>", 1)[1]
+            years = (await http.get("/timeline")).text
+            assert years.index("2019") < years.index("2024") and "Knee hurts again" in years
+            march = (await http.get("/timeline?year=2024&month=3")).text
+            assert "Marathon training starts" in march and "Moved to Lisbon" not in march
+            assert f'data-locator="{places["knee"]}"' in march
+
+            history = (await http.get("/bio/history?since=2020")).text
+            assert '<span class="added">+ - Maya: my closest friend' in history
+
+            found = (await http.get("/search", params={"q": "knee", "person": "Ana", "since": "2024-03",
+                                                       "until": "2024-03", "kind": "whatsapp"})).text
+            assert "Brutal. Knee hurts again" in found and "passage(s) matched" in found
+            nothing = (await http.get("/search", params={"q": "knee", "since": "2030"})).text
+            assert "nothing matched" in nothing
+            everything = (await http.get("/search", params={"person": "Maya", "limit": 1})).text
+            assert "Everything these filters keep" in everything and "cursor=" in everything
+            bad = await http.get("/search", params={"q": "knee", "since": "someday"})
+            assert bad.status_code == 400 and "not a date" in bad.text
+
+
+async def test_questions_without_a_model_say_so_and_keep_nothing(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        await seed_biography(server)
+        [question] = await server.service.open_questions()
+        sources = len(await server.service.sources())
+        async with logged_in(server) as http:
+            page = (await http.get("/questions")).text
+            assert "No language model is configured" in page and "What took you to Porto?" in page
+            answer = await http.post(f"/questions/{question.id}/answer",
+                                     data={"csrf": csrf_of(page), "answer": "For the bakery job"})
+            assert answer.status_code == 503 and "nothing was saved" in answer.text
+            assert "For the bakery job" in answer.text  # the draft stays in its box
+        assert len(await server.service.sources()) == sources
+        assert [q.id for q in await server.service.open_questions()] == [question.id]
+
+
+async def test_uploads_are_kept_inside_their_folder_and_within_the_limit(settings, tmp_path, monkeypatch):
+    settings = settings.model_copy(update={"page_max_upload_mb": 1})
+    uploads = tmp_path / "tmp"
+    uploads.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(uploads))
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async with logged_in(server) as http:
+            csrf = {"X-CSRF-Token": csrf_of((await http.get("/imports")).text)}
+            job = (await http.post("/imports", headers=csrf)).json()
+            up = await http.post(f"/imports/{job['id']}/files", params={"name": "../../2024-05-01 notes.md"},
+                                 content=b"# Notes\n\nA zeppelin over the river.\n", headers=csrf)
+            assert up.status_code == 200 and up.json()["files"] == ["2024-05-01 notes.md"]
+            big = await http.post(f"/imports/{job['id']}/files", params={"name": "big.txt"},
+                                  content=b"x" * (1024 * 1024 + 1), headers=csrf)
+            assert big.status_code == 413
+            started = (await http.post(f"/imports/{job['id']}/start", headers=csrf)).json()
+            assert started["state"] in ("queued", "importing", "done")
+            for _ in range(200):
+                status = (await http.get(f"/imports/{job['id']}")).json()
+                if status["state"] in ("done", "failed"):
+                    break
+                await asyncio.sleep(0.05)
+            assert status["state"] == "done" and "1 new source(s)" in status["summary"], status
+            found = (await http.get("/search", params={"q": "zeppelin", "mode": "keyword"})).text
+            assert "A zeppelin over the river." in found
+        assert not any(uploads.iterdir())  # the upload folder is gone
+
+
+def test_timeline_zoom_by_year_and_month():
+    events = [TimelineEvent(1, "2019", "Moved to Lisbon"), TimelineEvent(2, "2024-03-14", "Knee"),
+              TimelineEvent(3, "2024-03", "Training"), TimelineEvent(4, "2024-05-02", "Porto"),
+              TimelineEvent(5, "someday", "Undated")] + [TimelineEvent(10 + i, f"2020-0{i + 1}", f"E{i}")
+                                                         for i in range(7)]
+    years = timeline_zoom(events)
+    assert [(g.label, len(g.events), g.more) for g in years.groups] == [
+        ("2019", 1, 0), ("2020", 5, 2), ("2024", 3, 0), ("undated", 1, 0)]
+    assert years.groups[1].href == "/timeline?year=2020" and years.groups[3].href is None
+    months = timeline_zoom(events, year=2024)
+    assert [(g.label, [e.title for e in g.events]) for g in months.groups] == [
+        ("March 2024", ["Training", "Knee"]), ("May 2024", ["Porto"])]
+    assert timeline_zoom(events, year=2019).groups[0].label == "sometime in 2019"
+    march = timeline_zoom(events, year=2024, month=3)
+    assert [e.title for e in march.groups[0].events] == ["Training", "Knee"] and march.up == ("2024",
+                                                                                             "/timeline?year=2024")
+
+
+def test_markdown_shows_html_as_text_and_links_every_citation():
+    html = render_markdown("## People\n- Maya <b>hi</b> [doc3:0-40, doc4:5-9]\n- `[doc1:0-5]` stays code\n")
+    assert "&lt;b&gt;hi&lt;/b&gt;" in html
+    assert html.count('class="cite"') == 2 and 'href="/passage/doc4:5-9"' in html
+    assert "<code>[doc1:0-5]</code>" in html
+
+
+def test_clients_add_web_prints_a_page_login(capsys):
+    assert main(["clients", "add", "me", "--web"]) == 0
+    out = capsys.readouterr().out
+    assert "opens the local web page" in out and "bio_" in out and "http://127.0.0.1:8765/" in out
+    assert main(["clients", "add", "x", "--web", "--allow", "search"]) == 2
+    assert "takes no --allow" in capsys.readouterr().err
+    assert main(["clients", "add", "y"]) == 2
+    assert "--allow OPS (an agent) or --web" in capsys.readouterr().err

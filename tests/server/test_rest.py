@@ -1,0 +1,295 @@
+"""The memory server over REST: the real server on a free port, driven with httpx."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from core.config import Settings
+from tests.server.conftest import running_server
+
+SAVE = {"text": "Ana prefers window seats on trains", "kind": "preference", "section": "notes"}
+
+
+async def test_search_read_list_and_save_round_trip(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with server.http(await server.token()) as http:
+            found = (await http.post("/v1/search", json={"query": "knee physio", "limit": 5})).json()
+            assert found["outcome"] == "matched" and found["index"]["state"] == "ready"
+            hit = next(h for h in found["results"] if h["source"] == "WhatsApp with Maya")
+            assert set(hit["speakers"]) == {"Maya", "Ana"} and hit["section"] == "chats"
+
+            read = await http.post("/v1/read", json={"locator": hit["locator"], "generation": hit["generation"],
+                                                     "expected_hash": hit["source_hash"]})
+            assert read.status_code == 200
+            body = read.json()
+            assert body["text"].strip() == hit["text"] and body["source"] == "WhatsApp with Maya"
+            assert set(body["senders"]) == {"Maya", "Ana"} and body["time_end"].startswith("2024-03-14T08:20")
+
+            saved = await http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "seat-1"})
+            assert saved.status_code == 200, saved.text
+            record = saved.json()
+            assert record["status"] == "saved" and record["section"] == "notes" and record["version"] == 1
+            again = (await http.post("/v1/read", json={"locator": record["locator"]})).json()
+            assert again["text"] == SAVE["text"] and again["source_hash"] == record["hash"]
+            assert again["section"] == "notes" and again["record"] == record["record"]
+
+            listed = (await http.post("/v1/list", json={"section": "notes"})).json()
+            assert [i["locator"] for i in listed["items"]] == [record["locator"]]
+            assert listed["next_cursor"] is None
+
+
+async def test_search_says_nothing_matched_index_building_or_unavailable(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with server.http(await server.token()) as http:
+            nothing = (await http.post("/v1/search", json={"query": "zeppelin", "mode": "keyword"})).json()
+            assert nothing["outcome"] == "nothing_matched" and nothing["results"] == []
+            filtered = (await http.post("/v1/search", json={"query": "knee", "since": "2030"})).json()
+            assert filtered["outcome"] == "nothing_matched"
+            # hybrid search always has a nearest passage: the answer says no passage holds the words
+            closest = (await http.post("/v1/search", json={"query": "zeppelin"})).json()
+            assert closest["outcome"] == "matched" and closest["evidence"] == "meaning_only"
+            assert "none contains the query's words" in closest["message"]
+            worded = (await http.post("/v1/search", json={"query": "knee"})).json()
+            assert worded["evidence"] == "words"
+
+            server.embedder.gate.clear()  # indexing now waits: what is saved stays pending
+            await http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "k"})
+            building = (await http.post("/v1/search", json={"query": "zeppelin", "mode": "keyword"})).json()
+            assert building["outcome"] == "index_building" and building["index"]["pending"] >= 1
+            assert "still building" in building["message"]
+            server.embedder.gate.set()
+            await server.indexer_idle()
+
+            from storage.meta import set_meta  # another model recorded: semantic search cannot run
+            await set_meta(server.service.memory.conn, "embedding_model", "some-other-model")
+            down = await http.post("/v1/search", json={"query": "knee"})
+            assert down.status_code == 503
+            assert down.json()["outcome"] == "unavailable" and "some-other-model" in down.json()["message"]
+            keyword = await http.post("/v1/search", json={"query": "knee", "mode": "keyword"})
+            assert keyword.json()["outcome"] == "matched"
+
+
+async def test_a_retried_save_returns_the_first_record(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with server.http(await server.token()) as http:
+            first, retry = await asyncio.gather(
+                http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "abc"}),
+                http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "abc"}))
+            assert first.json()["locator"] == retry.json()["locator"]
+            assert sorted([first.json()["replayed"], retry.json()["replayed"]]) == [False, True]
+            later = await http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "abc"})
+            assert later.json()["record"] == first.json()["record"] and later.json()["replayed"]
+
+            other = await http.post("/v1/save", json={**SAVE, "text": "aisle"}, headers={"Idempotency-Key": "abc"})
+            assert other.status_code == 409 and "different save" in other.json()["error"]
+            keyless = await http.post("/v1/save", json=SAVE)
+            assert keyless.status_code == 400 and "Idempotency-Key" in keyless.json()["error"]
+            listed = (await http.post("/v1/list", json={"section": "notes"})).json()
+            assert len(listed["items"]) == 1
+
+
+async def test_a_correction_needs_the_current_hash_and_keeps_history(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with server.http(await server.token()) as http:
+            v1 = (await http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "1"})).json()
+            fix = {**SAVE, "text": "Ana prefers aisle seats on trains", "replaces": v1["record"]}
+            stale = await http.post("/v1/save", json={**fix, "expected_hash": "0" * 64},
+                                    headers={"Idempotency-Key": "2"})
+            assert stale.status_code == 409
+            assert stale.json()["details"] == {"record": v1["record"], "version": 1, "hash": v1["hash"],
+                                               "locator": v1["locator"]}
+            v2 = (await http.post("/v1/save", json={**fix, "expected_hash": v1["hash"]},
+                                  headers={"Idempotency-Key": "3"})).json()
+            assert v2["record"] == v1["record"] and v2["version"] == 2 and v2["replaced"] == v1["locator"]
+            # a second agent still holding version 1 is refused, not allowed to overwrite version 2
+            late = await http.post("/v1/save", json={**fix, "text": "no preference", "replaces": v1["locator"],
+                                                     "expected_hash": v1["hash"]}, headers={"Idempotency-Key": "4"})
+            assert late.status_code == 409 and late.json()["details"]["hash"] == v2["hash"]
+
+            bound = await http.post("/v1/read", json={"locator": v1["locator"], "generation": v1["generation"]})
+            assert bound.status_code == 409 and "corrected" in bound.json()["error"]
+            assert bound.json()["details"]["current"] == v2["locator"]
+            history = (await http.post("/v1/read", json={"locator": v1["locator"]})).json()
+            assert "window seats" in history["text"] and history["superseded_by"] == v2["locator"]
+
+            await server.indexer_idle()
+            found = (await http.post("/v1/search", json={"query": "Ana prefers seats on trains"})).json()
+            saved_hits = [h for h in found["results"] if h.get("record") == v1["record"]]
+            assert [h["locator"] for h in saved_hits] == [v2["locator"]]
+            old = (await http.post("/v1/list", json={"section": "notes", "status": "superseded"})).json()
+            assert [i["locator"] for i in old["items"]] == [v1["locator"]]
+
+
+async def test_a_save_is_readable_before_it_is_searchable(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with server.http(await server.token()) as http:
+            server.embedder.gate.clear()
+            saved = (await http.post("/v1/save", json={"kind": "recommendation", "text": "Read Piranesi",
+                                                       "person": "Maya"}, headers={"Idempotency-Key": "p"})).json()
+            assert saved["searchable"] is False
+            read = (await http.post("/v1/read", json={"locator": saved["locator"]})).json()
+            assert read["text"] == "Read Piranesi\nRecommended by: Maya"
+            pending = (await http.post("/v1/list", json={"status": "pending"})).json()
+            assert [i["locator"] for i in pending["items"]] == [saved["locator"]]
+            assert pending["items"][0]["searchable"] is False
+
+            server.embedder.gate.set()
+            await server.indexer_idle()
+            assert (await http.post("/v1/list", json={"status": "pending"})).json()["items"] == []
+            caps = (await http.get("/v1/capabilities")).json()
+            assert caps["index"]["pending"] == 0 and caps["index"]["state"] == "ready"
+            semantic = (await http.post("/v1/search", json={"query": "Piranesi Maya", "mode": "semantic"})).json()
+            assert semantic["results"][0]["locator"] == saved["locator"]
+
+
+async def test_a_link_alone_says_the_page_was_not_read(settings, tmp_path):
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async with server.http(await server.token()) as http:
+            saved = (await http.post("/v1/save", json={"kind": "link", "url": "https://example.org/essay"},
+                                     headers={"Idempotency-Key": "l"})).json()
+            text = (await http.post("/v1/read", json={"locator": saved["locator"]})).json()["text"]
+            assert text == "Link: https://example.org/essay (only the address was saved: the page was not fetched or read)"
+            bad = await http.post("/v1/save", json={"kind": "link", "url": "file:///etc/passwd"},
+                                  headers={"Idempotency-Key": "m"})
+            assert bad.status_code == 400
+
+
+async def test_pagination_returns_every_passage_exactly_once(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        folder = tmp_path / "more"
+        folder.mkdir()
+        for day in range(1, 13):
+            (folder / f"2023-06-{day:02d} day.md").write_text(f"Day {day}: walked by the river.\n", encoding="utf-8")
+        (folder / "undated notes.md").write_text("Things to remember, no date.\n", encoding="utf-8")
+        await server.service.import_files([folder])
+        async with server.http(await server.token()) as http:
+            everything = (await http.post("/v1/list", json={"limit": 500})).json()["items"]
+            seen: list[str] = []
+            cursor = None
+            while True:
+                page = (await http.post("/v1/list", json={"limit": 4, "cursor": cursor})).json()
+                seen += [i["locator"] for i in page["items"]]
+                if len(seen) == 8:  # something new arrives mid-listing: nothing shifts or repeats
+                    await http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "mid"})
+                cursor = page["next_cursor"]
+                if cursor is None:
+                    break
+            expected = [i["locator"] for i in everything]
+            assert len(seen) == len(set(seen)) and set(expected) <= set(seen)
+            assert len(expected) == 17  # 12 days, 2 chat windows, 2 journal entries, 1 undated note
+            times = [i["time"] for i in everything]
+            assert times[-1] is None and times[:-1] == sorted(times[:-1])
+
+            garbage = await http.post("/v1/list", json={"limit": 4, "cursor": "not-a-cursor"})
+            assert garbage.status_code == 400 and "not a cursor" in garbage.json()["error"]
+            first = (await http.post("/v1/list", json={"limit": 2})).json()
+            wrong = await http.post("/v1/list", json={"limit": 2, "kind": "markdown", "cursor": first["next_cursor"]})
+            assert wrong.status_code == 400 and "another listing" in wrong.json()["error"]
+
+
+async def test_filters_narrow_list_and_search(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with server.http(await server.token()) as http:
+            maya = (await http.post("/v1/list", json={"person": "Maya"})).json()["items"]
+            assert maya and all("Maya" in i["speakers"] for i in maya)
+            march = (await http.post("/v1/list", json={"since": "2024-03-10", "until": "2024-03"})).json()["items"]
+            assert [i["time"][:10] for i in march] == ["2024-03-14"]
+            journals = (await http.post("/v1/search", json={"query": "knee", "kind": "markdown"})).json()
+            assert {h["kind"] for h in journals["results"]} == {"markdown"}
+
+
+async def test_who_may_do_what(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        reader = await server.token("reader", allow=["search", "read"], sections=["documents", "notes"])
+        async with server.http(None) as anonymous:
+            missing = await anonymous.get("/v1/capabilities")
+            assert missing.status_code == 401 and missing.json()["error"] == "no bearer token"
+            assert missing.headers["www-authenticate"].startswith("Bearer")
+            for header, why in (("Basic abc", "not `Bearer TOKEN`"), ("Bearer nope", "malformed token"),
+                                ("Bearer bio_0123456789ab_" + "x" * 43, "unknown token")):
+                refused = await anonymous.get("/v1/capabilities", headers={"Authorization": header})
+                assert refused.status_code == 401 and why in refused.json()["error"]
+                assert "\n" not in refused.json()["error"]
+        async with server.http(reader) as http:
+            caps = (await http.get("/v1/capabilities")).json()
+            assert caps["operations"] == ["search", "read"] and caps["sections"] == ["documents", "notes"]
+            assert caps["sections_held"] == ["documents"]
+            assert (await http.post("/v1/list", json={})).status_code == 403
+            save = await http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "x"})
+            assert save.status_code == 403 and "may not save" in save.json()["error"]
+            found = (await http.post("/v1/search", json={"query": "knee physio Maya"})).json()
+            assert found["results"] and {h["section"] for h in found["results"]} == {"documents"}
+            chats = await http.post("/v1/search", json={"query": "knee", "kind": "whatsapp"})
+            assert chats.status_code == 403 and "section 'chats'" in chats.json()["error"]
+        async with server.http(await server.token()) as http:
+            chat = (await http.post("/v1/search", json={"query": "ferry Tavira"})).json()["results"][0]
+        async with server.http(reader) as http:
+            hidden = await http.post("/v1/read", json={"locator": chat["locator"]})
+            assert hidden.status_code == 403 and "'chats'" in hidden.json()["error"]
+
+        writer = await server.token("writer", allow=["save", "read"], sections=["notes", "chats"])
+        async with server.http(writer) as http:
+            into_chats = await http.post("/v1/save", json={**SAVE, "section": "chats"}, headers={"Idempotency-Key": "c"})
+            assert into_chats.status_code == 403 and "imported sources" in into_chats.json()["error"]
+            rewrite = await http.post("/v1/save", json={**SAVE, "replaces": chat["locator"], "expected_hash": "0" * 64},
+                                      headers={"Idempotency-Key": "r"})
+            assert rewrite.status_code == 403 and "never rewrite" in rewrite.json()["error"]
+
+        await server.service.revoke_client("reader")
+        async with server.http(reader) as http:
+            revoked = await http.get("/v1/capabilities")
+            assert revoked.status_code == 401 and "revoked" in revoked.json()["error"]
+
+
+async def test_a_forgotten_source_is_a_conflict_when_bound(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with server.http(await server.token()) as http:
+            hit = (await http.post("/v1/search", json={"query": "ferry Tavira"})).json()["results"][0]
+            await server.service.forget(int(hit["locator"][3:].split(":")[0]))
+            bound = await http.post("/v1/read", json={"locator": hit["locator"], "generation": hit["generation"]})
+            assert bound.status_code == 409 and "removed" in bound.json()["error"]
+            unbound = await http.post("/v1/read", json={"locator": hit["locator"]})
+            assert unbound.status_code == 404 and "removed" in unbound.json()["error"]
+            never = await http.post("/v1/read", json={"locator": "doc999"})
+            assert never.status_code == 404 and "no document 999" in never.json()["error"]
+            wrong_hash = await http.post("/v1/read", json={"locator": "doc1", "expected_hash": "f" * 64})
+            assert wrong_hash.status_code == 409 and "content hash differs" in wrong_hash.json()["error"]
+
+
+async def test_size_and_rate_limits(tmp_path):
+    settings = Settings(data_dir=tmp_path / "data", timezone="Europe/Lisbon", api_rate_per_minute=3,
+                        api_max_body_bytes=2_000)
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async with server.http(await server.token()) as http:
+            big = await http.post("/v1/save", json={**SAVE, "text": "x" * 3_000}, headers={"Idempotency-Key": "b"})
+            assert big.status_code == 413 and "over 2000 bytes" in big.json()["error"]
+            statuses = [(await http.get("/v1/capabilities")).status_code for _ in range(4)]
+            assert statuses == [200, 200, 200, 429]
+            limited = await http.get("/v1/capabilities")
+            assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+        async with server.http(await server.token("another")) as http:  # limits are per client
+            assert (await http.get("/v1/capabilities")).status_code == 200
+
+
+async def test_openapi_describes_the_contract(settings, tmp_path):
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async with server.http(None) as http:
+            schema = (await http.get("/openapi.json")).json()
+    assert {"/v1/search", "/v1/read", "/v1/list", "/v1/save", "/v1/capabilities"} <= set(schema["paths"])
+    save = schema["paths"]["/v1/save"]["post"]
+    assert any(p["name"] == "Idempotency-Key" for p in save["parameters"])
+    assert "409" in save["responses"]
+
+
+async def test_tokens_never_reach_the_log(settings, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
+    async with running_server(settings, tmp_path) as server:
+        token = await server.token()
+        async with server.http(token) as http:
+            await http.post("/v1/search", json={"query": "knee"})
+            await http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "k"})
+        async with server.http(token[:-1] + "A") as http:
+            await http.get("/v1/capabilities")
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert logged and token.split("_")[2] not in logged and token[:-1] + "A" not in logged

@@ -1,0 +1,54 @@
+"""The layering holds: front ends (bot/) go through the service only; the core knows no platform."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def attribute_uses(path: Path, attribute: str) -> list[int]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == attribute]
+
+
+def test_front_ends_never_import_storage_or_touch_a_connection():
+    offenders = {}
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        bad = {m for m in imported_modules(path) if m.split(".")[0] in {"storage", "aiosqlite", "sqlean", "sqlite3"}}
+        uses = attribute_uses(path, "conn")
+        if bad or uses:
+            offenders[str(path.relative_to(ROOT))] = (sorted(bad), uses)
+    assert offenders == {}
+
+
+def test_core_and_storage_know_no_platform_or_front_end():
+    offenders = {}
+    for folder in ("core", "storage"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            bad = {m for m in imported_modules(path)
+                   if m.split(".")[0] in {"bot", "telegram", "discord", "starlette", "uvicorn", "mcp"}}
+            if bad:
+                offenders[str(path.relative_to(ROOT))] = sorted(bad)
+    assert offenders == {}
+
+
+def test_storage_never_imports_the_core_beyond_its_error_vocabulary():
+    offenders = {}
+    for path in sorted((ROOT / "storage").rglob("*.py")):
+        bad = {m for m in imported_modules(path) if m.split(".")[0] == "core" and m != "core.errors"}
+        if bad:
+            offenders[str(path.relative_to(ROOT))] = sorted(bad)
+    assert offenders == {}
