@@ -50,6 +50,9 @@ async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
           + (f", {report.messages_skipped} messages already stored" if report.messages_skipped else "")
           + (f"; {report.media_with_exports} media files read with their chat export"
              if report.media_with_exports else "")
+          + (f"; left out {', '.join(f'{n} {why}' for why, n in report.skipped.most_common())}"
+             if report.skipped else "")
+          + "".join(f"; {n} {what}" for what, n in report.remarks.most_common())
           + (f"; {len(report.errors)} failed" if report.errors else ""))
     if stats["chunks_pending_index"]:
         print(f"{stats['chunks_pending_index']} chunks wait for their embeddings: "

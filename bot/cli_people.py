@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
                                    help="senders never matched to you: add yours to BIOGRAPHER_OWNER_ALIASES")
     unmatched.add_argument("--limit", type=count(1, 10_000), default=50, help="how many to list (default: 50)")
     add_json_option(unmatched, "the list")
+    actions.add_parser("owners", parents=[parent],
+                       help="mark your stored messages again from BIOGRAPHER_OWNER_ALIASES "
+                            "(done by itself at each start when the aliases changed)")
     show = actions.add_parser("show", parents=[parent],
                               help="one person's page: relationship, last contact, what is open both ways, "
                                    "recent interactions, facts, each with its source")
@@ -44,6 +47,11 @@ def person_json(person) -> dict:
 async def cmd_people(args: argparse.Namespace, settings: Settings) -> int:
     """List people, merge two of them, or list unmatched senders."""
     async with cli_service(settings, model=False) as service:
+        if args.people_action == "owners":
+            changed = await service.follow_owner_aliases()
+            print(f"{changed} messages changed owner; your aliases: "
+                  f"{', '.join(settings.owner_aliases) or '(none set)'}")
+            return 0
         if args.people_action == "show":
             return await _show(service, " ".join(args.name), as_json=args.json)
         if args.people_action == "merge":

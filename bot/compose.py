@@ -14,6 +14,7 @@ from core.config import Settings, is_local_url
 from core.errors import UserFacingError
 from core.importers.base import ImportContext
 from core.memory import Memory, open_store
+from core.owners import follow_owner_aliases
 from core.ports import LLM, Describer, Embedder, Transcriber
 from core.preferences import ScheduleDefaults
 from core.providers.lazy import LazyEmbedder
@@ -89,9 +90,10 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
     """The memory core over the configured store, closed on exit."""
     async with open_store(settings.database_path, busy_seconds=settings.store_busy_seconds,
                           private_folders=(settings.raw_dir, settings.backup_dir, settings.data_dir / "inbox")) as conn:
+        context = import_context(settings)
+        await follow_owner_aliases(conn, context)  # aliases added since the last start mark old messages
         memory = Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
-                        context=import_context(settings), raw_dir=settings.raw_dir,
-                        backup_dir=settings.backup_dir)
+                        context=context, raw_dir=settings.raw_dir, backup_dir=settings.backup_dir)
         await memory.clean_raw_copies()
         yield memory
 

@@ -7,21 +7,23 @@ at once, and its vectors are filled in behind.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hashlib
 import itertools
 import json
 import logging
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import aiosqlite
 
 from core.chunking import MessageChunker, stream_prose_spans
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
-from core.importers.base import file_sha256, reads_media_beside
+from core.importers.base import companion_suffixes, file_sha256, reads_media_beside
 from core.importers.media import is_media
 from core.ports import Progress, no_progress
 from core.times import utc_iso
@@ -37,10 +39,33 @@ log = logging.getLogger(__name__)
 
 MESSAGE_BATCH = 2000
 PROSE_BATCH = 1000  # chunks
+T = TypeVar("T")
 
 
 class _NothingNew(Exception):
     """Every message of a stream was already stored: roll the empty document back."""
+
+
+class _ImporterCrashed(ImportFailed):
+    """An importer's own code raised something it did not mean to: the rest of that file cannot
+    be trusted, so the file stops there (its finished documents stay) and the batch goes on."""
+
+
+async def from_importer(source: str, fn: Callable[..., T], *args: object) -> T:
+    """Run a step of an importer (a parse, the next document, a batch of messages) off the loop.
+
+    A bug or a layout no importer knows must not stop a whole batch: whatever the importer
+    raises becomes one line naming the file and the cause, with the traceback in the log."""
+    try:
+        return await asyncio.to_thread(fn, *args)
+    except BiographerError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the batch boundary: reported, logged, not swallowed
+        log.warning("importing %s failed", source, exc_info=error)
+        raise _ImporterCrashed(
+            source, f"could not be read ({type(error).__name__}: {error})",
+            hint="check it is a complete, unmodified export; `biographer -v ingest` logs the details",
+        ) from error
 
 
 def text_hash(text: str) -> str:
@@ -63,7 +88,8 @@ def chunk_record(document_id: int, identity: str, chunk: Chunk) -> chunk_store.C
 
 
 def message_record(document_id: int, conversation: Conversation, dedup_key: str, message: Message,
-                   moment: str, char_start: int, char_end: int) -> message_store.MessageRecord:
+                   moment: str, char_start: int, char_end: int, *,
+                   owner_by_format: bool = False) -> message_store.MessageRecord:
     offset = message.time.utcoffset()
     return message_store.MessageRecord(
         document_id=document_id, platform=conversation.platform, conversation_key=conversation.key,
@@ -74,6 +100,7 @@ def message_record(document_id: int, conversation: Conversation, dedup_key: str,
         text=message.text,
         attachments=json.dumps(list(message.attachments), ensure_ascii=False) if message.attachments else "[]",
         dedup_key=dedup_key, char_start=char_start, char_end=char_end,
+        owner_by_format=owner_by_format,
     )
 
 
@@ -91,6 +118,37 @@ def expand_paths(paths: Iterable[Path], *, skip: Path | None = None) -> Iterator
             if skip and child.resolve().is_relative_to(skip):
                 continue
             yield child
+
+
+class SectionDates:
+    """Where each dated part of a prose document begins, so a chunk takes the days of the parts
+    it covers (a journal's `## 2023-06-02` sections), and undated text the document's date."""
+
+    def __init__(self, default: datetime | None) -> None:
+        self.default = default
+        self._starts: list[int] = []  # offsets where a part with another date begins
+        self._days: list[datetime | None] = []
+
+    def read(self, sections: Iterable[tuple[datetime | None, str]]) -> Iterator[str]:
+        """The parts' text, in order, noting where each date begins as it goes."""
+        offset = 0
+        for day, text in sections:
+            if not self._days or self._days[-1] != day:
+                self._starts.append(offset)
+                self._days.append(day)
+            offset += len(text)
+            yield text
+
+    def between(self, start: int, end: int) -> tuple[datetime | None, datetime | None]:
+        """Earliest and latest day of the text from `start` to `end` (journals run either way)."""
+        first = max(bisect.bisect_right(self._starts, start) - 1, 0)
+        last = bisect.bisect_left(self._starts, end)
+        days = [d for d in self._days[first:last] if d is not None]
+        return (min(days), max(days)) if days else (self.default, self.default)
+
+    def overall(self) -> tuple[datetime | None, datetime | None]:
+        days = [d for d in self._days if d is not None]
+        return (min(days), max(days)) if days else (self.default, self.default)
 
 
 class DedupKeys:
@@ -128,20 +186,34 @@ class Ingestor:
     async def ingest_paths(self, paths: Sequence[Path], *, progress: Progress = no_progress) -> IngestReport:
         report = IngestReport()
         files = list(expand_paths(paths, skip=self.raw_dir.parent))
-        planned: list[tuple[Path, Importer]] = []
+        recognised: list[tuple[Path, Importer | None, str]] = []
         for path in files:
             try:
-                planned.append((path, self._importer_for(path)))
+                recognised.append((path, self._importer_for(path), ""))
             except ImportFailed as error:
-                report.errors.append(str(error))
+                recognised.append((path, None, str(error)))
             except OSError as error:
-                report.errors.append(f"{path.name}: cannot be read ({error.strerror or error})")
-        export_folders = {path.parent for path, importer in planned if reads_media_beside(importer)}
+                recognised.append((path, None, f"{path.name}: cannot be read ({error.strerror or error})"))
+        # an unzipped export reads the files beside it (voice notes, photos, its pages' style
+        # sheet): a folder walk leaves them to the export instead of importing them again
+        export_folders = {path.parent: companion_suffixes(importer)
+                          for path, importer, _ in recognised if importer and reads_media_beside(importer)}
+
+        def read_with_an_export(path: Path) -> bool:
+            return any(path.is_relative_to(folder) and (is_media(path) or path.suffix.lower() in extra)
+                       for folder, extra in export_folders.items())
+
+        planned: list[tuple[Path, Importer]] = []
+        for path, importer, error in recognised:
+            if importer is None:
+                if not read_with_an_export(path):
+                    report.errors.append(error)
+            elif is_media(path) and read_with_an_export(path):
+                report.media_with_exports += 1  # read with its chat, not a second time
+            else:
+                planned.append((path, importer))
         for done, (path, importer) in enumerate(planned):
             progress("saving", done, len(planned))
-            if is_media(path) and any(path.is_relative_to(folder) for folder in export_folders):
-                report.media_with_exports += 1  # read with its chat, not a second time
-                continue
             try:
                 report.merge(await self.ingest_file(path, importer=importer, progress=progress))
             except ImportFailed as error:
@@ -154,23 +226,41 @@ class Ingestor:
     def _importer_for(self, path: Path) -> Importer:
         if not path.exists():
             raise ImportFailed(str(path), "does not exist", hint="check the path")
-        return pick_importer(path, self.importers)
+        try:
+            return pick_importer(path, self.importers)
+        except (BiographerError, OSError):
+            raise
+        except Exception as error:  # noqa: BLE001 - a sniffer tripping over a damaged file
+            log.warning("recognising %s failed", path.name, exc_info=error)
+            raise ImportFailed(path.name, f"could not be recognised ({type(error).__name__}: {error})",
+                               hint="check it is a complete, unmodified file") from error
 
     async def ingest_file(self, path: Path, *, importer: Importer | None = None,
                           progress: Progress = no_progress) -> IngestReport:
+        """Save every document of one file. A document that fails is rolled back on its own;
+        when the importer itself breaks, the file stops there and says so."""
         importer = importer or self._importer_for(path)
-        documents = await asyncio.to_thread(lambda: iter(importer.parse(path, self.context)))
         raw_path = await asyncio.to_thread(self._raw_copy_path, path)
+        documents = await from_importer(path.name, lambda: iter(importer.parse(path, self.context)))
         report = IngestReport()
-        while True:
-            document = await asyncio.to_thread(next, documents, None)
-            if document is None:
-                break
-            try:
-                report.merge(await self.save_document(document, source_path=path, raw_path=str(raw_path),
-                                                      progress=progress))
-            except ImportFailed as error:
-                report.errors.append(str(error))
+        try:
+            while True:
+                document = await from_importer(path.name, next, documents, None)
+                if document is None:
+                    break
+                try:
+                    report.merge(await self.save_document(document, source_path=path,
+                                                          raw_path=str(raw_path), progress=progress))
+                except _ImporterCrashed:
+                    raise
+                except ImportFailed as error:
+                    report.errors.append(str(error))
+        except _ImporterCrashed as error:
+            report.errors.append(str(error))
+        finally:
+            close = getattr(documents, "close", None)  # release the file, zip or database now
+            if close is not None:
+                await from_importer(path.name, close)
         # only now, and only when a source refers to it: a file that failed to import, or that
         # brought nothing new, leaves nothing behind (a source saved earlier whose copy a kill
         # prevented gets it now)
@@ -215,10 +305,11 @@ class Ingestor:
                     participants=list(conversation.participants) if conversation else [],
                     note=document.note,
                 )
+                source = source_path.name if source_path else document.name
                 if document.messages is not None:
-                    await self._save_messages(document, document_id, report, progress)
+                    await self._save_messages(document, document_id, report, progress, source)
                 else:
-                    await self._save_prose(document, document_id, report, progress)
+                    await self._save_prose(document, document_id, report, progress, source)
         except _NothingNew:
             report.documents_skipped = 1
             return report
@@ -233,35 +324,40 @@ class Ingestor:
         return report
 
     async def _save_prose(self, document: SourceDocument, document_id: int, report: IngestReport,
-                          progress: Progress) -> None:
+                          progress: Progress, source: str) -> None:
         """Chunk prose as it streams in, writing a batch at a time: memory stays flat."""
-        blocks = iter([document.text or ""]) if document.text_blocks is None else document.text_blocks
+        dates = SectionDates(document.time_start)
+        if document.text_sections is not None:
+            blocks = dates.read(document.text_sections)
+        else:
+            blocks = iter([document.text or ""]) if document.text_blocks is None else document.text_blocks
         spans = stream_prose_spans(blocks)
-        moment = document.time_start
         length = n_chunks = 0
         while True:
-            batch = await asyncio.to_thread(lambda: list(itertools.islice(spans, PROSE_BATCH)))
+            batch = await from_importer(source, lambda: list(itertools.islice(spans, PROSE_BATCH)))
             if not batch:
                 break
-            records = [
-                chunk_record(document_id, document.identity,
-                             Chunk(ordinal=n_chunks + i, char_start=start, char_end=end, text=text,
-                                   time_start=moment, time_end=moment))
-                for i, (start, end, text) in enumerate(batch)
-            ]
+            records = []
+            for i, (start, end, text) in enumerate(batch):
+                first, last = dates.between(start, end)
+                records.append(chunk_record(
+                    document_id, document.identity,
+                    Chunk(ordinal=n_chunks + i, char_start=start, char_end=end, text=text,
+                          time_start=first, time_end=last)))
             report.chunks_added += await chunk_store.insert_chunks(self.conn, records)
             n_chunks += len(records)
             length = batch[-1][1]
             progress("chunks", n_chunks, None)
         if n_chunks == 0:
             raise ImportFailed(document.name, "has no text", hint="nothing to import")
+        first, last = dates.overall()
         await document_store.finish_document(
             self.conn, document_id, chunk_count=n_chunks, text_length=length,
-            time_start=utc_iso(moment), time_end=utc_iso(moment),
+            time_start=utc_iso(first), time_end=utc_iso(last),
         )
 
     async def _save_messages(self, document: SourceDocument, document_id: int, report: IngestReport,
-                             progress: Progress) -> None:
+                             progress: Progress, source: str) -> None:
         conversation = document.conversation
         if conversation is None:
             raise ImportFailed(document.name, "is a message stream without a conversation")
@@ -273,7 +369,7 @@ class Ingestor:
         senders: dict[str, None] = {}
         n_chunks = 0
         while True:
-            batch = await asyncio.to_thread(lambda: list(itertools.islice(stream, MESSAGE_BATCH)))
+            batch = await from_importer(source, lambda: list(itertools.islice(stream, MESSAGE_BATCH)))
             if not batch:
                 break
             moments = [utc_iso(m.time) for m in batch]
@@ -288,8 +384,13 @@ class Ingestor:
                 known.add(key)
                 done, rendered = chunker.add(message)
                 records.extend(chunk_record(document_id, document.identity, c) for c in done)
+                # an owner flag the aliases did not give came from the source itself, and stays
+                # when the aliases change (core/owners.py)
+                by_format = message.is_owner and not self.context.owns(message.sender,
+                                                                       message.sender_id)
                 rows.append(message_record(document_id, conversation, key, message, moment,
-                                           rendered.char_start, rendered.char_end))
+                                           rendered.char_start, rendered.char_end,
+                                           owner_by_format=by_format))
                 first = message.time if first is None or message.time < first else first
                 last = message.time if last is None or message.time > last else last
                 if message.kind != "system":
@@ -302,6 +403,8 @@ class Ingestor:
         tail = [chunk_record(document_id, document.identity, c) for c in chunker.finish()]
         report.chunks_added += await chunk_store.insert_chunks(self.conn, tail)
         n_chunks += len(tail)
+        report.skipped.update(document.skipped)  # complete now that the stream is read
+        report.remarks.update(document.remarks)
         if report.messages_added == 0:
             raise _NothingNew
         await document_store.finish_document(

@@ -244,6 +244,12 @@ class Service:
         await people_store.sync_from_messages(self.memory.conn)
         return await people_store.unmatched_senders(self.memory.conn, limit=limit)
 
+    async def follow_owner_aliases(self) -> int:
+        """Mark the stored messages again from the owner's aliases; how many changed."""
+        from core.owners import follow_owner_aliases
+
+        return await follow_owner_aliases(self.memory.conn, self.memory.context, force=True) or 0
+
     # ------------------------------------------------------------ answers
 
     async def ask(self, text: str, *, conversation: str = "cli") -> Answer:

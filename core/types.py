@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -51,10 +52,18 @@ class SourceDocument:
     text: str | None = None
     # prose too big to hold at once arrives as consecutive blocks of text instead of `text`
     text_blocks: Iterator[str] | None = None
+    # or as consecutive parts that each carry the day they are about (a journal's dated
+    # headings), so every chunk is dated by its own section; None: the document's date
+    text_sections: Iterator[tuple[datetime | None, str]] | None = None
     messages: Iterator[Message] | None = None
     conversation: Conversation | None = None
     time_start: datetime | None = None  # for prose with a known date (journal, email)
     note: str = ""  # e.g. "JSON imported as plain text"
+    # what the importer left out, by reason ("notices", "deleted messages"), counted while the
+    # messages are read: nothing disappears without being told in the import's summary
+    skipped: Counter[str] = field(default_factory=Counter)
+    # what the importer had to guess, by kind ("e-mails dated from Received"), counted likewise
+    remarks: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass(frozen=True)
@@ -189,6 +198,8 @@ class IngestReport:
     messages_added: int = 0
     messages_skipped: int = 0  # already in the store from an overlapping export
     media_with_exports: int = 0  # voice notes and photos of a chat export, read with the chat
+    skipped: Counter[str] = field(default_factory=Counter)  # left out by importers, by reason
+    remarks: Counter[str] = field(default_factory=Counter)  # guessed by importers, by kind
     errors: list[str] = field(default_factory=list)
 
     def merge(self, other: IngestReport) -> None:
@@ -198,6 +209,8 @@ class IngestReport:
         self.messages_added += other.messages_added
         self.messages_skipped += other.messages_skipped
         self.media_with_exports += other.media_with_exports
+        self.skipped.update(other.skipped)
+        self.remarks.update(other.remarks)
         self.errors.extend(other.errors)
 
 

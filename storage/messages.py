@@ -27,6 +27,7 @@ class MessageRecord(NamedTuple):
     dedup_key: str
     char_start: int
     char_end: int
+    owner_by_format: bool = False  # the source itself said the owner wrote it (not an alias)
 
 
 async def existing_keys(conn: aiosqlite.Connection, keys: Sequence[str]) -> set[str]:
@@ -44,8 +45,9 @@ async def insert_messages(conn: aiosqlite.Connection, rows: Sequence[MessageReco
     await conn.executemany(
         """INSERT INTO messages (document_id, platform, conversation_key, platform_id, sender,
                sender_id, is_owner, time, utc_offset_minutes, kind, reply_to, forwarded_from, text,
-               attachments, dedup_key, char_start, char_end)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedup_key) DO NOTHING""",
+               attachments, dedup_key, char_start, char_end, owner_by_format)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT(dedup_key) DO NOTHING""",
         rows,
     )
 

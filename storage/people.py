@@ -135,6 +135,34 @@ async def unmatched_senders(conn: aiosqlite.Connection, *, limit: int = 50) -> l
     return [UnmatchedSender(sender, platform, n) for sender, platform, n in rows]
 
 
+async def sender_identities(conn: aiosqlite.Connection) -> list[tuple[str, str | None]]:
+    """Every distinct (sender, sender id) of the stored messages, system lines excepted."""
+    rows = await conn.execute_fetchall(
+        "SELECT DISTINCT sender, sender_id FROM messages WHERE kind != 'system'")
+    return [(sender, sender_id) for sender, sender_id in rows]
+
+
+async def set_owner_flags(conn: aiosqlite.Connection, owners: list[tuple[str, str | None]]) -> int:
+    """Mark the messages of these (sender, sender id) pairs as the owner's and every other one
+    as not, except flags the source itself gave; returns how many messages changed. Runs inside
+    the caller's transaction."""
+    await conn.execute("CREATE TEMP TABLE IF NOT EXISTS owner_identities "
+                       "(sender TEXT NOT NULL, sender_id TEXT NOT NULL)")
+    await conn.execute("DELETE FROM owner_identities")
+    await conn.executemany("INSERT INTO owner_identities VALUES (?, ?)",
+                           [(sender, sender_id or "") for sender, sender_id in owners])
+    cursor = await conn.execute(
+        """UPDATE messages SET is_owner = new.flag
+           FROM (SELECT m.id AS id,
+                        CASE WHEN m.owner_by_format = 1 OR o.sender IS NOT NULL THEN 1 ELSE 0 END AS flag
+                 FROM messages m LEFT JOIN owner_identities o
+                   ON o.sender = m.sender AND o.sender_id = ifnull(m.sender_id, '')
+                 WHERE m.kind != 'system') AS new
+           WHERE messages.id = new.id AND messages.is_owner != new.flag""")
+    await conn.execute("DELETE FROM owner_identities")
+    return cursor.rowcount
+
+
 async def person_names(conn: aiosqlite.Connection) -> dict[str, str]:
     """Every known name, lower-cased, to the canonical name of its person."""
     rows = await conn.execute_fetchall(

@@ -15,6 +15,12 @@ from core.types import SourceDocument
 #: how many bytes of a file importers get to recognise it
 HEAD_BYTES = 64 * 1024
 
+#: English month names and abbreviations, lower case -> number (old WhatsApp headers, journals)
+MONTH_NUMBERS = {name: number for number, names in enumerate((
+    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
+    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
+    ("oct", "october"), ("nov", "november"), ("dec", "december")), start=1) for name in names}
+
 
 @dataclass(frozen=True)
 class ImportContext:
@@ -29,12 +35,24 @@ class ImportContext:
     def is_owner(self, *names: str | None) -> bool:
         return any(n is not None and n.strip().lower() in self.owner_aliases for n in names)
 
+    def owns(self, sender: str, sender_id: str | None) -> bool:
+        """Whether a stored sender is one of the owner's aliases: by name, by id, or by a
+        Telegram id without its `user` prefix (the forms the importers compare)."""
+        bare = sender_id.removeprefix("user") if sender_id else None
+        return self.is_owner(sender, sender_id, bare)
+
 
 def reads_media_beside(importer: Importer) -> bool:
     """True for exports whose voice notes and photos lie in their folder and are read with them
     (unzipped WhatsApp, Telegram Desktop; they set `reads_media_beside = True`): a folder walk
     leaves those files to the export instead of importing them twice."""
     return bool(getattr(importer, "reads_media_beside", False))
+
+
+def companion_suffixes(importer: Importer) -> frozenset[str]:
+    """Suffixes of the files an export keeps beside its main file only to display itself (the
+    style sheet and script of Telegram's HTML export): a folder walk skips them, quietly."""
+    return frozenset(getattr(importer, "companion_suffixes", ()))
 
 
 class Importer(Protocol):

@@ -3,6 +3,7 @@ read-only. One document per chat. See shared/EXPORT_FORMATS.md §5."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,9 +19,17 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 _REQUIRED_TABLES = {"message", "handle", "chat", "chat_message_join"}
 _GROUP_STYLE = 43
 
-_MESSAGES_SQL = """
-SELECT m.guid, m.date, m.is_from_me, h.id AS handle, m.text, m.attributedBody,
-       m.item_type, m.associated_message_type, m.thread_originator_guid
+_MESSAGE_COLUMNS = ("guid", "date", "is_from_me", "text", "attributedBody", "item_type",
+                    "associated_message_type", "thread_originator_guid")
+
+
+def _messages_sql(columns: set[str]) -> str:
+    """The message query for this database's schema: columns come and go between releases
+    (`thread_originator_guid` arrived with iOS 14; an older sms.db has none), so a missing one
+    reads as NULL instead of failing the whole file."""
+    picked = ", ".join(f"m.{c}" if c in columns else "NULL" for c in _MESSAGE_COLUMNS)
+    return f"""
+SELECT {picked}, h.id AS handle
 FROM chat_message_join cmj
 JOIN message m ON m.ROWID = cmj.message_id
 LEFT JOIN handle h ON h.ROWID = m.handle_id
@@ -59,7 +68,12 @@ def attributed_body_text(blob: bytes | None) -> str | None:
 
 def _connect(path: Path) -> sqlean.Connection:
     try:
-        conn = sqlean.connect(f"file:{path}?mode=ro", uri=True)
+        # The ingest reads documents and message batches in worker threads (asyncio.to_thread),
+        # one step at a time, so successive steps may run on different threads. SQLite in
+        # multi-thread mode allows a connection used by one thread at a time; Python's default
+        # check refuses any other thread ("SQLite objects created in a thread can only be used
+        # in that same thread"), which stopped every chat.db after its first chat.
+        conn = sqlean.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlean.OperationalError as error:
         hint = ("quit Messages, or copy chat.db with chat.db-wal and chat.db-shm and import the copy"
@@ -99,6 +113,8 @@ class IMessageImporter:
         conn = _connect(path)
         digest = file_sha256(path)
         try:
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(message)")}
+            messages_sql = _messages_sql(columns)
             chats = conn.execute(
                 "SELECT ROWID, guid, chat_identifier, style, display_name FROM chat ORDER BY ROWID"
             ).fetchall()
@@ -115,13 +131,15 @@ class IMessageImporter:
                     participants=("Me", *handles),
                     is_group=is_group,
                 )
-                yield SourceDocument(
+                document = SourceDocument(
                     kind="imessage",
                     name=conversation.name,
                     identity=f"file:{digest}#imessage:{guid}",
                     conversation=conversation,
-                    messages=self._messages(conn, rowid, context),
                 )
+                document.messages = self._messages(conn, messages_sql, rowid, context,
+                                                   document.skipped)
+                yield document
         except sqlean.DatabaseError as error:
             raise ImportFailed(path.name, f"is a damaged Messages database ({error})",
                                hint="copy chat.db again (with its -wal and -shm files)") from None
@@ -129,16 +147,20 @@ class IMessageImporter:
             conn.close()
 
     @staticmethod
-    def _messages(conn: sqlean.Connection, chat_id: int, context: ImportContext) -> Iterator[Message]:
-        for guid, date, from_me, handle, text, body, item_type, assoc_type, thread in conn.execute(
-                _MESSAGES_SQL, (chat_id,)):
+    def _messages(conn: sqlean.Connection, sql: str, chat_id: int, context: ImportContext,
+                  skipped: Counter[str]) -> Iterator[Message]:
+        for guid, date, from_me, text, body, item_type, assoc_type, thread, handle in conn.execute(
+                sql, (chat_id,)):
             if assoc_type and assoc_type >= 1000:
-                continue  # tapbacks, sticker reactions and their removals are not messages
+                skipped["reactions"] += 1  # tapbacks, sticker reactions and their removals
+                continue
             if item_type:
-                continue  # group renames, member changes, location sharing
+                skipped["notices"] += 1  # group renames, member changes, location sharing
+                continue
             words = text if text is not None else attributed_body_text(body)
             words = (words or "").replace("\ufffc", "[attachment]").replace("\ufffd", "").strip()
             if not words:
+                skipped["empty messages"] += 1
                 continue
             owner = bool(from_me)
             sender = "Me" if owner else (handle or "unknown")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,6 +20,7 @@ from core.errors import ImportFailed
 from core.importers.base import ImportContext, file_sha256
 from core.types import Conversation, Message, SourceDocument
 
+_BOM = b"\xef\xbb\xbf"
 _MESSAGE_FILE = re.compile(r"^message_\d+\.json$", re.I)
 _MEDIA_KEYS = {"photos": "photo", "videos": "video", "gifs": "GIF", "audio_files": "voice message",
                "files": "file"}
@@ -48,10 +50,29 @@ def _platform(path: Path, data: dict[str, Any]) -> str:
     return "instagram" if "_" in data.get("thread_path", "") and "inbox/" not in lowered else "messenger"
 
 
+def _items(value: Any) -> list[dict[str, Any]]:
+    """Media fields are lists of objects, but a sticker is one object: accept both."""
+    if isinstance(value, dict):
+        return [value]
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _share_label(share: dict[str, Any]) -> str:
+    """A shared link, post or reel: Instagram often gives no link, only whose post it was and
+    its caption, which are kept rather than the message vanishing."""
+    owner = share.get("original_content_owner")
+    words = " ".join(str(share[k]).strip() for k in ("share_text",) if share.get(k))
+    link = share.get("link")
+    head = (f"[shared post by {owner}: {link}]" if owner and link else f"[link: {link}]" if link
+            else f"[shared post by {owner}]" if owner else "[shared post]")
+    return f"{head} {words}".strip()
+
+
 class MetaImporter:
     name = "meta"
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        head = head.removeprefix(_BOM)  # some tools and unzippers add one; Meta does not
         if not head.lstrip().startswith(b"{"):
             return False
         dyi = b'"participants"' in head and (b'"sender_name"' in head or b'"timestamp_ms"' in head
@@ -61,8 +82,7 @@ class MetaImporter:
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         try:
-            with path.open("rb") as f:
-                data = json.load(f, object_hook=_fix)
+            data = json.loads(path.read_bytes().removeprefix(_BOM), object_hook=_fix)
         except json.JSONDecodeError as error:
             raise ImportFailed(path.name, f"is not valid JSON ({error.msg} at line {error.lineno})",
                                hint="the download may be incomplete; download it again") from None
@@ -87,41 +107,49 @@ class MetaImporter:
             participants=participants,
             is_group=len(participants) > 2 or data.get("thread_type") == "RegularGroup",
         )
-        messages = [m for m in (self._message(obj, context, e2ee) for obj in data["messages"]) if m]
+        document = SourceDocument(kind=platform, name=conversation.name,
+                                  identity=f"file:{file_sha256(path)}", conversation=conversation)
+        messages = [m for m in (self._message(obj, context, e2ee, document.skipped)
+                                for obj in data["messages"]) if m]
         messages.sort(key=lambda m: m.time)  # stable: same-millisecond messages keep file order
-        yield SourceDocument(
-            kind=platform,
-            name=conversation.name,
-            identity=f"file:{file_sha256(path)}",
-            conversation=conversation,
-            messages=iter(messages),
-        )
+        document.messages = iter(messages)
+        yield document
 
     @staticmethod
-    def _message(obj: dict[str, Any], context: ImportContext, e2ee: bool) -> Message | None:
+    def _message(obj: dict[str, Any], context: ImportContext, e2ee: bool,
+                 skipped: Counter[str]) -> Message | None:
         sender = obj.get("senderName" if e2ee else "sender_name") or "unknown"
         millis = obj.get("timestamp" if e2ee else "timestamp_ms")
-        if millis is None or obj.get("is_unsent") or obj.get("isUnsent"):
+        if obj.get("is_unsent") or obj.get("isUnsent"):
+            skipped["unsent messages"] += 1
+            return None
+        if millis is None:
+            skipped["undated messages"] += 1
             return None
         text = (obj.get("text" if e2ee else "content") or "").strip()
-        if _GENERATED.match(text):
+        generated = bool(_GENERATED.match(text))
+        if generated:
             text = ""
         attachments: list[str] = []
         labels: list[str] = []
         for key, label in _MEDIA_KEYS.items():
-            for item in obj.get(key) or []:
+            for item in _items(obj.get(key)):
                 attachments.append(str(item.get("uri", "")))
                 labels.append(f"[{label}]")
-        for item in obj.get("media") or []:
+        for item in _items(obj.get("media")):
             attachments.append(str(item.get("uri", "")))
             labels.append("[media]")
-        share = obj.get("share") or {}
-        if share.get("link"):
-            labels.append(f"[link: {share['link']}]")
+        for item in _items(obj.get("sticker")):  # Messenger: one object; some tools: a list
+            attachments.append(str(item.get("uri", "")))
+            labels.append("[sticker]")
+        share = obj.get("share")
+        if isinstance(share, dict) and share:
+            labels.append(_share_label(share))
         if obj.get("call_duration") is not None:
             labels.append(f"[call, {obj['call_duration']} s]")
         body = " ".join(dict.fromkeys(labels)) + (" " if labels and text else "") + text
         if not body.strip():
+            skipped["reactions" if generated else "empty messages"] += 1
             return None
         time = datetime.fromtimestamp(int(millis) / 1000, tz=timezone.utc).astimezone(context.timezone)
         return Message(

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import UnsupportedFormat
+from core.importers.archive import ZIP_MAGIC, open_zip
 from core.importers.base import Importer, ImportContext, read_head
 from core.importers.calendar_ics import CalendarImporter
 from core.importers.chatgpt import ChatGPTImporter
 from core.importers.claude import ClaudeImporter
 from core.importers.telegram import TelegramImporter
+from core.importers.telegram_html import TelegramHtmlImporter
 from core.importers.text import TextImporter, looks_like_text
 from core.importers.audio import AudioImporter
 from core.importers.discord import DiscordChatExporterImporter, DiscordPackageImporter
@@ -30,7 +32,7 @@ def default_importers() -> list[Importer]:
     return [
         # chat exports, recognised by content (zips and named files of a known export first)
         WhatsAppZipImporter(), SlackImporter(), SignalExportImporter(),
-        WhatsAppImporter(), TelegramImporter(),
+        WhatsAppImporter(), TelegramImporter(), TelegramHtmlImporter(),
         DiscordChatExporterImporter(), DiscordPackageImporter(), MetaImporter(),
         ChatGPTImporter(), ClaudeImporter(),
         IMessageImporter(), WhatsAppIOSImporter(),
@@ -50,6 +52,8 @@ def pick_importer(path: Path, importers: list[Importer]) -> Importer:
     for importer in importers:
         if importer.sniff(path, head):
             return importer
+    if head.startswith(ZIP_MAGIC):
+        open_zip(path).close()  # a damaged or cut-short zip says so here, rather than "unknown"
     if not looks_like_text(head):
         raise UnsupportedFormat(path.name, "is not a format Biographer knows",
                                 hint="see the README's table of supported sources")

@@ -8,11 +8,12 @@ message id, so a full export after a single-chat export adds only the new messag
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from core.errors import ImportFailed, UserFacingError
 from core.importers.base import ImportContext, file_sha256
@@ -25,6 +26,8 @@ from core.importers.jsonstream import (
 )
 from core.types import Conversation, Message, SourceDocument
 
+_BOM = b"\xef\xbb\xbf"
+_MESSAGE_TYPE = re.compile(rb'"type"\s*:\s*"(?:message|service)"')
 _FULL_EXPORT = re.compile(rb'"(?:personal_information|chats|left_chats)"\s*:\s*\{')
 _CHAT_BASES_FULL = ("chats.list.item", "left_chats.list.item")
 _GROUP_TYPES = {"private_group", "private_supergroup", "public_supergroup", "private_channel",
@@ -121,17 +124,18 @@ class _Converter:
     """Telegram message objects to Messages for one chat."""
 
     def __init__(self, context: ImportContext, folder: Path, owner_ids: set[str],
-                 all_owner: bool) -> None:
+                 all_owner: bool, skipped: Counter[str]) -> None:
         self.context = context
         self.folder = folder
         self.owner_ids = owner_ids
         self.all_owner = all_owner  # Saved Messages: everything in it is the owner's
+        self.skipped = skipped  # what is left out, by reason, for the import's summary
 
     def time(self, obj: dict[str, Any]) -> datetime:
         unix = obj.get("date_unixtime")
         if unix:
             return datetime.fromtimestamp(int(unix), tz=timezone.utc).astimezone(self.context.timezone)
-        # old exports: local time of the exporting computer, without zone
+        # exports before 2021 have only this: local time of the exporting computer, without zone
         return datetime.fromisoformat(obj["date"]).replace(tzinfo=self.context.timezone)
 
     def is_owner(self, name: str | None, sender_id: str | None) -> bool:
@@ -142,9 +146,13 @@ class _Converter:
 
     def convert(self, obj: dict[str, Any]) -> Message | None:
         kind = obj.get("type")
-        if kind not in {"message", "service"} or "date" not in obj:
+        if kind not in {"message", "service"}:
+            self.skipped["unsupported messages"] += 1  # "unsupported": Telegram kept nothing of it
             return None
-        platform_id = str(obj["id"])
+        if not obj.get("date") and not obj.get("date_unixtime"):
+            self.skipped["undated messages"] += 1
+            return None
+        platform_id = str(obj["id"]) if obj.get("id") is not None else None
         reply = obj.get("reply_to_message_id")
         if kind == "service":
             actor_id = str(obj["actor_id"]) if obj.get("actor_id") is not None else None
@@ -164,6 +172,7 @@ class _Converter:
                 label = f"{label} (transcript) {transcript}"
         body = " ".join(p for p in (label, text) if p)
         if not body:
+            self.skipped["empty messages"] += 1
             return None
         return Message(
             sender=sender,
@@ -191,6 +200,11 @@ class _Converter:
             return None
 
 
+def _skip_bom(f: IO[bytes]) -> None:
+    if f.read(3) != _BOM:
+        f.seek(0)
+
+
 def _is_path(value: Any) -> bool:
     # "(File not included. ...)" and similar placeholders stand where a path would be
     return isinstance(value, str) and bool(value) and not value.startswith("(")
@@ -201,12 +215,15 @@ class TelegramImporter:
     reads_media_beside = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not head.lstrip().startswith(b"{"):
+        head = head.removeprefix(_BOM).lstrip()
+        if not head.startswith(b"{"):
             return False
         if b'"date_unixtime"' in head or b'"text_entities"' in head:
             return True
+        # exports before 2021: no date_unixtime, no text_entities, a numeric from_id
         return b'"personal_information"' in head or (
-            b'"messages"' in head and b'"from_id"' in head and b'"user' in head)
+            b'"messages"' in head and _MESSAGE_TYPE.search(head) is not None
+            and (b'"from_id"' in head or b'"actor_id"' in head or b'"date"' in head))
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         with path.open("rb") as f:
@@ -216,16 +233,23 @@ class TelegramImporter:
         digest = file_sha256(path)
         owner_ids = {f"user{owner_id}", str(owner_id)} if owner_id is not None else set()
         with path.open("rb") as f, json_errors(path.name):
+            _skip_bom(f)
             events = parse_events(EscapeRepairingReader(f))
             for index, (meta, objects) in enumerate(self._chats(events, bases)):
                 info = chats[index]
                 chat_id = meta.get("id")
+                skipped: Counter[str] = Counter()
                 converter = _Converter(context, path.parent, owner_ids,
-                                       all_owner=meta.get("type") == "saved_messages")
+                                       all_owner=meta.get("type") == "saved_messages",
+                                       skipped=skipped)
                 name = _chat_name(meta)
+                key = f"telegram:{chat_id}"
+                if chat_id is None:  # a chat trimmed by some tool: no id, maybe no name
+                    name = meta.get("name") or ", ".join(info.senders) or path.parent.name
+                    key = f"telegram:{path.parent.name}:{name}"
                 conversation = Conversation(
                     platform="telegram",
-                    key=f"telegram:{chat_id}",
+                    key=key,
                     name=f"Telegram with {name}" if meta.get("type") == "personal_chat" else name,
                     participants=tuple(info.senders),
                     is_group=meta.get("type") in _GROUP_TYPES or len(info.senders) > 2,
@@ -237,6 +261,7 @@ class TelegramImporter:
                     identity=f"file:{digest}#telegram:{chat_id}",
                     conversation=conversation,
                     messages=messages,
+                    skipped=skipped,
                 )
                 skip_rest(objects)
 
@@ -259,6 +284,7 @@ class TelegramImporter:
         chats: list[_ChatInfo] = []
         owner_id = None
         with path.open("rb") as f, json_errors(path.name):
+            _skip_bom(f)
             current = _ChatInfo()
             for prefix, event, value in parse_events(EscapeRepairingReader(f)):
                 if event == "start_map" and prefix in bases:

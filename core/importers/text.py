@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator
 from datetime import datetime, tzinfo
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import MONTH_NUMBERS, ImportContext, file_sha256
 from core.types import SourceDocument
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".org", ".rst"}
@@ -62,7 +62,8 @@ class TextImporter:
             kind=kind,
             name=path.name,
             identity=f"file:{file_sha256(path)}",
-            text_blocks=read_text_blocks(path),
+            # a journal's dated headings date the text under them; the rest takes the file's date
+            text_sections=dated_sections(read_text_blocks(path), context.timezone),
             time_start=date_in_name(path.name, context.timezone),
         )
 
@@ -89,6 +90,81 @@ def read_text_blocks(path: Path, *, block_size: int = 1 << 20) -> Iterator[str]:
         except UnicodeDecodeError:
             raise ImportFailed(path.name, "ends in the middle of a character",
                                hint="the file may be cut short; export it again") from None
+
+
+# --- dated sections of journals ----------------------------------------------------------------
+
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_WEEKDAY = r"(?:[A-Za-z]{3,9}\.?,?[ \t]+)?"
+# a line that is a heading (Markdown #, Org *) starting with a date, or a date on its own line
+# (optionally bold, after "Date:", with a time): `## 2023-06-02 Lisbon`, `Monday, 2 June 2023`,
+# `June 2, 2023`, `**2.6.2023**`, `Date: 2 June 2023 at 10:12:33 BST` (Day One's text export)
+_DATED_LINE = re.compile(
+    r"^[ \t]*(?P<heading>(?:#{1,6}|\*{1,3})[ \t]+)?(?:\*\*|__)?(?:Date:[ \t]*)?<?"
+    r"(?:(?P<y1>\d{4})[-/.](?P<m1>\d{1,2})[-/.](?P<d1>\d{1,2})"
+    rf"|{_WEEKDAY}(?P<d2>\d{{1,2}}){_ORDINAL}[ \t]+(?P<mon2>[A-Za-z]{{3,9}})\.?,?[ \t]+(?P<y2>\d{{4}})"
+    rf"|{_WEEKDAY}(?P<mon3>[A-Za-z]{{3,9}})\.?[ \t]+(?P<d3>\d{{1,2}}){_ORDINAL},?[ \t]+(?P<y3>\d{{4}})"
+    r"|(?P<d4>\d{1,2})\.(?P<m4>\d{1,2})\.(?P<y4>\d{4}))"
+    r"(?!\d)(?P<tail>[^\n]*)$",
+    re.M,
+)
+# what may follow a date standing alone on its line: markers, a clock time, a zone, a colon
+_PLAIN_TAIL = re.compile(r"^(?:\*\*|__)?>?(?:[ \t]+(?:at[ \t]+)?\d{1,2}[:.]\d{2}\S*(?:[ \t]+[A-Z]{2,5})?)?"
+                         r"[ \t]*:?[ \t]*$")
+_MAX_CARRY = 4 << 20  # text without a newline is not held longer than this to look for headings
+
+
+def heading_day(match: re.Match[str], zone: tzinfo) -> datetime | None:
+    """The day a dated line names, or None when it is not a real date or not a heading."""
+    if match["heading"] is None and not _PLAIN_TAIL.match(match["tail"]):
+        return None  # a date inside a sentence dates nothing
+    if match["y1"]:
+        year, month, day = int(match["y1"]), int(match["m1"]), int(match["d1"])
+    elif match["y4"]:
+        year, month, day = int(match["y4"]), int(match["m4"]), int(match["d4"])
+    else:
+        word = (match["mon2"] or match["mon3"]).lower()
+        if word not in MONTH_NUMBERS:
+            return None
+        year, month = int(match["y2"] or match["y3"]), MONTH_NUMBERS[word]
+        day = int(match["d2"] or match["d3"])
+    try:
+        return datetime(year, month, day, tzinfo=zone)
+    except ValueError:
+        return None
+
+
+def dated_sections(blocks: Iterable[str], zone: tzinfo) -> Iterator[tuple[datetime | None, str]]:
+    """The text in consecutive parts, each with the day of the dated heading above it (None
+    before the first). Blocks are cut at their last newline so no heading is split; the text
+    streams through with about one block in memory."""
+    day: datetime | None = None
+    carry = ""
+    for block in blocks:
+        text = carry + block
+        cut = text.rfind("\n") + 1
+        if cut == 0 and len(text) < _MAX_CARRY:
+            carry = text
+            continue
+        text, carry = (text, "") if cut == 0 else (text[:cut], text[cut:])
+        day = yield from _split_at_headings(text, day, zone)
+    if carry:
+        yield from _split_at_headings(carry, day, zone)
+
+
+def _split_at_headings(text: str, day: datetime | None, zone: tzinfo
+                       ) -> Generator[tuple[datetime | None, str], None, datetime | None]:
+    start = 0
+    for match in _DATED_LINE.finditer(text):
+        found = heading_day(match, zone)
+        if found is None:
+            continue
+        if match.start() > start:
+            yield day, text[start:match.start()]
+        day, start = found, match.start()
+    if start < len(text):
+        yield day, text[start:]
+    return day
 
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")

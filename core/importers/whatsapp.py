@@ -15,13 +15,14 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import IO
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import MONTH_NUMBERS, ImportContext, file_sha256
 from core.importers.media import FolderMedia
+from core.importers.whatsapp_notices import DROPPED, MEDIA, SYSTEM, notice_table
 from core.types import Conversation, Message, SourceDocument
 
 # --- line normalisation ----------------------------------------------------------------------
@@ -31,6 +32,7 @@ _STRIP = dict.fromkeys(
 )
 _SPACES = {ord(c): " " for c in "\u00a0\u202f\u2009\u2007"}
 _LRM = "\u200e"
+_MARKS = ("\u200e", "\u200f")  # LRM, or RLM in right-to-left locales: WhatsApp's own lines
 _NATIVE_DIGIT = re.compile(r"[^\D0-9]")  # a Unicode digit other than 0-9 (Arabic, Persian...)
 
 
@@ -53,8 +55,14 @@ _DATE = r"\d{1,4}[./-] ?\d{1,2}[./-] ?[A-Z]?\d{1,4}\.?(?: ?BE)?"
 IOS_HEADER = re.compile(rf"^\[(?P<ts>{_DATE}[,،]?(?: klo)? {_TIME}|{_TIME}, {_DATE})\] (?P<rest>.*)$")
 ANDROID_HEADER = re.compile(rf"^(?P<ts>{_DATE}[,،]? {_TIME}) [-–] (?P<rest>.*)$")
 LEGACY_IOS_HEADER = re.compile(rf"^(?P<ts>{_DATE}[,،]? {_TIME}): (?P<rest>.*)$")
+# Android before about 2015 wrote no year: `18 Mar 12:14 - Name: text`, `Mar 5, 8:11 PM - ...`
+_MONTH_WORD = r"[^\W\d_]{3,9}\.?"
+NO_YEAR = "android-no-year"
+NO_YEAR_HEADER = re.compile(
+    rf"^(?P<ts>(?:\d{{1,2}} {_MONTH_WORD}|{_MONTH_WORD} \d{{1,2}}),? {_TIME}) [-–] (?P<rest>.*)$")
 FLAVOURS: dict[str, re.Pattern[str]] = {
     "ios": IOS_HEADER, "android": ANDROID_HEADER, "legacy-ios": LEGACY_IOS_HEADER,
+    NO_YEAR: NO_YEAR_HEADER,
 }
 
 _TS_DATE_FIRST = re.compile(rf"^(?P<date>{_DATE})[,،]?(?: klo)? (?P<time>{_TIME})$")
@@ -115,6 +123,54 @@ def _clock(time: str) -> tuple[int, int, int] | None:
     return hour, minute, second
 
 
+_NO_YEAR_STAMP = re.compile(
+    rf"^(?:(?P<d1>\d{{1,2}}) (?P<m1>{_MONTH_WORD})|(?P<m2>{_MONTH_WORD}) (?P<d2>\d{{1,2}})),? "
+    rf"(?P<time>{_TIME})$")
+
+
+@lru_cache(maxsize=8192)
+def no_year_stamp(ts: str) -> tuple[int, int, tuple[int, int, int]] | None:
+    """(month, day, clock) of a header without a year (`18 Mar 12:14`, `Mar 5, 8:11 PM`)."""
+    match = _NO_YEAR_STAMP.match(ts)
+    if not match:
+        return None
+    month = MONTH_NUMBERS.get((match["m1"] or match["m2"]).rstrip(".").lower())
+    clock = _clock(match["time"])
+    if month is None or clock is None:
+        return None
+    return month, int(match["d1"] or match["d2"]), clock
+
+
+def _stamp_ok(flavour: str, ts: str) -> bool:
+    return bool(no_year_stamp(ts) if flavour == NO_YEAR else _split_stamp(ts))
+
+
+class YearInference:
+    """Years for an export that wrote none. The export was made on `file_date`, so its last
+    message is on or before that day; going back, every month that is lower than the one
+    before it in the file means a new year began between them."""
+
+    def __init__(self, *, last: tuple[int, int], rollovers: int, file_date: date) -> None:
+        last_year = file_date.year if last <= (file_date.month, file_date.day) else file_date.year - 1
+        self.first_year = last_year - rollovers
+        self.last_year = last_year
+        self._year = self.first_year
+        self._month = 0
+
+    def resolve(self, ts: str, zone: tzinfo) -> datetime | None:
+        stamp = no_year_stamp(ts)
+        if stamp is None:
+            return None
+        month, day, clock = stamp
+        if month < self._month:
+            self._year += 1
+        self._month = month
+        try:
+            return datetime(self._year, month, day, *clock, tzinfo=zone)
+        except ValueError:  # 29 Feb in a year inferred wrong, or not a date at all
+            return None
+
+
 def resolve_time(ts: str, *, day_first: bool, zone: tzinfo) -> datetime | None:
     """The header's local wall-clock time in `zone`, or None if it is not a real date."""
     parts = _split_stamp(ts)
@@ -142,15 +198,8 @@ _ANDROID_FILE = re.compile(r"^(?P<file>[^\s<>][^<>]*?\.\w{2,5}) \([^()]{3,40}\)$
 _IOS_ATTACHED = re.compile(r"<[^<>:：]{2,20}[:：] ?(?P<file>[^<>]+?\.\w{2,5})>\s*$")
 # Android "<Media omitted>" in any language: one short phrase in angle brackets
 _MEDIA_OMITTED = re.compile(r"^<[^<>\d]{3,40}>$")
-_IOS_OMITTED = re.compile(
-    r"(?:^|\s)(?P<what>image|video|audio|sticker|GIF|document|Contact card) omitted$"
-    r"|weggelassen$|omitid[ao]$|absente?$|omess[ao]$|não revelad[ao]$|відсутнє$|含まれていません$",
-    re.I,
-)
-_DROPPED = re.compile(
-    r"^(?:This message was deleted\.?|You deleted this message\.?|Waiting for this message.*|"
-    r"null|This message was edited)$", re.I,
-)
+# view-once media is written as "null"; an edit as "This message was edited" on its own
+_UNREADABLE = {"null", "This message was edited"}
 _SYSTEM_WITH_AUTHOR = re.compile(
     r"end-to-end encrypted|disappearing messages|security code .*changed|changed their phone number"
     r"|^Missed (?:group )?(?:voice|video) call|^(?:Voice|Video) call|^You (?:blocked|unblocked)"
@@ -159,7 +208,6 @@ _SYSTEM_WITH_AUTHOR = re.compile(
 # a word every _SYSTEM_WITH_AUTHOR alternative contains
 _SYSTEM_WORDS = ("encrypted", "disappearing", "security code", "phone number", " call", "blocked",
                  "created", "you were added", "pinned")
-_ENCRYPTION = re.compile(r"end-to-end encrypted|Ende-zu-Ende|extremo a extremo|de bout en bout", re.I)
 _EDITED = " <This message was edited>"
 _SHORT = 80  # placeholders and notices are shorter than this
 _QUOTES = set("\"“”«»„")
@@ -182,8 +230,7 @@ def file_kind(name: str) -> str:
 
 
 def _looks_like_media(body: str) -> bool:
-    return bool(_ANDROID_FILE.match(body) or _IOS_ATTACHED.search(body)
-                or _MEDIA_OMITTED.match(body) or (len(body) < _SHORT and _IOS_OMITTED.search(body)))
+    return bool(_ANDROID_FILE.match(body) or _IOS_ATTACHED.search(body) or _MEDIA_OMITTED.match(body))
 
 
 def _is_system_text(text: str) -> bool:
@@ -239,7 +286,7 @@ def detect_flavour(lines: list[str]) -> str | None:
         line = normalize_line(raw)
         for flavour, pattern in FLAVOURS.items():
             match = pattern.match(line)
-            if match and _split_stamp(match["ts"]):
+            if match and _stamp_ok(flavour, match["ts"]):
                 votes[flavour] += 1
                 break
         if sum(votes.values()) >= 50:
@@ -282,7 +329,7 @@ def _split_header(raw: str, pattern: re.Pattern[str]) -> _Header | None:
         return None
     rest = match["rest"]
     author, sep, body = rest.partition(": ")
-    lrm = raw.startswith(_LRM) or f": {_LRM}" in raw
+    lrm = raw.startswith(_MARKS) or ": \u200e" in raw or ": \u200f" in raw
     if not sep:
         return _Header(match["ts"], None, rest, lrm)
     return _Header(match["ts"], author.strip(), body, lrm)
@@ -302,9 +349,21 @@ class _Scan:
         self._last_date = ""
         self.author_lines: Counter[str] = Counter()
         self.user_lines: Counter[str] = Counter()
+        # iOS writes its notices (the encryption notice first) with the chat as their author:
+        # the other person in a 1:1 chat, the group's name in a group
+        self.chat_title: str | None = None
+        # exports without years: the last (month, day) and how often the month went down
+        self.last_month_day: tuple[int, int] | None = None
+        self.rollovers = 0
 
     def observe(self, header: _Header) -> None:
         self.headers += 1
+        if self.flavour == NO_YEAR:
+            stamp = no_year_stamp(header.ts)
+            if stamp is not None:
+                if self.last_month_day is not None and stamp[0] < self.last_month_day[0]:
+                    self.rollovers += 1
+                self.last_month_day = stamp[:2]
         parts = _split_stamp(header.ts)
         if parts and parts[0] != self._last_date:
             self._last_date = parts[0]
@@ -319,7 +378,10 @@ class _Scan:
                     self.dates.append(fields)
         if header.author is not None:
             self.author_lines[header.author] += 1
-            if not _is_system_text(header.body) and (
+            notice = notice_table().kind(header.body, marked=True) if header.lrm else None
+            if notice == "encryption notice" and self.chat_title is None:
+                self.chat_title = header.author
+            if notice is None and not _is_system_text(header.body) and (
                     not header.lrm or _looks_like_media(header.body)):
                 self.user_lines[header.author] += 1
 
@@ -409,33 +471,48 @@ MediaHook = Callable[[str, str], str | None]  # (file name, kind) -> extra text 
 
 class _MessageBuilder:
     def __init__(self, scan: _Scan, context: ImportContext, chat_title: str,
-                 media_hook: MediaHook | None) -> None:
+                 media_hook: MediaHook | None, skipped: Counter[str]) -> None:
         self.scan = scan
         self.context = context
-        self.chat_title = chat_title
+        # iOS writes its notices under the chat's own name: the one the file gives, or the one
+        # the export's first notice was written under, when they differ
+        self.chat_titles = {chat_title, scan.chat_title} - {None}
         self.media_hook = media_hook
+        self.skipped = skipped  # what is left out, by reason, for the import's summary
+        self.notices = notice_table()
 
     def build(self, pending: _Pending) -> Message | None:
         body = "\n".join(pending.lines).strip()
         author = pending.author
         if author is not None and not self.scan.is_author(author):
             body, author = f"{author}: {body}", None
-        if author is None:
-            if _ENCRYPTION.search(body):
-                return None
-            return Message(sender="", text=body, time=pending.time, kind="system")
-        if _DROPPED.match(body):
-            return None  # deleted, view-once, undecryptable: no words of the author
         first, _, rest = body.partition("\n")
+        # WhatsApp's own notices, in any language, are treated as their English counterparts
+        marked = author is None or pending.lrm or author in self.chat_titles
+        notice = self.notices.kind(first, marked=marked)
+        if notice is None and author is None and len(first) > _SHORT and "WhatsApp" in first:
+            notice = "encryption notice"  # a newer wording of it, in any language
+        if notice in DROPPED:
+            self.skipped[DROPPED[notice]] += 1  # no one's words: left out, and counted
+            return None
+        if notice in SYSTEM:
+            # name the person (a missed call from Teo), not the chat that iOS writes as author
+            return Message(sender="", text=SYSTEM[notice] + (f" ({author})" if author else ""),
+                           time=pending.time, kind="system")
+        if author is None:
+            return Message(sender="", text=body, time=pending.time, kind="system")
+        if notice in MEDIA:
+            text = f"{MEDIA[notice]} {rest.strip()}".strip()  # a caption stays
+            return self._message(author, text, pending.time, kind="media")
+        if body in _UNREADABLE:
+            self.skipped["unreadable messages"] += 1  # view-once media, edit stubs
+            return None
         media = self._media(first, rest)
         if media is not None:
             text, attachments = media
             return self._message(author, text, pending.time, kind="media", attachments=attachments)
-        if _is_system_text(first) or (pending.lrm and author == self.chat_title):
-            if _ENCRYPTION.search(body):
-                return None
-            # name the person (a missed call from Teo), not the chat that iOS writes as author
-            # (the same text whatever else the export holds, so re-imports dedup)
+        if _is_system_text(first) or (pending.lrm and author in self.chat_titles):
+            # the same text whatever else the export holds, so re-imports dedup
             return Message(sender="", text=f"{body} ({author})", time=pending.time, kind="system")
         if body.endswith(_EDITED):
             body = body[: -len(_EDITED)]
@@ -451,10 +528,8 @@ class _MessageBuilder:
             label = f"[{kind}]" if kind != "document" else f"[document: {name}]"
             text = " ".join(part for part in (label, extra, caption) if part)
             return text, (name,)
-        if _MEDIA_OMITTED.match(first) or (len(first) < _SHORT and _IOS_OMITTED.search(first)):
-            what = _IOS_OMITTED.search(first)
-            label = f"[{what['what'].lower()} omitted]" if what and what["what"] else "[media omitted]"
-            return (f"{label} {caption}".strip(), ())
+        if _MEDIA_OMITTED.match(first):  # Android's "<Media omitted>", in a wording not listed
+            return (f"[media omitted] {caption}".strip(), ())
         return None
 
     def _message(self, author: str, text: str, time: datetime, *, kind: str,
@@ -472,15 +547,21 @@ class _MessageBuilder:
 
 
 def iter_messages(stream: ChatStream, scan: _Scan, context: ImportContext, *, chat_title: str,
-                  media_hook: MediaHook | None = None) -> Iterator[Message]:
+                  media_hook: MediaHook | None = None, skipped: Counter[str] | None = None,
+                  years: YearInference | None = None) -> Iterator[Message]:
     """The second pass: headers start messages, other lines continue the current one."""
     day_first = scan.resolve_day_first()
-    builder = _MessageBuilder(scan, context, chat_title, media_hook)
+    builder = _MessageBuilder(scan, context, chat_title, media_hook,
+                              skipped if skipped is not None else Counter())
     pending: _Pending | None = None
     for raw in stream.lines():
         header = _split_header(raw, scan.pattern)
-        when = (resolve_time(header.ts, day_first=day_first, zone=context.timezone)
-                if header is not None else None)
+        if header is None:
+            when = None
+        elif years is not None:
+            when = years.resolve(header.ts, context.timezone)
+        else:
+            when = resolve_time(header.ts, day_first=day_first, zone=context.timezone)
         if header is None or when is None:
             # not a header (or a body line that only looks like one): the message goes on
             if pending is not None:
@@ -497,18 +578,40 @@ def iter_messages(stream: ChatStream, scan: _Scan, context: ImportContext, *, ch
             yield message
 
 
+#: names a chat text gets whatever chat it holds (iOS always writes `_chat.txt`)
+_GENERIC_NAMES = {"_chat", "chat", "whatsapp", "whatsapp chat"}
+
+
+def chat_title(scan: _Scan, context: ImportContext, names: tuple[str, ...]) -> str:
+    """The chat's name, so that two exports of different chats never become one conversation:
+    from the file, zip or folder name WhatsApp gave it ("WhatsApp Chat with Maya"), else the
+    author iOS writes its notices under (the chat itself), else the one other participant,
+    else a file or folder name that is not the generic `_chat`, else the participants."""
+    named = partner_from_name(*names)
+    if named:
+        return named
+    if scan.chat_title:
+        return scan.chat_title
+    participants = scan.participants()
+    others = [p for p in participants if not context.is_owner(p, _phone_id(p))]
+    if len(others) == 1 and len(participants) > 1:
+        return others[0]
+    specific = [n for n in names if n and n.strip().lower() not in _GENERIC_NAMES]
+    if specific:
+        return specific[0]
+    return ", ".join(sorted(participants)) or "unnamed chat"
+
+
 def chat_document(stream: ChatStream, context: ImportContext, *, identity: str,
-                  names: tuple[str, ...], media_hook: MediaHook | None = None) -> SourceDocument:
+                  names: tuple[str, ...], media_hook: MediaHook | None = None,
+                  file_date: date | None = None) -> SourceDocument:
     """Scan the chat, then describe it as one document whose messages are read lazily."""
     scan = stream.scan()
     if scan.headers == 0:
         raise ImportFailed(stream.source, "has no WhatsApp message lines",
                            hint="export the chat again with WhatsApp's Export chat")
     participants = scan.participants()
-    partner = partner_from_name(*names)
-    if partner is None:
-        others = [p for p in participants if not context.is_owner(p, _phone_id(p))]
-        partner = others[0] if len(others) == 1 else Path(names[0]).stem
+    partner = chat_title(scan, context, names)
     conversation = Conversation(
         platform="whatsapp",
         key=f"whatsapp:{partner}",
@@ -516,13 +619,19 @@ def chat_document(stream: ChatStream, context: ImportContext, *, identity: str,
         participants=participants,
         is_group=len(participants) > 2,
     )
-    return SourceDocument(
-        kind="whatsapp",
-        name=conversation.name,
-        identity=identity,
-        conversation=conversation,
-        messages=iter_messages(stream, scan, context, chat_title=partner, media_hook=media_hook),
-    )
+    document = SourceDocument(kind="whatsapp", name=conversation.name, identity=identity,
+                              conversation=conversation)
+    years = None
+    if scan.flavour == NO_YEAR and scan.last_month_day is not None:
+        made = file_date or datetime.now(context.timezone).date()
+        years = YearInference(last=scan.last_month_day, rollovers=scan.rollovers, file_date=made)
+        span = (str(years.first_year) if years.first_year == years.last_year
+                else f"{years.first_year}-{years.last_year}")
+        document.note = (f"the export has no years: {span} inferred from the file's date "
+                         f"({made.isoformat()}) and the order of the messages")
+    document.messages = iter_messages(stream, scan, context, chat_title=partner,
+                                      media_hook=media_hook, skipped=document.skipped, years=years)
+    return document
 
 
 class WhatsAppImporter:
@@ -538,7 +647,8 @@ class WhatsAppImporter:
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         stream = ChatStream(lambda: path.open("rb"), path.name)
+        made = datetime.fromtimestamp(path.stat().st_mtime, context.timezone).date()
         # an unzipped export keeps its voice notes and photos beside the chat text
         yield chat_document(stream, context, identity=f"file:{file_sha256(path)}",
                             names=(path.stem, path.parent.name),
-                            media_hook=FolderMedia(path.parent, context))
+                            media_hook=FolderMedia(path.parent, context), file_date=made)

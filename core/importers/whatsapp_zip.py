@@ -9,13 +9,14 @@ document importers, each yielded as its own document after the chat.
 from __future__ import annotations
 
 import logging
+from datetime import date
 import re
 import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from core.errors import ImportFailed
+from core.errors import ImportFailed, UserFacingError
 from core.importers.archive import ZIP_MAGIC, copy_member_to, member_name, open_zip
 from core.importers.base import ImportContext, file_sha256
 from core.importers.documents import DocumentImporter
@@ -101,8 +102,9 @@ class WhatsAppZipImporter:
             stream = ChatStream(lambda: archive.open(chat), f"{path.name}/{chat_name}")
             document = chat_document(
                 stream, context, identity=f"file:{file_sha256(path)}",
-                names=(path.stem, PurePosixPath(chat_name).stem),
+                names=(PurePosixPath(chat_name).stem, path.stem, *PurePosixPath(chat_name).parent.parts[-1:]),
                 media_hook=_Media(archive, folder, context),
+                file_date=date(*chat.date_time[:3]),  # the zip records when the chat was written
             )
             yield document
             # the store reads a document's messages before asking for the next document; the

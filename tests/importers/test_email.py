@@ -146,3 +146,117 @@ def test_strip_quoted_variants() -> None:
 
 def test_mbox_sniff_needs_a_real_from_line(tmp_path: Path) -> None:
     assert not MboxImporter().sniff(tmp_path / "x.txt", b"From the start of my journal\n")
+
+
+# --- real Apple Mail messages (tests/importers/data/email, partial-emlx-converter, MIT) -------
+
+DATA = Path(__file__).parent / "data" / "email"
+
+
+def _emlx_message(name: str) -> bytes:
+    """The RFC 822 message inside an .emlx (a byte count line, the message, a plist)."""
+    data = (DATA / name).read_bytes()
+    first, _, rest = data.partition(b"\n")
+    return rest[: int(first.strip())]
+
+
+def _with_headers(message: bytes, **changes: bytes | None) -> bytes:
+    """The message with some headers replaced (a value) or removed (None), all occurrences."""
+    head, _, body = message.partition(b"\n\n")
+    lines: list[bytes] = []
+    skipping = False
+    for line in head.split(b"\n"):
+        if line[:1] in (b" ", b"\t"):
+            if not skipping:
+                lines.append(line)
+            continue
+        name = line.split(b":", 1)[0].decode().replace("-", "_").lower().rstrip("_")
+        key = name + "_" if name + "_" in changes else name  # from_: `from` is a keyword
+        skipping = key in changes
+        if not skipping:
+            lines.append(line)
+        elif changes[key] is not None:
+            lines.append(line.split(b":", 1)[0] + b": " + changes[key])  # type: ignore[operator]
+    return b"\n".join(lines) + b"\n\n" + body
+
+
+def test_apple_mail_forward_keeps_the_forwarded_mail(context: ImportContext) -> None:
+    """Apple Mail quotes a forward like a reply (`> Anfang der weitergeleiteten Nachricht:`,
+    blockquote type=cite): it was cut as quoted history and the e-mail lost its whole body."""
+    [(document, [message])] = parse_all(DATA / "114892.partial.emlx", context)
+    assert message.time == datetime(2018, 1, 26, 21, 1, 16, tzinfo=timezone.utc)
+    assert message.text.count("Anfang der weitergeleiteten Nachricht:") == 3  # a forward of a forward
+    assert "But I must explain to you how all this mistaken idea" in message.text
+    assert "Lorem ipsum dolor sit amet, consetetur sadipscing elitr" in message.text
+    assert not any(line.startswith(">") for line in message.text.split("\n"))
+
+
+def test_apple_mail_forward_in_html_is_kept() -> None:
+    from email import message_from_bytes, policy
+
+    from core.importers.email import decode_part, html_to_text
+
+    parsed = message_from_bytes(_emlx_message("114892.partial.emlx"), policy=policy.compat32)
+    html = [decode_part(p) for p in parsed.walk() if p.get_content_type() == "text/html"]
+    text = html_to_text(html[2])  # the part that holds the forwarded mail's words
+    assert text.startswith("Anfang der weitergeleiteten Nachricht:")
+    assert "But I must explain to you" in text
+    assert "Reply text" not in html_to_text("<p>Reply text</p>".join(["<blockquote>", "</blockquote>"]))
+
+
+def test_raw_utf8_headers_are_decoded(tmp_path: Path, context: ImportContext) -> None:
+    message = _with_headers(_emlx_message("11507.emlx"),
+                            subject="Grüße aus Köln – Anmeldung".encode(),
+                            from_="Jürgen Weiß <jw@example.nl>".encode())
+    path = tmp_path / "anmeldung.eml"
+    path.write_bytes(message)
+    [(document, [mail])] = parse_all(path, context)
+    assert mail.sender == "Jürgen Weiß" and mail.sender_id == "jw@example.nl"
+    assert mail.text.startswith("Subject: Grüße aus Köln – Anmeldung")
+    assert document.name == "E-mail: Grüße aus Köln – Anmeldung"
+    assert "\ufffd" not in mail.text
+
+
+@pytest.mark.parametrize("date", [None, b"Thu, 18 Apr 3609 14:00:29 +0200", b"soon"])
+def test_missing_or_absurd_date_is_taken_from_received(tmp_path: Path, context: ImportContext,
+                                                       date: bytes | None) -> None:
+    path = tmp_path / "php.eml"
+    path.write_bytes(_with_headers(_emlx_message("11507.emlx"), date=date))
+    [(document, [mail])] = parse_all(path, context)
+    # the newest Received line: "...; Thu, 18 Apr 2019 14:00:49 +0200 (CEST)"
+    assert mail.time == datetime(2019, 4, 18, 12, 0, 49, tzinfo=timezone.utc)
+    assert document.note == "no usable Date header: dated from its Received header"
+
+
+def test_an_email_with_no_date_at_all_is_kept_undated(tmp_path: Path, context: ImportContext) -> None:
+    path = tmp_path / "php.eml"
+    path.write_bytes(_with_headers(_emlx_message("11507.emlx"), date=None, received=None))
+    [(document, messages)] = parse_all(path, context)
+    assert messages == [] and document.time_start is None
+    assert document.text.startswith("From: REDACTED\nSubject: REDACTED")
+    assert document.note == "no usable Date or Received header: imported undated"
+
+
+async def test_mbox_starting_with_a_blank_line_and_its_undated_mail(tmp_path: Path, embedder) -> None:
+    """Two real messages in an mbox that starts with a blank line, a third with no date at all
+    (its From_ line says year 3609): it is kept apart, undated, and the summary says so."""
+    from tests.core.helpers import memory_at
+
+    forward = _emlx_message("114892.partial.emlx")
+    php = _emlx_message("11507.emlx")
+    undated = _with_headers(php, date=None, received=None, message_id=b"<undated@example.nl>")
+    mbox = tmp_path / "Archive.mbox"
+    mbox.write_bytes(b"\n" + b"".join(
+        b"From " + sender + b" " + stamp + b"\n" + message + b"\n"
+        for sender, stamp, message in (
+            (b"philipp@philippkatz.de", b"Fri Jan 26 21:01:16 +0000 2018", forward),
+            (b"p20032@example.nl", b"Thu Apr 18 12:00:29 +0000 2019", php),
+            (b"p20032@example.nl", b"Thu Apr 18 12:00:29 +0000 3609", undated))))
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        report = await memory.ingest([mbox], index=False)
+        async with memory.conn.execute("SELECT name, note, time_start FROM documents") as cur:
+            documents = [tuple(r) for r in await cur.fetchall()]
+    assert report.errors == [] and report.messages_added == 2
+    assert report.remarks == {"e-mails with no date at all, kept undated": 1}
+    assert documents[1] == ("E-mail: Archive (undated)",
+                            "1 e-mails with no usable Date, Received or mbox date: undated", None)

@@ -68,3 +68,42 @@ def test_truncated_meta_json(tmp_path: Path, context: ImportContext) -> None:
     path.write_text(ON_DISK[:200])
     with pytest.raises(ImportFailed, match="message_1.json: is not valid JSON"):
         parse_all(path, context)
+
+
+# Fields as Meta writes them (EXPORT_FORMATS.md §6; a Messenger sticker is one object
+# {"uri": "messages/stickers_used/..."}, an Instagram post share may carry no link). No
+# Messenger or Instagram export with a licence that allows copying it was found, so the file
+# is written here in that layout, with Meta's mojibake and the byte-order mark some tools add.
+STICKER_AND_SHARES = '''\ufeff{"participants": [{"name": "Teo Ramos"}, {"name": "Mara Lind"}],
+ "messages": [
+  {"sender_name": "Teo Ramos", "timestamp_ms": 1709673000000, "content": "Liked a message"},
+  {"sender_name": "Teo Ramos", "timestamp_ms": 1709672990000, "is_unsent": true},
+  {"sender_name": "Mara Lind", "timestamp_ms": 1709672980000,
+   "share": {"share_text": "Sunset over the Tagus \\u00f0\\u009f\\u008c\\u0085",
+             "original_content_owner": "lisboa.photos"}},
+  {"sender_name": "Teo Ramos", "timestamp_ms": 1709672970000,
+   "sticker": {"uri": "messages/stickers_used/39178562_1505197616293642_n_369239263222822.png"}},
+  {"sender_name": "Mara Lind", "timestamp_ms": 1709672960000, "content": "ok!",
+   "share": {"link": "https://www.instagram.com/p/C4Gx1/", "original_content_owner": "teoramos"}}],
+ "title": "Teo Ramos", "thread_path": "inbox/teoramos_1015"}'''
+
+
+async def test_sticker_shares_and_bom_are_kept_and_what_is_left_out_is_counted(
+        tmp_path: Path, embedder, context: ImportContext) -> None:
+    from tests.core.helpers import memory_at
+
+    folder = tmp_path / "messages" / "inbox" / "teoramos_1015"
+    folder.mkdir(parents=True)
+    path = folder / "message_1.json"
+    path.write_text(STICKER_AND_SHARES, encoding="utf-8")
+    [(document, messages)] = parse_all(path, context)
+    assert [(m.sender, m.kind, m.text) for m in messages] == [
+        ("Mara Lind", "text", "[shared post by teoramos: https://www.instagram.com/p/C4Gx1/] ok!"),
+        ("Teo Ramos", "media", "[sticker]"),
+        ("Mara Lind", "media", "[shared post by lisboa.photos] Sunset over the Tagus \U0001f305"),
+    ]
+    assert messages[1].attachments[0].startswith("messages/stickers_used/")
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        report = await memory.ingest([path], index=False)
+    assert report.messages_added == 3
+    assert report.skipped == {"unsent messages": 1, "reactions": 1}

@@ -48,3 +48,43 @@ async def test_people_list_merge_and_unmatched(tmp_path: Path, embedder, capsys)
     code = await await_main([*args, "people", "merge", "Nobody Known", "Teo"])
     assert code == 2
     assert "no person is known as 'Nobody Known'" in capsys.readouterr().err
+
+
+def test_owner_flags_follow_aliases_added_later(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A real WhatsApp export and a Messages database are imported before the owner set any
+    alias. Adding one later marks the owner's stored messages at the next start (no re-import);
+    removing it unmarks them, but never the messages the source itself says are the owner's."""
+    import shutil
+    import sqlite3
+
+    from tests.importers.test_batch import chat_db
+
+    data = Path(__file__).parent / "data" / "whatsapp"
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    shutil.copy(data / "de_ios.txt", exports / "WhatsApp Chat - Elon Musk.txt")
+    chat_db(exports / "chat.db")
+
+    def owners() -> dict[str, int]:
+        with sqlite3.connect(tmp_path / "data" / "biographer.sqlite3") as conn:
+            return dict(conn.execute("SELECT sender, max(is_owner) FROM messages "
+                                     "WHERE kind != 'system' GROUP BY sender"))
+
+    assert main(["ingest", str(exports), "--no-index"]) == 0
+    assert owners() == {"Dmitry S": 0, "Me": 1, "+15555550123": 0, "ana@example.com": 0}
+    assert main(["people", "unmatched"]) == 0
+    assert "Dmitry S" in capsys.readouterr().out
+
+    monkeypatch.setenv("BIOGRAPHER_OWNER_ALIASES", "Dmitry S")
+    assert main(["stats"]) == 0  # any start follows the new aliases
+    assert owners() == {"Dmitry S": 1, "Me": 1, "+15555550123": 0, "ana@example.com": 0}
+    capsys.readouterr()
+    assert main(["people", "unmatched", "--json"]) == 0
+    assert "Dmitry S" not in capsys.readouterr().out
+    assert main(["ingest", str(exports), "--no-index"]) == 0  # nothing to re-import
+    assert "skipped 3 already imported" in capsys.readouterr().out
+
+    monkeypatch.delenv("BIOGRAPHER_OWNER_ALIASES")
+    assert main(["people", "owners"]) == 0  # the start already followed; this says where it stands
+    assert capsys.readouterr().out.startswith("0 messages changed owner; your aliases: (none set)")
+    assert owners() == {"Dmitry S": 0, "Me": 1, "+15555550123": 0, "ana@example.com": 0}

@@ -1,0 +1,153 @@
+"""WhatsApp exports in the phone languages people use (real exports, tests/importers/data): the
+encryption notice, deleted-message stubs, missed calls and media placeholders are told apart from
+people's words in every language, exactly as in English, and two iPhone `_chat.txt` files of
+different chats stay two conversations."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from core.importers.base import ImportContext
+from tests.core.helpers import memory_at
+from tests.importers.conftest import parse_all
+
+DATA = Path(__file__).parent / "data" / "whatsapp"
+
+# file -> (the chat's name, WhatsApp's "this message was deleted", its "image omitted")
+EXPORTS = {
+    "ar_ios.txt": ("Elon Musk", "تم حذف هذه الرسالة", "لم يتم إدراج الصورة"),
+    "ar_ios_eastern_digits.txt": ("+40 521 028 61 88", "تم حذف هذه الرسالة", "لم يتم إدراج الصورة"),
+    "cs_ios.txt": ("Elon Musk", "Tato zpráva byla smazána", "obrázek vynechán"),
+    "de_ios.txt": ("Elon Musk", "Diese Nachricht wurde gelöscht", "Bild weggelassen"),
+    "en_ios.txt": ("Elon Musk", "This message was deleted", "image omitted"),
+    "es_ios.txt": ("Elon Musk", "Se eliminó este mensaje", "imagen omitida"),
+    "fr_ios.txt": ("Elon Musk", "Ce message a été supprimé", "image absente"),
+    "hi_ios.txt": ("Elon Musk", "यह मैसेज डिलीट कर दिया गया है", "फ़ोटो हटाई गई"),
+    "id_ios.txt": ("Elon Musk", "Pesan ini dihapus", "gambar tidak disertakan"),
+    "it_ios.txt": ("Elon Musk", "Questo messaggio è stato eliminato", "immagine omessa"),
+    "ja_ios.txt": ("Elon Musk", "このメッセージは削除されました", "画像は含まれていません"),
+    "pt_ios.txt": ("Elon Musk", "Esta mensagem foi apagada", "imagem não revelada"),
+    "ru_ios.txt": ("Elon Musk", "Данное сообщение удалено", "изображение отсутствует"),
+    "th_ios.txt": ("Elon Musk", "ข้อความนี้ถูกลบแล้ว", "ไม่มีรูปภาพ"),
+    "uk_ios.txt": ("Elon Musk", "Це повідомлення було видалено", "зображення відсутнє"),
+    "vi_ios.txt": ("Musk Elon", "Tin nhắn này đã bị xóa", "đã bỏ qua hình ảnh"),
+}
+# what the person typed in every one of these exports (the rest is WhatsApp's)
+TYPED = {"Hello World", "😊", "This message is reply to another"}
+
+
+def _as_chat_txt(tmp_path: Path, name: str) -> Path:
+    """The export as an unzipped iPhone export holds it: `_chat.txt` in a folder of no meaning."""
+    folder = tmp_path / name.removesuffix(".txt")
+    folder.mkdir()
+    return Path(shutil.copy(DATA / name, folder / "_chat.txt"))
+
+
+@pytest.mark.parametrize("name", sorted(EXPORTS))
+def test_notices_and_placeholders_in_every_language(tmp_path: Path, name: str) -> None:
+    title, deleted, image_omitted = EXPORTS[name]
+    notice = (DATA / name).read_text(encoding="utf-8").split("\n")[0].split(": ", 1)[1]
+    [(document, messages)] = parse_all(_as_chat_txt(tmp_path, name), ImportContext())
+    assert document.name == f"WhatsApp with {title}"
+    assert document.skipped["notices"] == 1  # the encryption notice: counted, not stored
+    assert document.skipped["deleted messages"] >= 2
+    for message in messages:
+        assert deleted not in message.text and notice.strip("\u200e\u200f")[:20] not in message.text
+        assert image_omitted not in message.text or name.startswith("en")  # labels are English
+    labels = Counter(m.text for m in messages if m.kind == "media")
+    assert labels["[image omitted]"] == 4 and labels["[video omitted]"] == 2
+    assert labels["[sticker omitted]"] == 2 and labels["[contact card omitted]"] == 1
+    assert labels["[document omitted]"] == 3
+    typed = [m for m in messages if m.kind == "text"]
+    # the shared location stays the person's message; nothing else of WhatsApp's is words
+    assert {m.text for m in typed if "https://" not in m.text} == TYPED
+    assert all(m.sender != title for m in typed)  # the chat never speaks
+    assert all(m.kind == "system" and m.text == f"Security code changed ({title})"
+               for m in messages if m.sender == "" )
+
+
+def test_android_russian_placeholders_and_missed_calls(tmp_path: Path) -> None:
+    path = Path(shutil.copy(DATA / "ru_android.txt", tmp_path / "Чат WhatsApp с контактом Elon.txt"))
+    [(document, messages)] = parse_all(path, ImportContext())
+    assert document.name == "WhatsApp with Elon"
+    assert document.skipped == {"notices": 1, "deleted messages": 8, "unreadable messages": 2}
+    assert [m.text for m in messages if m.kind == "system"] == ["Missed voice call (Dmitry S)"] * 2
+    assert Counter(m.text for m in messages if m.kind == "media") == {
+        "[media omitted]": 27, "[contact card]": 2}
+    assert not any("удал" in m.text or "медиафайлов" in m.text for m in messages)
+
+
+async def test_notices_are_not_found_by_search(tmp_path: Path, embedder) -> None:
+    paths = [_as_chat_txt(tmp_path, name) for name in ("de_ios.txt", "ja_ios.txt", "ru_ios.txt")]
+    async with memory_at(tmp_path / "data", embedder, owner="Dmitry S") as memory:
+        report = await memory.ingest(paths, index=False)
+        found = {phrase: (await memory.grep(phrase)).total
+                 for phrase in ("weggelassen", "gelöscht", "verschlüsselt", "含まれていません",
+                                "отсутствует", "шифрованием", "Hello World")}
+    assert report.errors == [] and report.documents_added == 3
+    assert report.skipped == {"notices": 3, "deleted messages": 6}
+    assert found.pop("Hello World") > 0  # the people's own words are found
+    assert set(found.values()) == {0}
+
+
+async def test_two_iphone_chat_txt_files_stay_two_conversations(tmp_path: Path, embedder) -> None:
+    first = _as_chat_txt(tmp_path, "en_ios.txt")
+    second = _as_chat_txt(tmp_path, "vi_ios.txt")
+    # a third: the notice that names the chat cut off, zipped as WhatsApp names the zip
+    trimmed = (DATA / "de_ios.txt").read_text(encoding="utf-8").split("\n", 1)[1]
+    zipped = tmp_path / "WhatsApp Chat - Teo Ramos.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.writestr("_chat.txt", trimmed)
+    # a fourth: the same, unzipped into a folder of its own name, with no owner known
+    folder = tmp_path / "Lisbon trip"
+    folder.mkdir()
+    (folder / "_chat.txt").write_text(
+        (DATA / "fr_ios.txt").read_text(encoding="utf-8").split("\n", 1)[1].replace(
+            "Dmitry S: 😊", "Ana: 😊"), encoding="utf-8")
+    async with memory_at(tmp_path / "data", embedder, owner="nobody") as memory:
+        report = await memory.ingest([first, second, zipped, folder / "_chat.txt"], index=False)
+        async with memory.conn.execute(
+                "SELECT name, conversation_key FROM documents ORDER BY id") as cur:
+            rows = [tuple(r) for r in await cur.fetchall()]
+    assert report.errors == []
+    assert rows == [("WhatsApp with Elon Musk", "whatsapp:Elon Musk"),
+                    ("WhatsApp with Musk Elon", "whatsapp:Musk Elon"),
+                    ("WhatsApp with Teo Ramos", "whatsapp:Teo Ramos"),
+                    ("WhatsApp with Lisbon trip", "whatsapp:Lisbon trip")]
+
+
+def _without_years(text: str) -> str:
+    """A real Android export rewritten in the layout Android wrote before about 2015, which had
+    no year (`18 Mar 12:14 - Name: text`): its first half on 30 December, the rest on 2 January."""
+    lines = text.rstrip("\n").split("\n")
+    out = []
+    for number, line in enumerate(lines):
+        stamp, _, rest = line.partition(" - ")
+        clock = stamp.split(", ")[1]
+        day = "30 Dec" if number < len(lines) // 2 else "2 Jan"
+        out.append(f"{day} {clock} - {rest}")
+    return "\n".join(out) + "\n"
+
+
+def test_an_export_without_years_gets_them_from_the_file_date(tmp_path: Path) -> None:
+    import os
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    path = tmp_path / "WhatsApp Chat with Group Chat XXX.txt"
+    path.write_text(_without_years((DATA / "en_android_group.txt").read_text(encoding="utf-8")),
+                    encoding="utf-8")
+    made = datetime(2015, 1, 9, 18, 0, tzinfo=ZoneInfo("Europe/Lisbon")).timestamp()
+    os.utime(path, (made, made))
+    [(document, messages)] = parse_all(path, ImportContext(timezone=ZoneInfo("Europe/Lisbon")))
+    assert document.note == ("the export has no years: 2014-2015 inferred from the file's date "
+                             "(2015-01-09) and the order of the messages")
+    assert messages[0].time.replace(tzinfo=None) == datetime(2014, 12, 30, 16, 11)
+    assert messages[-1].time.replace(tzinfo=None) == datetime(2015, 1, 2, 16, 57)
+    assert [m.text for m in messages if m.kind == "text"] == ["Hello all", "This is group chat", "We"]
+    assert document.skipped == {"notices": 1, "deleted messages": 1}
