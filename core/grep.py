@@ -27,6 +27,7 @@ import re2
 from core.errors import UserFacingError
 from storage import chunks as chunk_store
 from storage.chunks import ChunkFilter, StoredChunk
+from storage.keyword_terms import is_unspaced
 
 WALK_BATCH = 200  # passages read per step of an in-order walk
 SCAN_BATCH = 2000  # passages read per step of a regular expression's full scan
@@ -57,8 +58,12 @@ class Found:
 
 def word_spans(pattern: str) -> Spans:
     """Whole words or a phrase, case-insensitive. An escaped literal between look-arounds cannot
-    backtrack, so Python's engine is safe here (and reads \\w as Unicode, unlike RE2)."""
-    compiled = re.compile(rf"(?<!\w){re.escape(pattern)}(?!\w)", re.IGNORECASE)
+    backtrack, so Python's engine is safe here (and reads \\w as Unicode, unlike RE2). Text
+    written without spaces (Chinese, Japanese, Thai...) has no word ends to look for: there a
+    pattern that begins or ends with such a letter matches wherever it stands."""
+    before = "" if is_unspaced(pattern[0]) else r"(?<!\w)"
+    after = "" if is_unspaced(pattern[-1]) else r"(?!\w)"
+    compiled = re.compile(rf"{before}{re.escape(pattern)}{after}", re.IGNORECASE)
     return lambda text: [m.span() for m in compiled.finditer(text)]
 
 

@@ -33,6 +33,7 @@ from storage import documents as document_store
 from storage import messages as message_store
 from storage import source_admin
 from storage.db import transaction
+from storage.languages import detect_language
 from storage.permissions import private_dir, private_file
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,7 @@ def chunk_record(document_id: int, identity: str, chunk: Chunk) -> chunk_store.C
         speakers=chunk.speakers,
         identity=text_hash(f"{identity}|{chunk.char_start}|{chunk.text}"),
         text_hash=text_hash(chunk.text),
+        language=detect_language(chunk.text),
     )
 
 

@@ -15,14 +15,21 @@ if TYPE_CHECKING:  # numpy loads in 0.15 s: not for commands that never embed
 
 
 class Embedder(Protocol):
-    """Turns texts into unit-length float32 vectors of a fixed dimension."""
+    """Turns texts into unit-length float32 vectors of a fixed dimension.
+
+    Stored text (passages) and search queries are embedded apart: some models (e5, nomic) were
+    trained with a different prefix on each side and rank poorly without them. `remote`: the
+    texts leave the machine (an embedding endpoint elsewhere), so what is sent is filtered by the
+    owner's disclosure policy (core/disclosure.py)."""
 
     name: str  # recorded in the store; a store refuses vectors of another model
     dim: int
     max_tokens: int  # the model reads at most this many tokens of a text
+    remote: bool
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Blocking; callers run it off the event loop. Returns shape (len(texts), dim)."""
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        """Passages, or with `query` search queries. Blocking; callers run it off the event loop.
+        Returns shape (len(texts), dim)."""
         ...
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from core import ranking
 from core.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
-from core.ranking import keyword_query, parse_time
+from core.ranking import keyword_phrase, keyword_query, parse_time
 from core.errors import LocatorError, UserFacingError
 from core.times import utc_iso
 from core.ports import Embedder
@@ -163,7 +163,7 @@ class Searcher:
         if self.embedder is None:
             return [], {}
         if query_vector is None:
-            query_vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
+            query_vector = (await asyncio.to_thread(lambda: self.embedder.embed([query], query=True)))[0]
         index = await self.vector_index()
         return await asyncio.to_thread(_semantic_now, index, query_vector, depth=depth, where=where)
 
@@ -218,7 +218,8 @@ class Searcher:
                                      skip=skip, size=page_size, newest_first=newest_first,
                                      deadline_seconds=self.grep_deadline_seconds, accept=accept)
         else:
-            found = await find_words(self.conn, pattern, '"' + " ".join(words) + '"', where=where,
+            phrase = keyword_phrase(pattern, await chunk_store.languages(self.conn))
+            found = await find_words(self.conn, pattern, phrase, where=where,
                                      skip=skip, size=page_size, newest_first=newest_first,
                                      exact_cap=self.exact_total_cap, accept=accept)
         matches = []
@@ -294,7 +295,7 @@ class Searcher:
 
 def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> Ranked:
     """The keyword half, blocking (in a worker thread): bm25 flipped so that higher is better."""
-    match = keyword_query(query)
+    match = keyword_query(query, reader.languages())
     if match is None:
         return [], {}
     hits = reader.search(match, limit=depth, where=where)

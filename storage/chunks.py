@@ -24,6 +24,7 @@ class ChunkRecord:
     speakers: tuple[str, ...]
     identity: str
     text_hash: str
+    language: str = ""  # ISO 639-1 (storage/languages.py); "" unknown: indexed by script alone
 
 
 @dataclass(frozen=True)
@@ -96,10 +97,10 @@ async def insert_chunks(conn: aiosqlite.Connection, records: Sequence[ChunkRecor
         return 0
     await conn.executemany(
         """INSERT INTO chunks (document_id, ordinal, char_start, char_end, text, time_start,
-               time_end, speakers, identity, text_hash)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(identity) DO NOTHING""",
+               time_end, speakers, identity, text_hash, language)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(identity) DO NOTHING""",
         [(r.document_id, r.ordinal, r.char_start, r.char_end, r.text, r.time_start, r.time_end,
-          json.dumps(r.speakers, ensure_ascii=False), r.identity, r.text_hash) for r in records],
+          json.dumps(r.speakers, ensure_ascii=False), r.identity, r.text_hash, r.language) for r in records],
     )
     speaker_rows = [(r.identity, s) for r in records for s in r.speakers]
     if speaker_rows:
@@ -218,6 +219,23 @@ async def scan_texts(conn: aiosqlite.Connection, *, after_id: int, page_size: in
            f"WHERE c.id > ? AND {clause} ORDER BY c.id LIMIT ?")
     async with conn.execute(sql, (after_id, *params, page_size)) as cur:
         return [tuple(row) for row in await cur.fetchall()]
+
+
+async def languages(conn: aiosqlite.Connection) -> list[str]:
+    """The languages the store's chunks are in."""
+    async with conn.execute("SELECT language FROM chunk_languages WHERE chunks > 0 ORDER BY language") as cur:
+        return [row[0] for row in await cur.fetchall()]
+
+
+async def language_counts(conn: aiosqlite.Connection) -> dict[str, tuple[int, int]]:
+    """(chunks, characters) per language ("" undetermined), from the tally the triggers keep."""
+    async with conn.execute("SELECT language, chunks, chars FROM chunk_languages WHERE chunks > 0") as cur:
+        return {row[0]: (row[1], row[2]) for row in await cur.fetchall()}
+
+
+def languages_sync(conn: sqlean.Connection) -> list[str]:
+    """The languages the store's chunks are in, through a plain (blocking) connection."""
+    return [row[0] for row in conn.execute("SELECT language FROM chunk_languages WHERE chunks > 0 ORDER BY language")]
 
 
 async def count_chunks(conn: aiosqlite.Connection) -> tuple[int, int]:

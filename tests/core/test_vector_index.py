@@ -33,6 +33,20 @@ async def _new_chunks(conn, n: int, *, tag: str, words: str = "plain words") -> 
         return [r[0] for r in await cur.fetchall()]
 
 
+async def _old_chunks(conn, n: int) -> list[int]:
+    """Chunks as a store of the time wrote them (the columns of migration 1 only)."""
+    async with transaction(conn):
+        doc = await document_store.insert_document(
+            conn, kind="text", name="old.txt", identity="old", source_path=None, content_hash=None,
+            byte_size=None, raw_path=None)
+        await conn.executemany(
+            "INSERT INTO chunks (document_id, ordinal, char_start, char_end, text, identity, text_hash)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(doc, i, i * 100, i * 100 + 50, f"plain words old {i}", f"old|{i}", f"old-{i}") for i in range(n)])
+    async with conn.execute("SELECT id FROM chunks WHERE document_id = ? ORDER BY id", (doc,)) as cur:
+        return [r[0] for r in await cur.fetchall()]
+
+
 @asynccontextmanager
 async def _store_at(path: Path):
     """A store whose vectors have DIM dimensions."""
@@ -174,7 +188,7 @@ async def test_an_older_store_gets_its_parts_built_by_the_migration(tmp_path: Pa
         patch.setattr(migrations, "MIGRATIONS", without)
         patch.setattr(migrations, "_load_schema_modules", lambda: None)
         async with open_database(path) as conn:
-            ids = await _new_chunks(conn, 30, tag="old")
+            ids = await _old_chunks(conn, 30)
             vectors = _unit(rng, 30)
             async with transaction(conn):
                 await set_meta(conn, "embedding_dim", str(DIM))

@@ -16,12 +16,17 @@ class HashEmbedder:
     name = "hash-test"
     dim = 64
     max_tokens = 10_000
+    remote = False
 
     def __init__(self) -> None:
-        self.calls: list[list[str]] = []
+        self.calls: list[list[str]] = []  # passages
+        self.queries: list[str] = []
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.calls.append(list(texts))
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        if query:
+            self.queries.extend(texts)
+        else:
+            self.calls.append(list(texts))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in re.findall(r"\w+", text.lower()):

