@@ -82,6 +82,9 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
             stats = await service.stats()
             report["stats"] = {k: stats[k] for k in ("documents", "chunks", "chunks_pending_index", "messages",
                                                     "embedding_model")}
+            advice = await service.embedding_advice()
+            report["languages"] = advice.mix.describe()
+            report["embedding_advice"] = advice.note
             status = await service.analysis_status()
             report["analysis"] = {"pending": status.pending, "last_unread": status.last_unread, "note": status.note}
             report["analysis_text"] = render_analysis(status)
@@ -129,7 +132,12 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     print(f"chat model:  {report['model']}")
     if "analysis_text" in report:
         print(report.pop("analysis_text"))
-    print(f"embeddings:  {report['embeddings']}")
+    print(f"embeddings:  {report['embeddings']}"
+          + (f" (this store: {stats['embedding_model']})" if isinstance(stats, dict) and stats["embedding_model"] else ""))
+    if "languages" in report:
+        print(f"languages:   {report['languages']}")
+    if report.get("embedding_advice"):
+        print(f"  {report['embedding_advice']}")
     print(f"telegram:    {report['telegram']}")
     print(f"discord:     {report['discord']}")
     scheduler = report.get("scheduler")

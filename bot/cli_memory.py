@@ -54,6 +54,8 @@ async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
              if report.skipped else "")
           + "".join(f"; {n} {what}" for what, n in report.remarks.most_common())
           + (f"; {len(report.errors)} failed" if report.errors else ""))
+    for note in report.notes:
+        print(note)
     if stats["chunks_pending_index"]:
         print(f"{stats['chunks_pending_index']} chunks wait for their embeddings: "
               "keyword search finds them now; run `biographer reindex --pending` to embed them")

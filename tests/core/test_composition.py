@@ -116,7 +116,7 @@ def test_the_example_env_file_as_copied_leaves_everything_unset(tmp_path, monkey
     settings = Settings()
     assert settings.llm_api_key is None and settings.telegram_token is None
     assert settings.llm_vision_model is None and settings.whisper_model is None
-    assert settings.telegram_owner_ids == [] and settings.embedding_model == "all-MiniLM-L6-v2-int8"
+    assert settings.telegram_owner_ids == [] and settings.embedding_model == "auto"
     from bot.compose import build_describer, build_llm
 
     assert build_llm(settings) is None and build_describer(settings) is None
