@@ -51,6 +51,16 @@ def model_status(settings: Settings) -> str:
     return f"{where}: API key set, {window}"
 
 
+def disclosure_status(settings: Settings, counts: dict[str, int]) -> str:
+    """What may leave the machine: where the models are, and the sources under each policy."""
+    held = ", ".join(f"{n} {policy}" for policy, n in sorted(counts.items()) if policy != "allow")
+    leaving = [name for name, remote in (("embeddings", settings.embedding_is_remote),
+                                         ("the chat model", settings.llm_is_remote and settings.llm_api_key is not None)) if remote]
+    where = (f"{' and '.join(leaving)} remote, so the policies apply" if leaving
+             else "every model is on this machine: nothing leaves, the policies wait")
+    return f"{where}; sources: {held or 'all allowed'} (`biographer policy`)"
+
+
 async def doctor_report(settings: Settings) -> dict[str, Any]:
     from bot.cli import version
     from bot.cli_agent import render_analysis
@@ -82,6 +92,8 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
             stats = await service.stats()
             report["stats"] = {k: stats[k] for k in ("documents", "chunks", "chunks_pending_index", "messages",
                                                     "embedding_model")}
+            counts = await service.policy_counts()
+            report["disclosure"] = disclosure_status(settings, counts)
             advice = await service.embedding_advice()
             report["languages"] = advice.mix.describe()
             report["embedding_advice"] = advice.note
@@ -138,6 +150,8 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         print(f"languages:   {report['languages']}")
     if report.get("embedding_advice"):
         print(f"  {report['embedding_advice']}")
+    if "disclosure" in report:
+        print(f"disclosure:  {report['disclosure']}")
     print(f"telegram:    {report['telegram']}")
     print(f"discord:     {report['discord']}")
     scheduler = report.get("scheduler")

@@ -195,10 +195,11 @@ async def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 
     async with cli_service(settings, model=False) as service:
         sources = await service.sources()
+        policies = await service.source_policies([s.id for s in sources])
     if args.json:
-        print_json([source_json(s) for s in sources])
+        print_json([{**source_json(s), "policy": policies.get(s.id, "allow")} for s in sources])
     else:
-        print(sources_text(sources))
+        print(sources_text(sources, policies))
     return 0
 
 

@@ -360,7 +360,8 @@ class Commands:
         return with_picture(f"{render_answer(answer)}\n\n{week.caption}", week)
 
     async def _sources(self, chat: Chat) -> Reply:
-        return Reply(sources_text(await self.service.sources()))
+        sources = await self.service.sources()
+        return Reply(sources_text(sources, await self.service.source_policies([s.id for s in sources])))
 
     async def _forget(self, chat: Chat, *, source: int) -> Reply:
         found = await self.service.source(source)

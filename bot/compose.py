@@ -38,7 +38,7 @@ def build_embedder(settings: Settings, model: str | None = None) -> Embedder:
             model=model,
             base_url=settings.embedding_base_url or settings.llm_base_url,
             api_key=_secret(settings.embedding_api_key, settings.llm_api_key),
-            batch_size=settings.embedding_batch_size,
+            batch_size=settings.embedding_batch_size, remote=settings.embedding_is_remote,
         )
     else:
         from core.providers.local_embedder import load_local_embedder
@@ -137,7 +137,7 @@ def build_llm(settings: Settings) -> LLM | None:
                 "analysis": settings.llm_analysis_model or settings.llm_model,
                 "vision": settings.llm_vision_model or settings.llm_model},
         timeout=settings.llm_timeout, max_retries=settings.llm_max_retries,
-        stop_blank_runs=settings.llm_is_local,
+        stop_blank_runs=settings.llm_is_local, remote=settings.llm_is_remote,
     )
 
 

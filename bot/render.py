@@ -122,7 +122,10 @@ def forgotten_text(forgotten: Any) -> str:
     return text
 
 
-def sources_text(sources: Any) -> str:
-    """Everything imported, numbered as /forget and `biographer forget` take them."""
-    lines = [f"#{d.id} {d.name} ({d.kind}) · {d.chunk_count} passages" for d in sources]
+def sources_text(sources: Any, policies: dict[int, str] | None = None) -> str:
+    """Everything imported, numbered as /forget and `biographer forget` take them, with what may
+    leave the machine when it is not everything (`biographer policy`)."""
+    policies = policies or {}
+    lines = [f"#{d.id} {d.name} ({d.kind}) · {d.chunk_count} passages"
+             + (f" · {policies[d.id]}" if policies.get(d.id, "allow") != "allow" else "") for d in sources]
     return "\n".join(lines) or "Nothing imported yet."

@@ -18,6 +18,7 @@ from core.agent.delimiters import neutralise
 from core.agent.loop import LoopResult, NeedsEvidence, ToolLoop
 from core.agent.schemas import (ANALYSIS_TOOLS, CHAT_TOOLS, REPORT_TOOLS, SMALL_CHAT_TOOLS, Catalogue,
                                 tool_schemas)
+from core.disclosure import DENY, DESCRIPTORS_ONLY
 from core.agent.tools import Toolbox, Turn
 from core.chunking import render_message
 from core.errors import ModelUnavailable, UserFacingError
@@ -95,8 +96,14 @@ class Biographer:
         self.clock = clock
         self.book = ProfileBook(self.conn, clock=clock)
         self.toolbox = Toolbox(memory=memory, book=self.book, zone=config.zone,
-                               remember=lambda text, when: self.remember(text, when=when))
+                               remember=lambda text, when: self.remember(text, when=when),
+                               remote=self.remote)
         self._catalogue: tuple[tuple[int, int], Catalogue] | None = None
+
+    @property
+    def remote(self) -> bool:
+        """The model is elsewhere: sources are shown to it by the owner's policy (core/disclosure.py)."""
+        return self.llm is not None and self.llm.remote
 
     # ------------------------------------------------------------------ runs
 
@@ -136,7 +143,8 @@ class Biographer:
         if self._catalogue is None or self._catalogue[0] != key:
             first, last = await catalogue_store.time_span(self.conn)
             catalogue = Catalogue(kinds=tuple(await catalogue_store.kinds(self.conn)),
-                                  people=tuple(await message_store.frequent_senders(self.conn, limit=13)),
+                                  people=tuple(await message_store.frequent_senders(
+                                      self.conn, limit=13, without_denied=self.remote)),
                                   first=self._day(first), last=self._day(last))
             self._catalogue = (key, catalogue)
         return self._catalogue[1]
@@ -293,10 +301,13 @@ class Biographer:
     async def analyze(self, *, progress: Progress = no_progress, max_batches: int | None = None) -> AnalysisResult:
         """Read new material oldest first, one budgeted run per batch, until done or capped."""
         outcome = AnalysisResult()
-        total = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED)
+        # a remote model reads only sources whose policy lets their text leave; the others wait
+        # (for a local model or a changed policy)
+        total = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED, disclosed_only=self.remote)
         documents: set[int] = set()
         while True:
-            rows = await chat_store.pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED, limit=500)
+            rows = await chat_store.pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED, limit=500,
+                                                   disclosed_only=self.remote)
             if not rows:
                 break
             if max_batches is not None and outcome.batches >= max_batches:
@@ -324,7 +335,8 @@ class Biographer:
             documents.update(r[0] for r in batch)
         progress("analysing", outcome.chunks_read, total)
         outcome.documents = len(documents)
-        outcome.remaining_chunks = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED)
+        outcome.remaining_chunks = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED,
+                                                                         disclosed_only=self.remote)
         return outcome
 
     def _material_tokens(self) -> int:
@@ -379,9 +391,11 @@ class Biographer:
         await self._check_cap()
         until = self.clock()
         since = until - timedelta(days=days)
+        # a remote model is not told of denied sources, and of descriptors_only ones only the kind
         documents = [d for d in await chat_store.documents_between(self.conn, iso(since), iso(until))
-                     if d[2] != REPORT_KIND]
-        listing = "\n".join(f"- doc{d[0]} {neutralise(d[1])} ({d[2]}), {(d[3] or '?')[:10]} to {(d[4] or '?')[:10]}"
+                     if d[2] != REPORT_KIND and not (self.remote and d[5] == DENY)]
+        listing = "\n".join(f"- doc{d[0]} {d[2] if self.remote and d[5] == DESCRIPTORS_ONLY else neutralise(d[1])} "
+                            f"({d[2]}), {(d[3] or '?')[:10]} to {(d[4] or '?')[:10]}"
                             for d in documents) or "- (no sources with material in this period)"
         zone = self.config.zone
         user = [{"role": "user", "content":

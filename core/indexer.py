@@ -9,10 +9,12 @@ import re
 import aiosqlite
 import numpy as np
 
+from core.disclosure import DENY, DESCRIPTORS_ONLY, descriptor, provider_safe
 from core.embedding_choice import AUTO_MODELS, AutoEmbedder, EmbeddingAdvice, language_mix, pick_model
 from core.errors import EmbeddingModelMismatch
 from core.ports import Embedder, Progress, no_progress
 from storage import chunks as chunk_store
+from storage import disclosure as disclosure_store
 from storage import vectors as vector_store
 from storage.db import transaction
 from storage.meta import delete_meta, get_meta, set_meta
@@ -77,23 +79,59 @@ class Indexer:
             if not batch:
                 await self._nothing_waits()
                 break
+            withheld, descriptors = await self._withheld(batch) if self.embedder.remote else ([], {})
+            apart = set(withheld) | set(descriptors)
+            texts = [(cid, text, h) for cid, text, h in batch if cid not in apart]
             # the same text is embedded once: reuse stored vectors, and embed each new text once
-            by_hash = await vector_store.vectors_by_text_hash(self.conn, [h for _, _, h in batch])
-            todo = {h: text for _, text, h in batch if h not in by_hash}
-            if todo:
-                embedded = await asyncio.to_thread(
-                    self.embedder.embed, [embedding_text(t) for t in todo.values()]
-                )
-                for h, vector in zip(todo, np.asarray(embedded, dtype=np.float32)):
+            by_hash = await vector_store.vectors_by_text_hash(self.conn, [h for _, _, h in texts])
+            todo = {h: self._outgoing(embedding_text(text)) for _, text, h in texts if h not in by_hash}
+            if todo or descriptors:
+                embedded = np.asarray(await asyncio.to_thread(
+                    self.embedder.embed, [*todo.values(), *descriptors.values()]), dtype=np.float32)
+                for h, vector in zip(todo, embedded):
                     by_hash[h] = vector.tobytes()
-            vectors = {cid: by_hash[h] for cid, _, h in batch}
+                described = {cid: vector.tobytes() for cid, vector in zip(descriptors, embedded[len(todo):])}
+            else:
+                described = {}
+            vectors = {cid: by_hash[h] for cid, _, h in texts}
             async with transaction(self.conn):
                 if await vector_store.generation(self.conn) != generation:
                     break  # another process began a reindex with another model: it embeds these
                 await vector_store.store_vectors(self.conn, list(vectors.items()), generation=generation)
+                await vector_store.store_vectors(self.conn, list(described.items()), generation=generation,
+                                                 state=vector_store.OF_DESCRIPTOR)
+                await vector_store.withhold(self.conn, withheld)
             done += len(batch)
             progress("indexing", done, pending)
         return done
+
+    def _outgoing(self, text: str) -> str:
+        """What is sent for a text: provider-safe when it leaves the machine."""
+        return provider_safe(text) if self.embedder.remote else text
+
+    async def _withheld(self, batch: list[tuple[int, str, str]]) -> tuple[list[int], dict[int, str]]:
+        """For a remote endpoint, by the owner's policy: the chunks that get no vector, and those
+        embedded from their descriptor (with the descriptor's text)."""
+        disclosures = await disclosure_store.chunk_disclosures(self.conn, [cid for cid, _, _ in batch])
+        withheld, descriptors = [], {}
+        for cid, _, _ in batch:
+            found = disclosures.get(cid)
+            if found is None or found.policy == DENY:
+                withheld.append(cid)
+            elif found.policy == DESCRIPTORS_ONLY:
+                descriptors[cid] = descriptor(found.kind, found.speakers, found.time_start)
+        return withheld, descriptors
+
+    async def policy_changed(self, document_ids: list[int], policy: str) -> int:
+        """A policy changed for these sources: with a remote endpoint their passages are embedded
+        again under it at the next indexing (their old vectors serve meanwhile), or, denied, lose
+        their vectors now. Returns how many passages changed."""
+        if not self.embedder.remote or not document_ids:
+            return 0
+        async with transaction(self.conn):
+            if policy == DENY:
+                return await vector_store.withhold_documents(self.conn, document_ids)
+            return await vector_store.mark_documents_pending(self.conn, document_ids)
 
     async def _nothing_waits(self) -> None:
         """A reindex is complete, and vectors deleted meanwhile (a forgotten source) get folded."""

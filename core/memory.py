@@ -133,6 +133,10 @@ class Memory:
         """Delete the raw copies no source refers to; returns how many."""
         return await clean_raw_copies(self.conn, self.raw_dir)
 
+    async def policy_changed(self, document_ids: list[int], policy: str) -> int:
+        """A disclosure policy changed for these sources (see Indexer.policy_changed)."""
+        return await self.indexer.policy_changed(document_ids, policy)
+
     async def embedding_advice(self) -> EmbeddingAdvice:
         """The store's languages, its embedding model and the one its languages call for."""
         return await self.indexer.advice()

@@ -100,7 +100,11 @@ class Completion:
 class LLM(Protocol):
     """A chat model with native tool calling. `role` picks the configured model for the job
     ("chat", "analysis", "vision") unless `model` names one. `tool_choice` "required" asks for a
-    tool call (a server that cannot force one answers as with "auto"); `max_tokens` caps the reply."""
+    tool call (a server that cannot force one answers as with "auto"); `max_tokens` caps the reply.
+    `remote`: what it reads leaves the machine, so sources are shown by the owner's disclosure
+    policy (core/disclosure.py)."""
+
+    remote: bool
 
     async def complete(self, messages: list[dict], *, tools: list[dict] | None = None,
                        model: str | None = None, role: str = "chat", tool_choice: str = "auto",

@@ -13,11 +13,13 @@ import numpy as np
 from core import ranking
 from core.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.ranking import keyword_phrase, keyword_query, parse_time
+from core.disclosure import DENY
 from core.errors import LocatorError, UserFacingError
 from core.times import utc_iso
 from core.ports import Embedder
 from core.types import DOCUMENT_END, GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText
 from storage import chunks as chunk_store
+from storage import disclosure as disclosure_store
 from storage import documents as document_store
 from storage import messages as message_store
 from storage import vectors as vector_store
@@ -119,6 +121,8 @@ class Searcher:
         if not query.strip():
             raise UserFacingError("empty search query", hint="say what to look for")
         where = await self._filter(filters)
+        if mode != "keyword" and query_vector is None and await self._kept_local(query):
+            mode = "keyword"  # found here by its words, and never sent to a remote endpoint
         if mode == "keyword":
             ranked, rows = await self._keyword_rows(query, depth=limit, where=where)
         elif mode == "semantic":
@@ -144,6 +148,14 @@ class Searcher:
         rows = {**keyword_rows, **semantic_rows}
         groups, scores = ranking.rank(query, keyword, semantic, rows, limit=limit)
         return await self._hits(groups, scores, rows)
+
+    async def _kept_local(self, query: str) -> bool:
+        """Whether a query must not go to a remote embedding endpoint: it matches, here, a source
+        the owner's policy denies (core/disclosure.py). Then only keyword search answers it."""
+        if self.embedder is None or not self.embedder.remote:
+            return False
+        match = keyword_query(query, await chunk_store.languages(self.conn))
+        return match is not None and await disclosure_store.matches_policy(self.conn, match, DENY)
 
     async def keyword(self, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> list[tuple[int, float]]:
         ranked, _ = await self._keyword_rows(query, depth=depth, where=where)

@@ -15,6 +15,7 @@ from core.backups import take_backup
 from core.biographer import AgentConfig, AnalysisStatus, Biographer
 from core.capture import journal_identity_prefix, save_photos, save_recording
 from core.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
+from core.disclosure import Disclosure, PolicyChange
 from core.embedding_choice import EmbeddingAdvice
 from core.errors import ModelUnavailable, StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
@@ -40,6 +41,7 @@ from core.sources import Forgotten, Source, export_sources, find_sources_by_iden
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
                         SearchFilters, SearchHit, SourceText, TimelineEvent)
 from storage import people as people_store
+from storage.disclosure import PolicyRow
 from storage import ledger as ledger_store
 from storage.db import busy_notice
 
@@ -76,6 +78,7 @@ class Service:
         self.pictures = Pictures(memory.conn, zone=memory.context.timezone, owner_names=memory.context.owner_aliases,
                                  timeline=self.timeline, clock=clock)
         self.page_sessions = PageSessions(memory.conn, self.clients, clock=clock)
+        self.disclosure = Disclosure(memory.conn, clock=clock)
 
     @property
     def timezone(self) -> tzinfo:
@@ -189,6 +192,33 @@ class Service:
 
     async def sources(self) -> list[Source]:
         return await list_sources(self.memory.conn)
+
+    # ------------------------------------------------------------ what may leave the machine
+
+    async def set_policy(self, target: str, policy: str) -> PolicyChange:
+        """What of a source (its number) or of a kind of source may leave the machine: allow,
+        descriptors_only or deny (core/disclosure.py). With a remote embedding endpoint its
+        passages are embedded again under it (denied: their vectors go now)."""
+        change = await self.disclosure.set(target, policy)
+        await self.memory.policy_changed(change.documents, change.policy)
+        return change
+
+    async def clear_policy(self, target: str) -> PolicyChange:
+        """A source back to its kind's policy, a kind back to allow."""
+        change = await self.disclosure.clear(target)
+        await self.memory.policy_changed(change.documents, change.policy)
+        return change
+
+    async def policies(self) -> list[PolicyRow]:
+        return await self.disclosure.list()
+
+    async def source_policies(self, source_ids: Sequence[int]) -> dict[int, str]:
+        """The policy in force for each source."""
+        return await self.disclosure.for_documents(list(source_ids))
+
+    async def policy_counts(self) -> dict[str, int]:
+        """How many sources are under each policy."""
+        return await self.disclosure.counts()
 
     async def source(self, source_id: int) -> Source:
         """One source by its number, or a UserFacingError saying how to find the numbers."""

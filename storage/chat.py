@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import aiosqlite
 
+from storage.disclosure import effective_policy_sql
+
 
 async def add_turn(conn: aiosqlite.Connection, *, conversation: str, role: str, text: str, at: str) -> None:
     await conn.execute("INSERT INTO chat_turns (conversation, role, text, at) VALUES (?, ?, ?, ?)",
@@ -20,27 +22,35 @@ async def tail(conn: aiosqlite.Connection, conversation: str, *, limit: int) -> 
     return rows[::-1]
 
 
-async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...], limit: int) -> list[tuple]:
-    """Chunks analysis has not read yet, oldest material first:
+def _disclosed(only: bool) -> str:
+    """A condition keeping the documents whose policy lets their text leave (core/disclosure.py)."""
+    return f"AND {effective_policy_sql('d')} = 'allow'" if only else ""
+
+
+async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...], limit: int,
+                         disclosed_only: bool = False) -> list[tuple]:
+    """Chunks analysis has not read yet, oldest material first (with `disclosed_only`, of sources
+    whose text may leave the machine):
     (document_id, char_start, char_end, text, time_start, time_end, document name, kind)."""
     marks = ",".join("?" * len(exclude_kinds)) or "''"
     async with conn.execute(
         f"""SELECT c.document_id, c.char_start, c.char_end, c.text, c.time_start, c.time_end, d.name, d.kind
             FROM chunks c JOIN documents d ON d.id = c.document_id
             LEFT JOIN analysis_progress p ON p.document_id = c.document_id
-            WHERE c.char_end > COALESCE(p.analyzed_to, 0) AND d.kind NOT IN ({marks})
+            WHERE c.char_end > COALESCE(p.analyzed_to, 0) AND d.kind NOT IN ({marks}) {_disclosed(disclosed_only)}
             ORDER BY COALESCE(d.time_start, d.imported_at), d.id, c.char_start LIMIT ?""",
         (*exclude_kinds, limit),
     ) as cur:
         return [tuple(r) for r in await cur.fetchall()]
 
 
-async def count_pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...]) -> int:
+async def count_pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...],
+                               disclosed_only: bool = False) -> int:
     marks = ",".join("?" * len(exclude_kinds)) or "''"
     async with conn.execute(
         f"""SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.document_id
             LEFT JOIN analysis_progress p ON p.document_id = c.document_id
-            WHERE c.char_end > COALESCE(p.analyzed_to, 0) AND d.kind NOT IN ({marks})""",
+            WHERE c.char_end > COALESCE(p.analyzed_to, 0) AND d.kind NOT IN ({marks}) {_disclosed(disclosed_only)}""",
         exclude_kinds,
     ) as cur:
         (count,) = await cur.fetchone()
@@ -58,9 +68,9 @@ async def mark_analyzed(conn: aiosqlite.Connection, document_id: int, analyzed_t
 
 
 async def documents_between(conn: aiosqlite.Connection, since: str, until: str) -> list[tuple]:
-    """(id, name, kind, time_start, time_end) of documents with material in a period."""
+    """(id, name, kind, time_start, time_end, policy) of documents with material in a period."""
     async with conn.execute(
-        """SELECT id, name, kind, time_start, time_end FROM documents
+        f"""SELECT id, name, kind, time_start, time_end, {effective_policy_sql('d')} FROM documents d
            WHERE COALESCE(time_end, imported_at) >= ? AND COALESCE(time_start, imported_at) <= ?
            ORDER BY COALESCE(time_start, imported_at) LIMIT 200""",
         (since, until),

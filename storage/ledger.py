@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import aiosqlite
 
+from storage.disclosure import effective_policy_sql
+
 STATUSES = ("open", "in_progress", "done", "dropped")
 OPEN = ("open", "in_progress")
 
@@ -179,14 +181,16 @@ async def export_items(conn: aiosqlite.Connection) -> list[ItemRow]:
 
 # ---------------------------------------------------------------- what extraction has read
 
-async def pending_documents(conn: aiosqlite.Connection, *, exclude_kinds: Sequence[str]) -> list[tuple]:
+async def pending_documents(conn: aiosqlite.Connection, *, exclude_kinds: Sequence[str],
+                            disclosed_only: bool = False) -> list[tuple]:
     """(id, name, platform, conversation_key, is_group) of message documents not read completely,
-    oldest material first."""
+    oldest material first; with `disclosed_only`, of those whose text may leave the machine."""
+    disclosed = f"AND {effective_policy_sql('d')} = 'allow'" if disclosed_only else ""
     async with conn.execute(
             f"""SELECT d.id, d.name, d.platform, d.conversation_key, d.is_group FROM documents d
                 LEFT JOIN ledger_documents l ON l.document_id = d.id
                 WHERE l.document_id IS NULL AND d.conversation_key IS NOT NULL
-                  AND d.kind NOT IN ({_marks(exclude_kinds) or "''"})
+                  AND d.kind NOT IN ({_marks(exclude_kinds) or "''"}) {disclosed}
                 ORDER BY COALESCE(d.time_start, d.imported_at), d.id""", tuple(exclude_kinds)) as cur:
         return [tuple(row) for row in await cur.fetchall()]
 

@@ -8,6 +8,8 @@ from typing import NamedTuple
 
 import aiosqlite
 
+from storage.disclosure import effective_policy_sql
+
 
 class MessageRecord(NamedTuple):
     document_id: int
@@ -71,10 +73,13 @@ async def message_at(conn: aiosqlite.Connection, document_id: int, position: int
     return MessageAt(sender=row[0], time=row[1]) if row and row[2] >= position else None
 
 
-async def frequent_senders(conn: aiosqlite.Connection, *, limit: int) -> list[str]:
-    """Sender names, most messages first."""
+async def frequent_senders(conn: aiosqlite.Connection, *, limit: int, without_denied: bool = False) -> list[str]:
+    """Sender names, most messages first; with `without_denied`, counting only messages of sources
+    whose policy does not deny them (core/disclosure.py)."""
+    denied = (f"AND m.document_id NOT IN (SELECT d.id FROM documents d WHERE {effective_policy_sql('d')} = 'deny')"
+              if without_denied else "")
     async with conn.execute(
-        """SELECT sender FROM messages WHERE sender != '' GROUP BY sender
+        f"""SELECT sender FROM messages m WHERE sender != '' {denied} GROUP BY sender
            ORDER BY COUNT(*) DESC LIMIT ?""", (limit,),
     ) as cur:
         return [row[0] for row in await cur.fetchall()]

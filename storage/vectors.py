@@ -24,6 +24,9 @@ from collections.abc import Sequence
 import aiosqlite
 import numpy as np
 
+#: chunks.embedded: 0 waits for a vector; 1 has one of its text; 2 withheld from a remote embedding
+#: endpoint by the owner's policy (no vector); 3 has one of its descriptor only (core/disclosure.py)
+WAITING, OF_TEXT, WITHHELD, OF_DESCRIPTOR = 0, 1, 2, 3
 PART_BITS = 12  # parts of 4096 chunk ids: folding new vectors rewrites about 200 KB
 FOLD_ROWS = 1024  # log rows that make a writer fold the log into the parts
 GENERATION_KEY = "vector_generation"
@@ -71,29 +74,64 @@ async def vectors_by_text_hash(
     conn: aiosqlite.Connection, hashes: Sequence[str]
 ) -> dict[str, bytes]:
     """Fresh vectors already computed for identical texts, so the same text is embedded once.
-    Only chunks marked embedded count: during a reindex the others hold vectors being replaced."""
+    Only chunks embedded from their text count: during a reindex the others hold vectors being
+    replaced, and a descriptor's vector is not the text's."""
     if not hashes:
         return {}
     marks = ",".join("?" * len(hashes))
     async with conn.execute(
         f"""SELECT c.text_hash, e.vector FROM chunks c JOIN chunk_embeddings e ON e.chunk_id = c.id
-            WHERE c.text_hash IN ({marks}) AND c.embedded = 1 GROUP BY c.text_hash""",
+            WHERE c.text_hash IN ({marks}) AND c.embedded = {OF_TEXT} GROUP BY c.text_hash""",
         list(hashes),
     ) as cur:
         return {r[0]: r[1] for r in await cur.fetchall()}
 
 
 async def store_vectors(conn: aiosqlite.Connection, rows: Sequence[tuple[int, bytes]], *,
-                        generation: int) -> None:
+                        generation: int, state: int = OF_TEXT) -> None:
     """Save float32 vectors (as bytes) for chunk ids, replacing any older ones; the caller's
     transaction makes them searchable when it commits."""
     await conn.executemany(
         "INSERT OR REPLACE INTO chunk_embeddings (chunk_id, vector, generation) VALUES (?, ?, ?)",
         [(cid, blob, generation) for cid, blob in rows],
     )
-    await conn.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", [(i,) for i, _ in rows])
+    await conn.executemany("UPDATE chunks SET embedded = ? WHERE id = ?", [(state, i) for i, _ in rows])
     if await fold_due(conn):
         await fold_log(conn)
+
+
+async def withhold(conn: aiosqlite.Connection, chunk_ids: Sequence[int]) -> None:
+    """These chunks get no vector (any they had is deleted: the index follows through the log)."""
+    for i in range(0, len(chunk_ids), 500):
+        part = list(chunk_ids[i:i + 500])
+        marks = ",".join("?" * len(part))
+        await conn.execute(f"DELETE FROM chunk_embeddings WHERE chunk_id IN ({marks})", part)
+        await conn.execute(f"UPDATE chunks SET embedded = {WITHHELD} WHERE id IN ({marks})", part)
+    if await fold_due(conn):
+        await fold_log(conn)
+
+
+async def withhold_documents(conn: aiosqlite.Connection, document_ids: Sequence[int]) -> int:
+    """Every chunk of these documents withheld (see `withhold`); returns how many."""
+    ids: list[int] = []
+    for i in range(0, len(document_ids), 500):
+        part = list(document_ids[i:i + 500])
+        async with conn.execute(f"SELECT id FROM chunks WHERE document_id IN ({','.join('?' * len(part))})",
+                                part) as cur:
+            ids += [r[0] for r in await cur.fetchall()]
+    await withhold(conn, ids)
+    return len(ids)
+
+
+async def mark_documents_pending(conn: aiosqlite.Connection, document_ids: Sequence[int]) -> int:
+    """The chunks of these documents wait for a vector again (their old ones serve meanwhile)."""
+    changed = 0
+    for i in range(0, len(document_ids), 500):
+        part = list(document_ids[i:i + 500])
+        cursor = await conn.execute(
+            f"UPDATE chunks SET embedded = {WAITING} WHERE document_id IN ({','.join('?' * len(part))})", part)
+        changed += cursor.rowcount
+    return changed
 
 
 async def mark_all_for_reindex(conn: aiosqlite.Connection) -> None:

@@ -13,6 +13,7 @@ from core.agent.citations import Evidence, claim_problems, said_by_owner
 from core.agent.delimiters import neutralise, source_block
 from core.agent.ledger_tools import LedgerTools
 from core.agent.schemas import MAX_SEARCH, MAX_WINDOW, Catalogue, ToolError, parse_arguments
+from core.disclosure import ALLOW, DENY, DESCRIPTORS_ONLY, WITHHELD, Disclosure
 from core.errors import UserFacingError
 from core.memory import Memory
 from core.profile import EditRejected
@@ -47,12 +48,27 @@ class Turn:
 
 
 class Toolbox(LedgerTools):
-    def __init__(self, *, memory: Memory, book: ProfileBook, zone: tzinfo, remember: Remember) -> None:
+    """`remote`: the model reading the results is elsewhere, so sources are shown by the owner's
+    disclosure policy: a denied source's passages are counted as withheld, a descriptors_only
+    source's shown by kind, people and date only (core/disclosure.py)."""
+
+    def __init__(self, *, memory: Memory, book: ProfileBook, zone: tzinfo, remember: Remember,
+                 remote: bool = False) -> None:
         self.memory = memory
         self.conn = memory.conn
         self.book = book
         self.zone = zone
         self.remember = remember
+        self.remote = remote
+        self.disclosure = Disclosure(memory.conn)
+
+    async def _policies(self, document_ids) -> dict[int, str]:
+        """The policy of each source, when the model is remote (else everything may be shown)."""
+        return await self.disclosure.for_documents(list(document_ids)) if self.remote else {}
+
+    def _described(self, locator: Locator, kind: str, when: datetime | None, speakers: str) -> str:
+        return self.source(locator, kind, when, f"(its text is {WITHHELD}: only its kind, people and date "
+                                                f"are shared)", kind=kind, speakers=speakers)
 
     async def dispatch(self, schema: dict, raw_arguments: str, turn: Turn) -> str:
         """Run one tool call; a mistake comes back as ToolError (the loop feeds it to the model)."""
@@ -99,11 +115,22 @@ class Toolbox(LedgerTools):
             return nothing_found("passages", turn.catalogue, kinds=kinds, person=person, since=since, until=until,
                                  advice="try other words, keyword mode, or grep")
         out = []
+        policies = await self._policies(hit.locator.document_id for hit in hits)
+        withheld = 0
         for hit in hits:
+            policy = policies.get(hit.locator.document_id, ALLOW)
+            if policy == DENY:
+                withheld += 1
+                continue
             when = self._local(hit.time_start)
             turn.evidence.add(hit.locator, hit.document, when)
+            if policy == DESCRIPTORS_ONLY:
+                out.append(self._described(hit.locator, hit.kind, when, ", ".join(hit.speakers)))
+                continue
             out.append(self.source(hit.locator, hit.document, when, hit.text, kind=hit.kind,
                                    speakers=", ".join(hit.speakers)))
+        if withheld:
+            out.append(f"({withheld} passage(s) {WITHHELD}: their source stays on the owner's machine)")
         return "\n".join(out)
 
     async def _grep(self, turn: Turn, *, pattern: str, regex: bool = False, page: int = 1,
@@ -117,15 +144,33 @@ class Toolbox(LedgerTools):
                                  turn.catalogue, kinds=kinds, person=person, since=since, until=until,
                                  advice="try another spelling, a shorter word, or search")
         lines = []
+        policies = await self._policies(match.locator.document_id for match in result.matches)
+        withheld = 0
         for match in result.matches:
+            policy = policies.get(match.locator.document_id, ALLOW)
+            if policy == DENY:
+                withheld += 1
+                continue
             when = self._local(match.time)
             turn.evidence.add(match.locator, match.document, when)
+            if policy == DESCRIPTORS_ONLY:
+                lines.append(self._described(match.locator, match.kind, when, match.sender or ""))
+                continue
             lines.append(self.source(match.locator, match.document, when, match.line, kind=match.kind))
+        if withheld:
+            lines.append(f"({withheld} match(es) {WITHHELD}: their source stays on the owner's machine)")
         more = f"; next page: {result.page + 1}" if result.has_more else ""
         return f"{result.total} matches, page {result.page}{more}\n" + "\n".join(lines)
 
     async def _read_source(self, turn: Turn, *, locator: str, window: int = 300) -> str:
         source = await self.memory.read(locator, window=max(0, min(window, MAX_WINDOW)))
+        policy = (await self._policies([source.locator.document_id])).get(source.locator.document_id, ALLOW)
+        if policy == DENY:
+            return f"{locator}: {WITHHELD}; its source stays on the owner's machine"
+        if policy == DESCRIPTORS_ONLY:
+            when = await self.when_at(source.locator)
+            turn.evidence.add(source.locator, source.document, when)
+            return self._described(source.locator, source.kind, when, "")
         text, loc = source.text, source.locator
         note = ""
         if len(text) > MAX_READ_CHARS:

@@ -49,11 +49,12 @@ def _thread_of(head: str) -> str:
     return normalise_subject(subject).casefold() or "(no subject)"
 
 
-async def pending(conn: aiosqlite.Connection) -> list[Conversation]:
-    """Every conversation with messages extraction has not read, oldest material first; documents
+async def pending(conn: aiosqlite.Connection, *, disclosed_only: bool = False) -> list[Conversation]:
+    """Every conversation with messages extraction has not read, oldest material first (with
+    `disclosed_only`, of sources whose text may leave the machine: core/disclosure.py); documents
     left with nothing to read are marked done on the way."""
     groups: dict[tuple[str, str], list[tuple]] = {}
-    for row in await store.pending_documents(conn, exclude_kinds=NOT_CONVERSATIONS):
+    for row in await store.pending_documents(conn, exclude_kinds=NOT_CONVERSATIONS, disclosed_only=disclosed_only):
         groups.setdefault((row[2], row[3]), []).append(row)
     out: list[Conversation] = []
     for (platform, _key), documents in groups.items():

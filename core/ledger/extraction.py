@@ -75,7 +75,9 @@ class Extractor:
     async def run(self, *, max_windows: int | None = None, progress: Progress = no_progress) -> ExtractionResult:
         """Read what is unread, until done, `max_windows` windows, or the daily token cap."""
         result = ExtractionResult()
-        for conversation in await conversations.pending(self.conn):
+        # a remote model reads only the conversations whose policy lets their text leave; the
+        # others wait (a local model, or a changed policy, reads them)
+        for conversation in await conversations.pending(self.conn, disclosed_only=self.llm.remote):
             async for window in conversations.windows(self.conn, conversation, budget=self.config.window_chars):
                 if max_windows is not None and result.windows >= max_windows:
                     result.stopped = f"stopped after {max_windows} windows; the rest is read next time"

@@ -16,6 +16,8 @@ import logging
 
 import openai
 
+from core.config import is_local_url
+
 from core.errors import ModelUnavailable
 from core.ports import Completion, ToolCall, Usage
 from core.providers.openai_errors import Endpoint, endpoint_errors
@@ -31,13 +33,16 @@ BLANK_RUN = "\n\n\n\n\n"
 
 class OpenAIChat:
     def __init__(self, *, base_url: str, api_key: str | None, models: dict[str, str],
-                 timeout: float = 120.0, max_retries: int = 4, stop_blank_runs: bool = False) -> None:
+                 timeout: float = 120.0, max_retries: int = 4, stop_blank_runs: bool = False,
+                 remote: bool | None = None) -> None:
         # local servers (Ollama, LM Studio) accept any key, but the client insists on one
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed",
                                           timeout=openai.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
                                           max_retries=0)
         self._models = models
         self.base_url = base_url
+        # what it is shown leaves the machine unless the server is here (the settings decide)
+        self.remote = not is_local_url(base_url) if remote is None else remote
         self.timeout = timeout
         self.max_retries = max_retries
         self.forces_tool_calls = True  # until the server refuses tool_choice "required" once

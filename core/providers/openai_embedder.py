@@ -17,14 +17,14 @@ class OpenAIEmbedder:
     owner's disclosure policy filters what is sent (core/disclosure.py)."""
 
     def __init__(self, *, model: str, base_url: str | None, api_key: str | None,
-                 batch_size: int = 64, timeout: float = 60.0) -> None:
+                 batch_size: int = 64, timeout: float = 60.0, remote: bool | None = None) -> None:
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed",
                                      timeout=timeout, max_retries=3)
         self._model = model
         self._endpoint = Endpoint("the embedding model", str(base_url), "BIOGRAPHER_EMBEDDING_BASE_URL",
                                   "BIOGRAPHER_EMBEDDING_API_KEY", model, "BIOGRAPHER_EMBEDDING_MODEL")
         self.name = f"openai:{model}"
-        self.remote = not is_local_url(str(base_url or "https://api.openai.com/v1"))
+        self.remote = not is_local_url(str(base_url or "https://api.openai.com/v1")) if remote is None else remote
         self.batch_size = batch_size
         self.max_tokens = 8192
         self.dim = int(self._embed_batch(["dimension probe"]).shape[1])
