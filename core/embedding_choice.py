@@ -7,20 +7,17 @@ text changes its mind later, the owner is told and offered `biographer reindex`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import aiosqlite
 
 from core.config import DEFAULT_EMBEDDING_MODEL
 from core.ports import Embedder
 from core.providers.e5_embedder import MULTILINGUAL_EMBEDDING_MODEL
+from core.providers.lazy import LazyEmbedder
 from storage import chunks as chunk_store
 from storage.languages import NAMES, UNKNOWN
-
-if TYPE_CHECKING:
-    import numpy as np
 
 #: the models "auto" chooses between (both ship in packages, neither needs a network)
 AUTO_MODELS = (DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL)
@@ -63,14 +60,14 @@ def pick_model(mix: LanguageMix) -> str:
     return MULTILINGUAL_EMBEDDING_MODEL if mix.not_english > NOT_ENGLISH_SHARE else DEFAULT_EMBEDDING_MODEL
 
 
-class AutoEmbedder:
+class AutoEmbedder(LazyEmbedder):
     """An Embedder whose model is chosen by the indexer (`choose`) before it embeds: the store's
-    recorded model, or the one its languages call for. Loads the model on first use."""
-
-    remote = False  # both candidates run here
+    recorded model, or the one its languages call for. Loads the model on first use; both
+    candidates run here (`remote` False)."""
 
     def __init__(self, load: Callable[[str], Embedder]) -> None:
-        self._load = load
+        super().__init__(lambda: load(self.name))  # dim, max_tokens and embed go through `model`
+        self._load_model = load
         self._loaded: dict[str, Embedder] = {}
         self.chosen: str | None = None
 
@@ -79,25 +76,13 @@ class AutoEmbedder:
 
     @property
     def model(self) -> Embedder:
-        model = self.chosen or DEFAULT_EMBEDDING_MODEL
-        if model not in self._loaded:
-            self._loaded[model] = self._load(model)
-        return self._loaded[model]
+        if self.name not in self._loaded:
+            self._loaded[self.name] = self._load_model(self.name)
+        return self._loaded[self.name]
 
     @property
     def name(self) -> str:
         return self.chosen or DEFAULT_EMBEDDING_MODEL  # known without loading it
-
-    @property
-    def dim(self) -> int:
-        return self.model.dim
-
-    @property
-    def max_tokens(self) -> int:
-        return self.model.max_tokens
-
-    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
-        return self.model.embed(texts, query=query)
 
 
 @dataclass(frozen=True)
