@@ -3,6 +3,7 @@ each search mode beside its built-in BM25 baseline.
 
     python bench/locomo.py            # build missing stores, run every mode, print the table
     python bench/locomo.py --rebuild  # rebuild the stores first
+    python bench/locomo.py --model multilingual-e5-small   # another embedding model (its own stores)
 
 The eval folder is read in place (../shared/eval/locomo); stores go to bench/stores/<sample_id>
 and the harness's raw output to bench/out/ (both git-ignored).
@@ -11,6 +12,7 @@ and the harness's raw output to bench/out/ (both git-ignored).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -29,9 +31,9 @@ ROW = re.compile(r"^(\d \S+|all excl\. adversarial|all)\s+(\d+)\s+([\d.]+)\s+[\d
                  r"\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+(\d+)\s+([\d.]+)", re.M)
 
 
-def build(rebuild: bool) -> None:
+def build(stores: Path, rebuild: bool) -> None:
     for export in sorted((EVAL / "exports").iterdir()):
-        store = STORES / export.name
+        store = stores / export.name
         if rebuild and store.exists():
             shutil.rmtree(store)
         if (store / "biographer.sqlite3").exists():
@@ -50,13 +52,18 @@ def harness(name: str, args: list[str]) -> dict[str, tuple]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--model", default="", help="BIOGRAPHER_EMBEDDING_MODEL for these stores "
+                                                "(default: the store default; stores in bench/stores-MODEL)")
     args = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    build(args.rebuild)
+    stores = STORES.with_name(f"stores-{args.model}") if args.model else STORES
+    if args.model:
+        os.environ["BIOGRAPHER_EMBEDDING_MODEL"] = args.model  # the CLI runs below inherit it
+    build(stores, args.rebuild)
     results = {"bm25 baseline": harness("baseline", ["--baseline", "bm25"])}
-    store = (STORES / "{sample_id}").relative_to(ROOT)
+    store = (stores / "{sample_id}").relative_to(ROOT)
     for mode in MODES:
-        results[mode] = harness(mode, [
+        results[mode] = harness(f"{mode}-{args.model}" if args.model else mode, [
             "--batch", "--cmd",
             f"{BIOGRAPHER} --data-dir {store} search --json --mode {mode} --limit {{k}} --queries {{queries}}"])
     rows = list(results["hybrid"])

@@ -19,6 +19,7 @@ from core.agent.loop import LoopResult, NeedsEvidence, ToolLoop
 from core.agent.schemas import (ANALYSIS_TOOLS, CHAT_TOOLS, REPORT_TOOLS, SMALL_CHAT_TOOLS, Catalogue,
                                 tool_schemas)
 from core.disclosure import DENY, DESCRIPTORS_ONLY
+from storage import disclosure as disclosure_store
 from core.agent.tools import Toolbox, Turn
 from core.chunking import render_message
 from core.errors import ModelUnavailable, UserFacingError
@@ -98,7 +99,7 @@ class Biographer:
         self.toolbox = Toolbox(memory=memory, book=self.book, zone=config.zone,
                                remember=lambda text, when: self.remember(text, when=when),
                                remote=self.remote)
-        self._catalogue: tuple[tuple[int, int], Catalogue] | None = None
+        self._catalogue: tuple[tuple, Catalogue] | None = None
 
     @property
     def remote(self) -> bool:
@@ -139,7 +140,9 @@ class Biographer:
 
     async def catalogue(self) -> Catalogue:
         """What the store holds (kinds, people, dates), recomputed only when sources change."""
-        key = await catalogue_store.fingerprint(self.conn)
+        # the people listed for a remote model depend on the policies too
+        key = (*await catalogue_store.fingerprint(self.conn), await disclosure_store.last_change(self.conn),
+               await disclosure_store.count_policies(self.conn) if self.remote else None)
         if self._catalogue is None or self._catalogue[0] != key:
             first, last = await catalogue_store.time_span(self.conn)
             catalogue = Catalogue(kinds=tuple(await catalogue_store.kinds(self.conn)),

@@ -119,6 +119,13 @@ async def matches_policy(conn: aiosqlite.Connection, match: str, policy: str) ->
         return await cur.fetchone() is not None
 
 
+async def last_change(conn: aiosqlite.Connection) -> str:
+    """When a policy was last set (changes whenever one is set; a cleared one is not counted)."""
+    async with conn.execute("SELECT MAX(set_at) FROM (SELECT set_at FROM source_policies "
+                            "UNION ALL SELECT set_at FROM kind_policies)") as cur:
+        return (await cur.fetchone())[0] or ""
+
+
 async def count_policies(conn: aiosqlite.Connection) -> dict[str, int]:
     """Sources under each policy (allow included)."""
     async with conn.execute(f"SELECT {effective_policy_sql('d')} AS p, COUNT(*) FROM documents d GROUP BY p") as cur:
