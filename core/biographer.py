@@ -15,9 +15,9 @@ from core.agent import prompts
 from core.agent.budget import Window, estimate_tokens
 from core.agent.citations import check_citations
 from core.agent.delimiters import neutralise
+from core.agent.config import ANALYSIS_TOOLS, REPORT_TOOLS, AgentConfig, AnalysisStatus
 from core.agent.loop import LoopResult, NeedsEvidence, ToolLoop
-from core.agent.schemas import (ANALYSIS_TOOLS, CHAT_TOOLS, REPORT_TOOLS, SMALL_CHAT_TOOLS, Catalogue,
-                                tool_schemas)
+from core.agent.schemas import Catalogue, tool_schemas
 from core.agent.tools import Toolbox, Turn
 from core.chunking import render_message
 from core.errors import ModelUnavailable, UserFacingError
@@ -45,40 +45,7 @@ UNCHECKED = ("(Not checked against your sources: the model answered without look
              "so treat this as its guess.)")
 CUT_REPORT = "(This report was cut short at the model's length limit: it is incomplete.)"
 NOT_READ = "not read: the model made no tool call"
-# below this context window, chat keeps the three reading tools only: what the owner tells it is
-# stored anyway, and the next analysis folds it into bio.md
-SMALL_CONTEXT = 12_000
 MATERIAL_SHARE = 0.4  # of the prompt window, for one analysis batch of new material
-
-
-@dataclass(frozen=True)
-class AgentConfig:
-    chat_steps: int = 25
-    analysis_steps: int = 40
-    ingest_steps: int = 60
-    chat_tail: int = 6
-    batch_chars: int = 24_000
-    daily_token_cap: int = 0  # 0: none
-    question_repeat_days: int = 7
-    owner: str = "the owner"
-    zone: tzinfo = timezone.utc
-    context_tokens: int = 32_768
-    max_output_tokens: int = 1500
-
-    @property
-    def window(self) -> Window:
-        return Window(self.context_tokens, min(self.max_output_tokens, self.context_tokens // 4))
-
-    @property
-    def chat_tools(self) -> tuple[str, ...]:
-        return CHAT_TOOLS if self.context_tokens >= SMALL_CONTEXT else SMALL_CHAT_TOOLS
-
-
-@dataclass(frozen=True)
-class AnalysisStatus:
-    pending: int  # passages not read into bio.md yet
-    last_unread: str | None  # when the latest analysis run left its batch unread (the model made no call)
-    note: str = ""
 
 
 class TokenCapReached(UserFacingError):
@@ -455,14 +422,6 @@ class Biographer:
         return replaced
 
     # ------------------------------------------------------------------ usage
-
-    async def usage(self, *, days: int = 30) -> dict:
-        """{day: {role: {"runs", "prompt_tokens", "completion_tokens"}}}, newest day first."""
-        out: dict[str, dict[str, dict[str, int]]] = {}
-        for day, role, runs, prompt, completion in await run_store.usage_by_day(self.conn, days=days):
-            out.setdefault(day, {})[role] = {"runs": runs, "prompt_tokens": prompt or 0,
-                                             "completion_tokens": completion or 0}
-        return out
 
 
 def _batch(rows: list[tuple], budget: int, *, tokens: int) -> list[tuple]:

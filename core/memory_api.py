@@ -23,7 +23,7 @@ from core.api_errors import Conflict, NotFound, NotPermitted
 from core.clients import Client
 from core.dates import parse_bound
 from core.errors import EmbeddingModelMismatch, ModelUnavailable, UserFacingError
-from core.ingest import utc_iso
+from core.times import utc_iso
 from core.memory import Memory
 from core.ranking import parse_time
 from core.saves import passage_hash, version_locator

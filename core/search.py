@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import aiosqlite
-import numpy as np
 
 from core import ranking
 from core.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
@@ -20,9 +20,12 @@ from core.types import DOCUMENT_END, GrepMatch, GrepPage, Locator, SearchFilters
 from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import messages as message_store
-from storage import vectors as vector_store
 from storage.keyword_reader import KeywordReader
-from storage.vector_index import VectorIndex
+
+if TYPE_CHECKING:  # numpy and the vector index load in 0.1 s: grep and read never need them
+    import numpy as np
+
+    from storage.vector_index import VectorIndex
 
 # Candidate depths for hybrid search; the ranking itself lives in core/ranking.py.
 HYBRID_DEPTH = 100  # keyword candidates
@@ -74,6 +77,8 @@ class Searcher:
     async def vector_index(self) -> VectorIndex:
         """The in-memory sign-bit index (see warm_up)."""
         if self._index is None:
+            from storage.vector_index import VectorIndex
+
             self._index = VectorIndex(await self._store_path())
         return self._index
 
@@ -83,6 +88,8 @@ class Searcher:
         return self._keywords
 
     async def _store_path(self) -> str:
+        from storage import vectors as vector_store
+
         path = await vector_store.database_path(self.conn)
         if not path:
             raise RuntimeError("search reads the store through connections of its own: it needs a file")
@@ -303,6 +310,8 @@ def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_
 
 def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: chunk_store.ChunkFilter) -> Ranked:
     """The vector half, blocking (in a worker thread)."""
+    import numpy as np
+
     ranked = index.search(np.asarray(vector, dtype=np.float32), depth=depth, where=where,
                           shortlist=max(depth * BIT_OVERSAMPLE, SHORTLIST), exact_below=EXACT_FILTER_CAP)
     return ranked, index.chunks([cid for cid, _ in ranked])

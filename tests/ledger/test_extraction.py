@@ -221,7 +221,7 @@ async def test_forgetting_a_source_forgets_what_rests_on_it_alone(service, fake_
 async def test_the_daily_token_cap_stops_extraction(service, fake_openai, tmp_path):
     from dataclasses import replace
 
-    service.biographer.config = replace(service.biographer.config, daily_token_cap=1)
+    service.config = replace(service.config, daily_token_cap=1)
     await service.import_files([whatsapp(tmp_path, "Ana", ["10/05/2024, 12:00 - Ana: hi"]),
                                 whatsapp(tmp_path, "Rui", ["10/05/2024, 12:00 - Rui: hi"])])
     proposals(fake_openai)
