@@ -53,12 +53,20 @@ class Toolbox(LedgerTools):
         self.book = book
         self.zone = zone
         self.remember = remember
+        # every tool by the name the model calls it (the schemas in core/agent/schemas.py)
+        self.tools: dict[str, Callable[..., Awaitable[str]]] = {
+            "search": self._search, "grep": self._grep, "read_source": self._read_source,
+            "edit_profile": self._edit_profile, "add_open_question": self._add_open_question,
+            "resolve_open_question": self._resolve_open_question, "add_timeline_event": self._add_timeline_event,
+            "remember": self._remember,
+            "ledger_query": self._ledger_query, "ledger_save": self._ledger_save, "ledger_update": self._ledger_update,
+        }
 
     async def dispatch(self, schema: dict, raw_arguments: str, turn: Turn) -> str:
         """Run one tool call; a mistake comes back as ToolError (the loop feeds it to the model)."""
         args = parse_arguments(schema, raw_arguments)
         try:
-            return await getattr(self, f"_{schema['function']['name']}")(turn, **args)
+            return await self.tools[schema["function"]["name"]](turn, **args)
         except EditRejected as error:
             raise ToolError(f"{error.message}; {error.hint}") from None
         except UserFacingError as error:
