@@ -72,7 +72,6 @@ for a in (0.5, 0.6, 0.7, 0.8):
 # ---------------------------------------------------------------- line-level keyword scores
 
 import sqlite3  # noqa: E402
-from functools import lru_cache  # noqa: E402
 
 from core.ranking import keyword_query  # noqa: E402
 

@@ -8,11 +8,11 @@ import hashlib
 import json
 import logging
 import re
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone, tzinfo
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 
 from core.agent import prompts
-from core.agent.budget import Window, estimate_tokens
+from core.agent.budget import estimate_tokens
 from core.agent.citations import check_citations
 from core.agent.delimiters import neutralise
 from core.agent.config import ANALYSIS_TOOLS, REPORT_TOOLS, AgentConfig, AnalysisStatus

@@ -217,7 +217,7 @@ class JobRunner:
         """`service`: a core.service.Service (typed Any: the service module imports this one)."""
         self.service = service
         self.conn = service.memory.conn
-        self.preferences = preferences = service.preferences
+        self.preferences = service.preferences
         prompts = service.prompts
         self.grace = grace
         self.clock = clock

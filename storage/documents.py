@@ -119,10 +119,6 @@ async def list_documents(conn: aiosqlite.Connection) -> list[DocumentRow]:
         return [_row(r) for r in await cur.fetchall()]
 
 
-async def delete_document(conn: aiosqlite.Connection, document_id: int) -> None:
-    await conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
-
-
 async def kinds(conn: aiosqlite.Connection) -> list[str]:
     """The source kinds the store holds."""
     async with conn.execute("SELECT DISTINCT kind FROM documents ORDER BY kind") as cur:

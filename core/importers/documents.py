@@ -104,10 +104,6 @@ def _squeeze_blank(lines: list[str]) -> Iterator[str]:
             yield ""
 
 
-DOCUMENT_KINDS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html",
-                  ".json": "json", ".csv": "csv"}
-
-
 class DocumentImporter(ImporterBase):
     """PDF, Word, HTML; JSON and CSV as plain text when no chat importer claimed them."""
 
