@@ -117,7 +117,8 @@ for wk, wl, ws in ((1, 1, 0.5), (1, 1, 1), (0.5, 1, 0.5), (1, 0.5, 0.5), (0, 1, 
 
 from datetime import timedelta  # noqa: E402
 
-from core.ranking import parse_time, query_dates  # noqa: E402
+from core.ranking import query_dates  # noqa: E402
+from core.times import parse_utc as parse_time  # noqa: E402
 
 
 def in_window(row, periods, slack):

@@ -24,7 +24,8 @@ from core.errors import ModelUnavailable, UserFacingError
 from core.memory import Memory
 from core.ports import LLM, Progress, Usage, no_progress
 from core.profile import GENERATED, citations_in, consolidation_problems, section_span, sections_of
-from core.profile_book import Clock, ProfileBook, iso, parse_iso, render, utc_now
+from core.profile_book import ProfileBook, render
+from core.times import Clock, parse_utc, utc_iso_precise, utc_now
 from core.types import (AnalysisResult, Answer, Conversation, Locator, Message, OpenQuestion,
                         SourceDocument, TimelineEvent)
 from storage import catalogue as catalogue_store
@@ -79,12 +80,12 @@ class Biographer:
         llm = self._require_llm()
         async with transaction(self.conn):
             return await run_store.start_run(self.conn, kind=kind, role=role, model=llm.model_for(role),
-                                             at=iso(self.clock()))
+                                             at=utc_iso_precise(self.clock()))
 
     async def _finish(self, run_id: int, *, status: str, usage: Usage, steps: int = 0,
                       tool_errors: int = 0, note: str = "") -> None:
         async with transaction(self.conn):
-            await run_store.finish_run(self.conn, run_id, at=iso(self.clock()), status=status, steps=steps,
+            await run_store.finish_run(self.conn, run_id, at=utc_iso_precise(self.clock()), status=status, steps=steps,
                                        tool_errors=tool_errors, prompt_tokens=usage.prompt_tokens,
                                        completion_tokens=usage.completion_tokens, note=note)
 
@@ -109,7 +110,7 @@ class Biographer:
         return self._catalogue[1]
 
     def _day(self, moment: str | None) -> str | None:
-        parsed = parse_iso(moment)
+        parsed = parse_utc(moment)
         return parsed.astimezone(self.config.zone).strftime("%Y-%m-%d") if parsed else None
 
     async def _agent(self, *, kind: str, prompt: str, role: str, budget: int, user: list[dict],
@@ -154,7 +155,7 @@ class Biographer:
 
     async def tokens_today(self) -> int:
         start = self.clock().astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-        return await run_store.tokens_since(self.conn, iso(start))
+        return await run_store.tokens_since(self.conn, utc_iso_precise(start))
 
     # ------------------------------------------------------------------ chat
 
@@ -173,7 +174,7 @@ class Biographer:
             # still no tool call after the nudge: say so, in the answer itself, wherever it is shown
             answer = replace(answer, text=f"{UNCHECKED}\n\n{answer.text}", checked=False)
         async with transaction(self.conn):
-            now = iso(self.clock())
+            now = utc_iso_precise(self.clock())
             await chat_store.add_turn(self.conn, conversation=conversation, role="user", text=text, at=now)
             await chat_store.add_turn(self.conn, conversation=conversation, role="assistant", text=answer.text, at=now)
         # the conversation is logged (chat_turns) but is no source: a question is not evidence, and
@@ -192,7 +193,7 @@ class Biographer:
         moment = when or self.clock()
         moment = (moment if moment.tzinfo else moment.replace(tzinfo=self.config.zone)).astimezone(self.config.zone)
         message = Message(sender=self.config.owner, text=text.strip(), time=moment, is_owner=True)
-        identity = "biographer:" + hashlib.sha1(f"{conversation}|{iso(moment)}|{text}".encode()).hexdigest()
+        identity = "biographer:" + hashlib.sha1(f"{conversation}|{utc_iso_precise(moment)}|{text}".encode()).hexdigest()
         await self.memory.save([SourceDocument(
             kind=CHAT_KIND, name="Told to the biographer", identity=identity, messages=iter([message]),
             conversation=Conversation(platform="biographer", key=conversation, name="Told to the biographer",
@@ -208,12 +209,12 @@ class Biographer:
 
     async def next_question(self) -> OpenQuestion | None:
         horizon = self.clock() - timedelta(days=self.config.question_repeat_days)
-        row = await question_store.next_question(self.conn, asked_before=iso(horizon))
+        row = await question_store.next_question(self.conn, asked_before=utc_iso_precise(horizon))
         return _question(row) if row else None
 
     async def mark_asked(self, question_id: int, when: datetime) -> None:
         async with transaction(self.conn):
-            await question_store.mark_asked(self.conn, question_id, iso(when))
+            await question_store.mark_asked(self.conn, question_id, utc_iso_precise(when))
 
     async def answer_question(self, question_id: int, text: str) -> Answer:
         row = await question_store.get_question(self.conn, question_id)
@@ -240,10 +241,10 @@ class Biographer:
             # the owner answered it: it is closed whether or not the model remembered to say so
             async with transaction(self.conn):
                 await question_store.resolve(self.conn, question_id, status="answered",
-                                             resolution=f"answered by the owner [{locator}]", at=iso(self.clock()))
+                                             resolution=f"answered by the owner [{locator}]", at=utc_iso_precise(self.clock()))
         async with transaction(self.conn):  # folded in already: analysis need not read it again
             await chat_store.mark_analyzed(self.conn, locator.document_id, locator.char_end,
-                                           run_id=turn.run_id, at=iso(self.clock()))
+                                           run_id=turn.run_id, at=utc_iso_precise(self.clock()))
         return await self._cited(result, turn)
 
     # ------------------------------------------------------------------ profile
@@ -314,7 +315,7 @@ class Biographer:
         blocks = []
         for document_id, start, end, text, time_start, _time_end, name, kind in batch:
             locator = Locator(document_id, start, end)
-            when = parse_iso(time_start)
+            when = parse_utc(time_start)
             when = when.astimezone(self.config.zone) if when else None
             turn.evidence.add(locator, name, when)
             blocks.append(self.toolbox.source(locator, name, when, text, kind=kind))
@@ -337,7 +338,7 @@ class Biographer:
             for document_id, _start, end, *_ in batch:
                 reached[document_id] = max(reached.get(document_id, 0), end)
             for document_id, end in reached.items():
-                await chat_store.mark_analyzed(self.conn, document_id, end, run_id=turn.run_id, at=iso(self.clock()))
+                await chat_store.mark_analyzed(self.conn, document_id, end, run_id=turn.run_id, at=utc_iso_precise(self.clock()))
         return turn, True
 
     # ------------------------------------------------------------------ report
@@ -346,7 +347,7 @@ class Biographer:
         await self._check_cap()
         until = self.clock()
         since = until - timedelta(days=days)
-        documents = [d for d in await chat_store.documents_between(self.conn, iso(since), iso(until))
+        documents = [d for d in await chat_store.documents_between(self.conn, utc_iso_precise(since), utc_iso_precise(until))
                      if d[2] != REPORT_KIND]
         listing = "\n".join(f"- doc{d[0]} {neutralise(d[1])} ({d[2]}), {(d[3] or '?')[:10]} to {(d[4] or '?')[:10]}"
                             for d in documents) or "- (no sources with material in this period)"
@@ -459,6 +460,6 @@ def _json_list(value: str) -> list[str]:
 def _question(row: tuple) -> OpenQuestion:
     qid, text, why, priority, status, _run, locators, created, asked, times, answered, resolution = row
     return OpenQuestion(id=qid, text=text, why=why, priority=priority, status=status,
-                        created_at=parse_iso(created), asked_at=parse_iso(asked), times_asked=times,
-                        answered_at=parse_iso(answered), resolution=resolution,
+                        created_at=parse_utc(created), asked_at=parse_utc(asked), times_asked=times,
+                        answered_at=parse_utc(answered), resolution=resolution,
                         locators=tuple(_json_list(locators)))

@@ -20,7 +20,7 @@ from core.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
 from core.errors import ModelUnavailable, StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
 from core.inbox import Inbox
-from core.times import utc_iso
+from core.times import Clock, utc_iso, utc_now
 from core.jobs import PromptBook
 from core.ledger.conversations import NOT_CONVERSATIONS
 from core.memory import Memory
@@ -28,7 +28,6 @@ from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer
 from core.page_sessions import NewSession, PageSession, PageSessions
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
-from core.profile_book import Clock, utc_now
 from core.saves import SavedRecord, SaveBook, SaveRequest
 from core.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,

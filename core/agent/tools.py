@@ -16,7 +16,8 @@ from core.agent.schemas import MAX_SEARCH, MAX_WINDOW, Catalogue, ToolError, par
 from core.errors import UserFacingError
 from core.memory import Memory
 from core.profile import EditRejected
-from core.profile_book import ProfileBook, iso, parse_iso
+from core.profile_book import ProfileBook
+from core.times import parse_utc, utc_iso_precise
 from core.types import Locator, SearchFilters
 from storage import documents as document_store
 from storage import messages as message_store
@@ -150,7 +151,7 @@ class Toolbox(LedgerTools):
         if moment is None:
             document = await document_store.get_document(self.conn, locator.document_id)
             moment = document.time_start if document else None
-        return self._local(parse_iso(moment))
+        return self._local(parse_utc(moment))
 
     # ------------------------------------------------------------ writing
 
@@ -181,14 +182,14 @@ class Toolbox(LedgerTools):
         async with transaction(self.conn):
             qid = await question_store.add_question(
                 self.conn, text=question, why=why, priority=max(1, min(priority, 5)), run_id=turn.run_id,
-                locators=list(locators or []), at=iso(self.book.clock()))
+                locators=list(locators or []), at=utc_iso_precise(self.book.clock()))
         turn.questions_added += 1
         return f"question #{qid} added"
 
     async def _resolve_open_question(self, turn: Turn, *, id: int, resolution: str, status: str = "answered") -> str:
         async with transaction(self.conn):
             done = await question_store.resolve(self.conn, id, status=status, resolution=resolution,
-                                                at=iso(self.book.clock()))
+                                                at=utc_iso_precise(self.book.clock()))
         if not done:
             raise ToolError(f"there is no open question #{id}")
         turn.questions_resolved.append(id)
@@ -200,7 +201,7 @@ class Toolbox(LedgerTools):
         async with transaction(self.conn):
             eid, created = await timeline_store.add_event(
                 self.conn, date=date, title=title, detail=detail, locators=locators, run_id=turn.run_id,
-                at=iso(self.book.clock()))
+                at=utc_iso_precise(self.book.clock()))
         turn.events_added += created
         return f"timeline event #{eid} " + ("added" if created else "already there; sources merged")
 

@@ -20,7 +20,7 @@ from core.ledger.conversations import Window, line_text
 from core.ledger.proposals import TOOL, BadProposal, Proposals, from_content, parse, tool_schema
 from core.ledger.validation import Validator
 from core.ports import LLM, Completion, Progress, Usage, no_progress
-from core.profile_book import iso
+from core.times import utc_iso_precise
 from storage import ledger as store
 from storage import runs as run_store
 from storage.db import transaction
@@ -97,7 +97,7 @@ class Extractor:
         if not cap:
             return ""
         midnight = self.ledger.clock().astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-        if await run_store.tokens_since(self.conn, iso(midnight)) >= cap:
+        if await run_store.tokens_since(self.conn, utc_iso_precise(midnight)) >= cap:
             return f"today's token cap ({cap:,}) is spent; the rest is read tomorrow"
         return ""
 
@@ -107,7 +107,7 @@ class Extractor:
         carried = await self._carried(window)
         async with transaction(self.conn):
             run_id = await run_store.start_run(self.conn, kind="ledger", role=ROLE, model=self.llm.model_for(ROLE),
-                                               at=iso(self.ledger.clock()))
+                                               at=utc_iso_precise(self.ledger.clock()))
         usage, note = Usage(), ""
         try:
             proposals, usage, note = await self._propose(window, carried)
@@ -138,7 +138,7 @@ class Extractor:
 
     async def _finish(self, run_id: int, status: str, usage: Usage, note: str) -> None:
         async with transaction(self.conn):
-            await run_store.finish_run(self.conn, run_id, at=iso(self.ledger.clock()), status=status, steps=1,
+            await run_store.finish_run(self.conn, run_id, at=utc_iso_precise(self.ledger.clock()), status=status, steps=1,
                                        tool_errors=int(status != "done"), prompt_tokens=usage.prompt_tokens,
                                        completion_tokens=usage.completion_tokens, note=note)
 
