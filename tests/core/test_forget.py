@@ -72,3 +72,14 @@ def test_cli_forget_asks_for_confirmation_unless_told(tmp_path: Path, capsys):
     assert main(["--data-dir", data, "forget", "1", "--yes"]) == 0
     assert capsys.readouterr().out.strip() == "Forgot #1 note.txt."
     assert main(["--data-dir", data, "forget", "1", "--yes"]) == 2
+
+
+def test_forget_reaches_citations_inside_a_bracket_of_several():
+    from core.sources import without_source
+
+    bio = ("- Lives in Porto [doc1:0-10, doc2:5-9]\n"
+           "- Moved for the bakery job [doc1:20-40; doc1:50-60]\n"
+           "- Swims on Mondays [doc2:0-4]\n")
+    text, removed = without_source(bio, 1)
+    assert text == "- Lives in Porto [doc2:5-9]\n- Swims on Mondays [doc2:0-4]\n"
+    assert removed == 1
