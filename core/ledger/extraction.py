@@ -14,6 +14,7 @@ from datetime import timezone, tzinfo
 import aiosqlite
 
 from core.agent import prompts
+from core.agent.delimiters import neutralise
 from core.ledger import conversations
 from core.ledger.book import OPEN, Ledger, LedgerItem
 from core.ledger.conversations import Window, line_text
@@ -203,14 +204,6 @@ def _correction(completion: Completion, error: BadProposal) -> list[dict]:
             *({"role": "tool", "tool_call_id": c.id, "content": text} for c in completion.tool_calls)]
 
 
-def _escape(text: str) -> str:
-    # a message (or an item's text, which a model wrote from messages) cannot close its block and
-    # speak as the system
-    for tag in ("conversation", "items"):
-        text = text.replace(f"</{tag}", f"<\\/{tag}").replace(f"<{tag}", f"<\\{tag}")
-    return text
-
-
 def describe_item(item: LedgerItem) -> str:
     """One line an extraction window shows for an open item."""
     who = {"commitment": f"the owner promised {item.person}", "owed": f"{item.person} owes the owner",
@@ -227,11 +220,12 @@ def render_window(window: Window, carried: list[LedgerItem]) -> str:
     limit = 4_000
     parts = [f"Conversation: {conversation.name} ({conversation.platform}, {kind}), part {window.number}.",
              "", "Open items already in the ledger (update them by id; do not propose them again):", "<items>"]
-    parts += [f"- {_escape(describe_item(item))}" for item in carried] or ["- (none)"]
+    # neither a message nor an item's text (a model wrote it from messages) may close its block
+    parts += [f"- {neutralise(describe_item(item))}" for item in carried] or ["- (none)"]
     parts.append("</items>")
     if window.context:
         parts += ["", "Earlier lines, for context (already read):", "<conversation>"]
-        parts += [_escape(line_text(line, limit=limit)) for line in window.context] + ["</conversation>"]
+        parts += [neutralise(line_text(line, limit=limit)) for line in window.context] + ["</conversation>"]
     parts += ["", "New lines to read (locator | the sender's local time | sender: text):", "<conversation>"]
-    parts += [_escape(line_text(line, limit=limit)) for line in window.lines] + ["</conversation>"]
+    parts += [neutralise(line_text(line, limit=limit)) for line in window.lines] + ["</conversation>"]
     return "\n".join(parts)
