@@ -5,7 +5,6 @@ a bounded chat tail (text only) and its own input; tool traffic dies with the ru
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 from dataclasses import replace
@@ -30,6 +29,8 @@ from core.types import (AnalysisResult, Answer, Conversation, Locator, Message, 
                         SourceDocument, TimelineEvent)
 from storage import catalogue as catalogue_store
 from storage import chat as chat_store
+from storage.chat import PendingChunk
+from storage.questions import QuestionRow
 from storage import documents as document_store
 from storage import messages as message_store
 from storage import questions as question_store
@@ -253,8 +254,8 @@ class Biographer:
         return render(await self.book.text(), events=await self.timeline(), questions=await self.open_questions())
 
     async def timeline(self) -> list[TimelineEvent]:
-        return [TimelineEvent(id=r[0], date=r[1], title=r[2], detail=r[3], locators=tuple(_json_list(r[4])))
-                for r in await timeline_store.list_events(self.conn)]
+        return [TimelineEvent(id=e.id, date=e.date, title=e.title, detail=e.detail, locators=e.locators)
+                for e in await timeline_store.list_events(self.conn)]
 
     # ------------------------------------------------------------------ analysis
 
@@ -289,7 +290,7 @@ class Biographer:
             outcome.edits += turn.edits
             outcome.questions_added += turn.questions_added
             outcome.events_added += turn.events_added
-            documents.update(r[0] for r in batch)
+            documents.update(c.document_id for c in batch)
         progress("analysing", outcome.chunks_read, total)
         outcome.documents = len(documents)
         outcome.remaining_chunks = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED)
@@ -307,21 +308,22 @@ class Biographer:
         return AnalysisStatus(pending=pending, last_unread=latest.started_at if unread else None,
                               note=latest.note if unread else "")
 
-    async def _analyse_batch(self, batch: list[tuple], *, number: int) -> tuple[Turn, bool]:
+    async def _analyse_batch(self, batch: list[PendingChunk], *, number: int) -> tuple[Turn, bool]:
         """One run over a batch; (what it did, whether it read it). A batch counts as read only
         when the model really worked on it (a tool call that ran) and its run was not cut short;
         otherwise it stays queued, so no material is ever marked read unread."""
         turn = Turn(run_id=None)
         blocks = []
-        for document_id, start, end, text, time_start, _time_end, name, kind in batch:
-            locator = Locator(document_id, start, end)
-            when = parse_utc(time_start)
+        for chunk in batch:
+            locator = Locator(chunk.document_id, chunk.char_start, chunk.char_end)
+            when = parse_utc(chunk.time_start)
             when = when.astimezone(self.config.zone) if when else None
-            turn.evidence.add(locator, name, when)
-            blocks.append(self.toolbox.source(locator, name, when, text, kind=kind))
-        first, last = batch[0][4], batch[-1][5] or batch[-1][4]
+            turn.evidence.add(locator, chunk.document, when)
+            blocks.append(self.toolbox.source(locator, chunk.document, when, chunk.text, kind=chunk.kind))
+        first, last = batch[0].time_start, batch[-1].time_end or batch[-1].time_start
         header = (f"New material, batch {number}: {len(batch)} passages from "
-                  f"{len({r[0] for r in batch})} sources, {(first or 'undated')[:10]} to {(last or 'undated')[:10]}.")
+                  f"{len({c.document_id for c in batch})} sources, {(first or 'undated')[:10]} to "
+                  f"{(last or 'undated')[:10]}.")
         user = [{"role": "user", "content": header + "\n\n" + "\n".join(blocks)}]
         result, turn = await self._agent(kind="ingest_analysis", prompt="analysis", role="analysis",
                                          budget=self.config.ingest_steps, user=user, turn=turn,
@@ -335,8 +337,8 @@ class Biographer:
             return turn, False
         async with transaction(self.conn):
             reached: dict[int, int] = {}
-            for document_id, _start, end, *_ in batch:
-                reached[document_id] = max(reached.get(document_id, 0), end)
+            for chunk in batch:
+                reached[chunk.document_id] = max(reached.get(chunk.document_id, 0), chunk.char_end)
             for document_id, end in reached.items():
                 await chat_store.mark_analyzed(self.conn, document_id, end, run_id=turn.run_id, at=utc_iso_precise(self.clock()))
         return turn, True
@@ -347,10 +349,12 @@ class Biographer:
         await self._check_cap()
         until = self.clock()
         since = until - timedelta(days=days)
-        documents = [d for d in await chat_store.documents_between(self.conn, utc_iso_precise(since), utc_iso_precise(until))
-                     if d[2] != REPORT_KIND]
-        listing = "\n".join(f"- doc{d[0]} {neutralise(d[1])} ({d[2]}), {(d[3] or '?')[:10]} to {(d[4] or '?')[:10]}"
-                            for d in documents) or "- (no sources with material in this period)"
+        documents = [d for d in await chat_store.documents_between(self.conn, utc_iso_precise(since),
+                                                                   utc_iso_precise(until))
+                     if d.kind != REPORT_KIND]
+        listing = "\n".join(f"- doc{d.id} {neutralise(d.name)} ({d.kind}), {(d.time_start or '?')[:10]} to "
+                            f"{(d.time_end or '?')[:10]}" for d in documents) \
+            or "- (no sources with material in this period)"
         zone = self.config.zone
         user = [{"role": "user", "content":
                  f"Period: {since.astimezone(zone):%Y-%m-%d} to {until.astimezone(zone):%Y-%m-%d} ({days} days).\n"
@@ -425,15 +429,15 @@ class Biographer:
     # ------------------------------------------------------------------ usage
 
 
-def _batch(rows: list[tuple], budget: int, *, tokens: int) -> list[tuple]:
+def _batch(rows: list[PendingChunk], budget: int, *, tokens: int) -> list[PendingChunk]:
     """As many passages as fit in `budget` characters and `tokens` estimated tokens (at least one)."""
     batch, used, used_tokens = [], 0, 0
     for row in rows:
-        size = estimate_tokens(row[3])
-        if batch and (used + len(row[3]) > budget or used_tokens + size > tokens):
+        size = estimate_tokens(row.text)
+        if batch and (used + len(row.text) > budget or used_tokens + size > tokens):
             break
         batch.append(row)
-        used += len(row[3])
+        used += len(row.text)
         used_tokens += size
     return batch
 
@@ -453,13 +457,8 @@ def _unfenced(text: str) -> str:
     return (match.group(1) if match else text).strip()
 
 
-def _json_list(value: str) -> list[str]:
-    return list(json.loads(value or "[]"))
-
-
-def _question(row: tuple) -> OpenQuestion:
-    qid, text, why, priority, status, _run, locators, created, asked, times, answered, resolution = row
-    return OpenQuestion(id=qid, text=text, why=why, priority=priority, status=status,
-                        created_at=parse_utc(created), asked_at=parse_utc(asked), times_asked=times,
-                        answered_at=parse_utc(answered), resolution=resolution,
-                        locators=tuple(_json_list(locators)))
+def _question(row: QuestionRow) -> OpenQuestion:
+    return OpenQuestion(id=row.id, text=row.text, why=row.why, priority=row.priority, status=row.status,
+                        created_at=parse_utc(row.created_at), asked_at=parse_utc(row.asked_at),
+                        times_asked=row.times_asked, answered_at=parse_utc(row.answered_at),
+                        resolution=row.resolution, locators=row.locators)

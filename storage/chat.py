@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import aiosqlite
 
 
@@ -20,9 +22,32 @@ async def tail(conn: aiosqlite.Connection, conversation: str, *, limit: int) -> 
     return rows[::-1]
 
 
-async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...], limit: int) -> list[tuple]:
-    """Chunks analysis has not read yet, oldest material first:
-    (document_id, char_start, char_end, text, time_start, time_end, document name, kind)."""
+@dataclass(frozen=True)
+class PendingChunk:
+    """A passage analysis has not read yet."""
+
+    document_id: int
+    char_start: int
+    char_end: int
+    text: str
+    time_start: str | None
+    time_end: str | None
+    document: str  # the document's name
+    kind: str
+
+
+@dataclass(frozen=True)
+class PeriodDocument:
+    id: int
+    name: str
+    kind: str
+    time_start: str | None
+    time_end: str | None
+
+
+async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...],
+                         limit: int) -> list[PendingChunk]:
+    """Chunks analysis has not read yet, oldest material first."""
     marks = ",".join("?" * len(exclude_kinds)) or "''"
     async with conn.execute(
         f"""SELECT c.document_id, c.char_start, c.char_end, c.text, c.time_start, c.time_end, d.name, d.kind
@@ -32,7 +57,7 @@ async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str
             ORDER BY COALESCE(d.time_start, d.imported_at), d.id, c.char_start LIMIT ?""",
         (*exclude_kinds, limit),
     ) as cur:
-        return [tuple(r) for r in await cur.fetchall()]
+        return [PendingChunk(*r) for r in await cur.fetchall()]
 
 
 async def count_pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...]) -> int:
@@ -57,15 +82,15 @@ async def mark_analyzed(conn: aiosqlite.Connection, document_id: int, analyzed_t
     )
 
 
-async def documents_between(conn: aiosqlite.Connection, since: str, until: str) -> list[tuple]:
-    """(id, name, kind, time_start, time_end) of documents with material in a period."""
+async def documents_between(conn: aiosqlite.Connection, since: str, until: str) -> list[PeriodDocument]:
+    """Documents with material in a period."""
     async with conn.execute(
         """SELECT id, name, kind, time_start, time_end FROM documents
            WHERE COALESCE(time_end, imported_at) >= ? AND COALESCE(time_start, imported_at) <= ?
            ORDER BY COALESCE(time_start, imported_at) LIMIT 200""",
         (since, until),
     ) as cur:
-        return [tuple(r) for r in await cur.fetchall()]
+        return [PeriodDocument(*r) for r in await cur.fetchall()]
 
 
 async def latest_conversation(conn: aiosqlite.Connection, prefix: str) -> str | None:

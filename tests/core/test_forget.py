@@ -49,8 +49,7 @@ async def test_forget_removes_messages_vectors_raw_copy_timeline_and_profile_lin
     assert history[-1].profile_after == "# bio.md\n\n## People\n- Teo has a studio [doc2:0-20]\n"
     assert await profile_store_text(tmp_path) == history[-1].profile_after
     assert all("ferries" not in (h.old_text + h.new_text + h.profile_before + h.profile_after) for h in history)
-    assert [(date, title, locators) for _, date, title, _, locators, _, _ in events] == [
-        ("2024-05", "Studio", '["doc2:0-20"]')]
+    assert [(e.date, e.title, e.locators) for e in events] == [("2024-05", "Studio", ("doc2:0-20",))]
     assert hits == []
 
 
