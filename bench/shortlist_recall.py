@@ -17,7 +17,6 @@ Random vectors, where sign bits are weakest, are measured by bench/latency.py.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import time

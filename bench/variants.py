@@ -72,7 +72,6 @@ for a in (0.5, 0.6, 0.7, 0.8):
 # ---------------------------------------------------------------- line-level keyword scores
 
 import sqlite3  # noqa: E402
-from functools import lru_cache  # noqa: E402
 
 from core.ranking import keyword_query  # noqa: E402
 
@@ -118,7 +117,8 @@ for wk, wl, ws in ((1, 1, 0.5), (1, 1, 1), (0.5, 1, 0.5), (1, 0.5, 0.5), (0, 1, 
 
 from datetime import timedelta  # noqa: E402
 
-from core.ranking import parse_time, query_dates  # noqa: E402
+from core.ranking import query_dates  # noqa: E402
+from core.times import parse_utc as parse_time  # noqa: E402
 
 
 def in_window(row, periods, slack):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from bot.cli_args import add_json_option, cli_service, count, date_text, print_json, stderr
 
 if TYPE_CHECKING:
-    from core.biographer import AnalysisStatus
+    from core.agent.config import AnalysisStatus
     from core.config import Settings
     from core.service import Service
     from core.types import Answer, ProfileEdit

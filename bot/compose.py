@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import SecretStr
 
-from core.biographer import AgentConfig
+from core.agent.config import AgentConfig
 from core.config import AUTO_EMBEDDING_MODEL, Settings, is_local_url
 from core.errors import UserFacingError
 from core.importers.base import ImportContext

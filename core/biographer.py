@@ -5,32 +5,34 @@ a bounded chat tail (text only) and its own input; tool traffic dies with the ru
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone, tzinfo
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 
 from core.agent import prompts
-from core.agent.budget import Window, estimate_tokens
+from core.agent.budget import estimate_tokens
 from core.agent.citations import check_citations
 from core.agent.delimiters import neutralise
+from core.agent.config import ANALYSIS_TOOLS, REPORT_TOOLS, AgentConfig, AnalysisStatus
 from core.agent.loop import LoopResult, NeedsEvidence, ToolLoop
-from core.agent.schemas import (ANALYSIS_TOOLS, CHAT_TOOLS, REPORT_TOOLS, SMALL_CHAT_TOOLS, Catalogue,
-                                tool_schemas)
+from core.agent.schemas import Catalogue, tool_schemas
 from core.disclosure import DENY, DESCRIPTORS_ONLY
-from storage import disclosure as disclosure_store
 from core.agent.tools import Toolbox, Turn
 from core.chunking import render_message
 from core.errors import ModelUnavailable, UserFacingError
 from core.memory import Memory
 from core.ports import LLM, Progress, Usage, no_progress
 from core.profile import GENERATED, citations_in, consolidation_problems, section_span, sections_of
-from core.profile_book import Clock, ProfileBook, iso, parse_iso, render, utc_now
+from core.profile_book import ProfileBook, render
+from core.times import Clock, parse_utc, utc_iso_precise, utc_now
 from core.types import (AnalysisResult, Answer, Conversation, Locator, Message, OpenQuestion,
                         SourceDocument, TimelineEvent)
 from storage import catalogue as catalogue_store
 from storage import chat as chat_store
+from storage import disclosure as disclosure_store
+from storage.chat import PendingChunk
+from storage.questions import QuestionRow
 from storage import documents as document_store
 from storage import messages as message_store
 from storage import questions as question_store
@@ -47,40 +49,7 @@ UNCHECKED = ("(Not checked against your sources: the model answered without look
              "so treat this as its guess.)")
 CUT_REPORT = "(This report was cut short at the model's length limit: it is incomplete.)"
 NOT_READ = "not read: the model made no tool call"
-# below this context window, chat keeps the three reading tools only: what the owner tells it is
-# stored anyway, and the next analysis folds it into bio.md
-SMALL_CONTEXT = 12_000
 MATERIAL_SHARE = 0.4  # of the prompt window, for one analysis batch of new material
-
-
-@dataclass(frozen=True)
-class AgentConfig:
-    chat_steps: int = 25
-    analysis_steps: int = 40
-    ingest_steps: int = 60
-    chat_tail: int = 6
-    batch_chars: int = 24_000
-    daily_token_cap: int = 0  # 0: none
-    question_repeat_days: int = 7
-    owner: str = "the owner"
-    zone: tzinfo = timezone.utc
-    context_tokens: int = 32_768
-    max_output_tokens: int = 1500
-
-    @property
-    def window(self) -> Window:
-        return Window(self.context_tokens, min(self.max_output_tokens, self.context_tokens // 4))
-
-    @property
-    def chat_tools(self) -> tuple[str, ...]:
-        return CHAT_TOOLS if self.context_tokens >= SMALL_CONTEXT else SMALL_CHAT_TOOLS
-
-
-@dataclass(frozen=True)
-class AnalysisStatus:
-    pending: int  # passages not read into bio.md yet
-    last_unread: str | None  # when the latest analysis run left its batch unread (the model made no call)
-    note: str = ""
 
 
 class TokenCapReached(UserFacingError):
@@ -120,12 +89,12 @@ class Biographer:
         llm = self._require_llm()
         async with transaction(self.conn):
             return await run_store.start_run(self.conn, kind=kind, role=role, model=llm.model_for(role),
-                                             at=iso(self.clock()))
+                                             at=utc_iso_precise(self.clock()))
 
     async def _finish(self, run_id: int, *, status: str, usage: Usage, steps: int = 0,
                       tool_errors: int = 0, note: str = "") -> None:
         async with transaction(self.conn):
-            await run_store.finish_run(self.conn, run_id, at=iso(self.clock()), status=status, steps=steps,
+            await run_store.finish_run(self.conn, run_id, at=utc_iso_precise(self.clock()), status=status, steps=steps,
                                        tool_errors=tool_errors, prompt_tokens=usage.prompt_tokens,
                                        completion_tokens=usage.completion_tokens, note=note)
 
@@ -153,7 +122,7 @@ class Biographer:
         return self._catalogue[1]
 
     def _day(self, moment: str | None) -> str | None:
-        parsed = parse_iso(moment)
+        parsed = parse_utc(moment)
         return parsed.astimezone(self.config.zone).strftime("%Y-%m-%d") if parsed else None
 
     async def _agent(self, *, kind: str, prompt: str, role: str, budget: int, user: list[dict],
@@ -198,7 +167,7 @@ class Biographer:
 
     async def tokens_today(self) -> int:
         start = self.clock().astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-        return await run_store.tokens_since(self.conn, iso(start))
+        return await run_store.tokens_since(self.conn, utc_iso_precise(start))
 
     # ------------------------------------------------------------------ chat
 
@@ -217,7 +186,7 @@ class Biographer:
             # still no tool call after the nudge: say so, in the answer itself, wherever it is shown
             answer = replace(answer, text=f"{UNCHECKED}\n\n{answer.text}", checked=False)
         async with transaction(self.conn):
-            now = iso(self.clock())
+            now = utc_iso_precise(self.clock())
             await chat_store.add_turn(self.conn, conversation=conversation, role="user", text=text, at=now)
             await chat_store.add_turn(self.conn, conversation=conversation, role="assistant", text=answer.text, at=now)
         # the conversation is logged (chat_turns) but is no source: a question is not evidence, and
@@ -236,7 +205,7 @@ class Biographer:
         moment = when or self.clock()
         moment = (moment if moment.tzinfo else moment.replace(tzinfo=self.config.zone)).astimezone(self.config.zone)
         message = Message(sender=self.config.owner, text=text.strip(), time=moment, is_owner=True)
-        identity = "biographer:" + hashlib.sha1(f"{conversation}|{iso(moment)}|{text}".encode()).hexdigest()
+        identity = "biographer:" + hashlib.sha1(f"{conversation}|{utc_iso_precise(moment)}|{text}".encode()).hexdigest()
         await self.memory.save([SourceDocument(
             kind=CHAT_KIND, name="Told to the biographer", identity=identity, messages=iter([message]),
             conversation=Conversation(platform="biographer", key=conversation, name="Told to the biographer",
@@ -252,12 +221,12 @@ class Biographer:
 
     async def next_question(self) -> OpenQuestion | None:
         horizon = self.clock() - timedelta(days=self.config.question_repeat_days)
-        row = await question_store.next_question(self.conn, asked_before=iso(horizon))
+        row = await question_store.next_question(self.conn, asked_before=utc_iso_precise(horizon))
         return _question(row) if row else None
 
     async def mark_asked(self, question_id: int, when: datetime) -> None:
         async with transaction(self.conn):
-            await question_store.mark_asked(self.conn, question_id, iso(when))
+            await question_store.mark_asked(self.conn, question_id, utc_iso_precise(when))
 
     async def answer_question(self, question_id: int, text: str) -> Answer:
         row = await question_store.get_question(self.conn, question_id)
@@ -284,10 +253,10 @@ class Biographer:
             # the owner answered it: it is closed whether or not the model remembered to say so
             async with transaction(self.conn):
                 await question_store.resolve(self.conn, question_id, status="answered",
-                                             resolution=f"answered by the owner [{locator}]", at=iso(self.clock()))
+                                             resolution=f"answered by the owner [{locator}]", at=utc_iso_precise(self.clock()))
         async with transaction(self.conn):  # folded in already: analysis need not read it again
             await chat_store.mark_analyzed(self.conn, locator.document_id, locator.char_end,
-                                           run_id=turn.run_id, at=iso(self.clock()))
+                                           run_id=turn.run_id, at=utc_iso_precise(self.clock()))
         return await self._cited(result, turn)
 
     # ------------------------------------------------------------------ profile
@@ -296,8 +265,8 @@ class Biographer:
         return render(await self.book.text(), events=await self.timeline(), questions=await self.open_questions())
 
     async def timeline(self) -> list[TimelineEvent]:
-        return [TimelineEvent(id=r[0], date=r[1], title=r[2], detail=r[3], locators=tuple(_json_list(r[4])))
-                for r in await timeline_store.list_events(self.conn)]
+        return [TimelineEvent(id=e.id, date=e.date, title=e.title, detail=e.detail, locators=e.locators)
+                for e in await timeline_store.list_events(self.conn)]
 
     # ------------------------------------------------------------------ analysis
 
@@ -335,7 +304,7 @@ class Biographer:
             outcome.edits += turn.edits
             outcome.questions_added += turn.questions_added
             outcome.events_added += turn.events_added
-            documents.update(r[0] for r in batch)
+            documents.update(c.document_id for c in batch)
         progress("analysing", outcome.chunks_read, total)
         outcome.documents = len(documents)
         outcome.remaining_chunks = await chat_store.count_pending_chunks(self.conn, exclude_kinds=NOT_ANALYSED,
@@ -354,21 +323,22 @@ class Biographer:
         return AnalysisStatus(pending=pending, last_unread=latest.started_at if unread else None,
                               note=latest.note if unread else "")
 
-    async def _analyse_batch(self, batch: list[tuple], *, number: int) -> tuple[Turn, bool]:
+    async def _analyse_batch(self, batch: list[PendingChunk], *, number: int) -> tuple[Turn, bool]:
         """One run over a batch; (what it did, whether it read it). A batch counts as read only
         when the model really worked on it (a tool call that ran) and its run was not cut short;
         otherwise it stays queued, so no material is ever marked read unread."""
         turn = Turn(run_id=None)
         blocks = []
-        for document_id, start, end, text, time_start, _time_end, name, kind in batch:
-            locator = Locator(document_id, start, end)
-            when = parse_iso(time_start)
+        for chunk in batch:
+            locator = Locator(chunk.document_id, chunk.char_start, chunk.char_end)
+            when = parse_utc(chunk.time_start)
             when = when.astimezone(self.config.zone) if when else None
-            turn.evidence.add(locator, name, when)
-            blocks.append(self.toolbox.source(locator, name, when, text, kind=kind))
-        first, last = batch[0][4], batch[-1][5] or batch[-1][4]
+            turn.evidence.add(locator, chunk.document, when)
+            blocks.append(self.toolbox.source(locator, chunk.document, when, chunk.text, kind=chunk.kind))
+        first, last = batch[0].time_start, batch[-1].time_end or batch[-1].time_start
         header = (f"New material, batch {number}: {len(batch)} passages from "
-                  f"{len({r[0] for r in batch})} sources, {(first or 'undated')[:10]} to {(last or 'undated')[:10]}.")
+                  f"{len({c.document_id for c in batch})} sources, {(first or 'undated')[:10]} to "
+                  f"{(last or 'undated')[:10]}.")
         user = [{"role": "user", "content": header + "\n\n" + "\n".join(blocks)}]
         result, turn = await self._agent(kind="ingest_analysis", prompt="analysis", role="analysis",
                                          budget=self.config.ingest_steps, user=user, turn=turn,
@@ -382,10 +352,10 @@ class Biographer:
             return turn, False
         async with transaction(self.conn):
             reached: dict[int, int] = {}
-            for document_id, _start, end, *_ in batch:
-                reached[document_id] = max(reached.get(document_id, 0), end)
+            for chunk in batch:
+                reached[chunk.document_id] = max(reached.get(chunk.document_id, 0), chunk.char_end)
             for document_id, end in reached.items():
-                await chat_store.mark_analyzed(self.conn, document_id, end, run_id=turn.run_id, at=iso(self.clock()))
+                await chat_store.mark_analyzed(self.conn, document_id, end, run_id=turn.run_id, at=utc_iso_precise(self.clock()))
         return turn, True
 
     # ------------------------------------------------------------------ report
@@ -395,10 +365,11 @@ class Biographer:
         until = self.clock()
         since = until - timedelta(days=days)
         # a remote model is not told of denied sources, and of descriptors_only ones only the kind
-        documents = [d for d in await chat_store.documents_between(self.conn, iso(since), iso(until))
-                     if d[2] != REPORT_KIND and not (self.remote and d[5] == DENY)]
-        listing = "\n".join(f"- doc{d[0]} {d[2] if self.remote and d[5] == DESCRIPTORS_ONLY else neutralise(d[1])} "
-                            f"({d[2]}), {(d[3] or '?')[:10]} to {(d[4] or '?')[:10]}"
+        documents = [d for d in await chat_store.documents_between(self.conn, utc_iso_precise(since),
+                                                                   utc_iso_precise(until))
+                     if d.kind != REPORT_KIND and not (self.remote and d.policy == DENY)]
+        listing = "\n".join(f"- doc{d.id} {d.kind if self.remote and d.policy == DESCRIPTORS_ONLY else neutralise(d.name)} "
+                            f"({d.kind}), {(d.time_start or '?')[:10]} to {(d.time_end or '?')[:10]}"
                             for d in documents) or "- (no sources with material in this period)"
         zone = self.config.zone
         user = [{"role": "user", "content":
@@ -473,24 +444,16 @@ class Biographer:
 
     # ------------------------------------------------------------------ usage
 
-    async def usage(self, *, days: int = 30) -> dict:
-        """{day: {role: {"runs", "prompt_tokens", "completion_tokens"}}}, newest day first."""
-        out: dict[str, dict[str, dict[str, int]]] = {}
-        for day, role, runs, prompt, completion in await run_store.usage_by_day(self.conn, days=days):
-            out.setdefault(day, {})[role] = {"runs": runs, "prompt_tokens": prompt or 0,
-                                             "completion_tokens": completion or 0}
-        return out
 
-
-def _batch(rows: list[tuple], budget: int, *, tokens: int) -> list[tuple]:
+def _batch(rows: list[PendingChunk], budget: int, *, tokens: int) -> list[PendingChunk]:
     """As many passages as fit in `budget` characters and `tokens` estimated tokens (at least one)."""
     batch, used, used_tokens = [], 0, 0
     for row in rows:
-        size = estimate_tokens(row[3])
-        if batch and (used + len(row[3]) > budget or used_tokens + size > tokens):
+        size = estimate_tokens(row.text)
+        if batch and (used + len(row.text) > budget or used_tokens + size > tokens):
             break
         batch.append(row)
-        used += len(row[3])
+        used += len(row.text)
         used_tokens += size
     return batch
 
@@ -510,13 +473,8 @@ def _unfenced(text: str) -> str:
     return (match.group(1) if match else text).strip()
 
 
-def _json_list(value: str) -> list[str]:
-    return list(json.loads(value or "[]"))
-
-
-def _question(row: tuple) -> OpenQuestion:
-    qid, text, why, priority, status, _run, locators, created, asked, times, answered, resolution = row
-    return OpenQuestion(id=qid, text=text, why=why, priority=priority, status=status,
-                        created_at=parse_iso(created), asked_at=parse_iso(asked), times_asked=times,
-                        answered_at=parse_iso(answered), resolution=resolution,
-                        locators=tuple(_json_list(locators)))
+def _question(row: QuestionRow) -> OpenQuestion:
+    return OpenQuestion(id=row.id, text=row.text, why=row.why, priority=row.priority, status=row.status,
+                        created_at=parse_utc(row.created_at), asked_at=parse_utc(row.asked_at),
+                        times_asked=row.times_asked, answered_at=parse_utc(row.answered_at),
+                        resolution=row.resolution, locators=row.locators)

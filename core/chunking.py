@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from core.types import Chunk, Message
 
@@ -107,10 +107,6 @@ def render_message(message: Message) -> str:
     if message.kind == "system":
         return f"[{stamp}] · {message.text}"
     return f"[{stamp}] {message.sender}: {message.text}"
-
-
-def to_utc(moment: datetime) -> datetime:
-    return moment.astimezone(timezone.utc)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from datetime import datetime
 import aiosqlite
 
 from core.errors import UserFacingError
-from core.profile_book import Clock, iso, utc_now
+from core.times import Clock, utc_iso_precise, utc_now
 from storage import disclosure as store
 from storage import documents as document_store
 from storage.db import transaction
@@ -108,9 +108,9 @@ class Disclosure:
         scope, value, documents = await self._resolve(target)
         async with transaction(self.conn):
             if scope == "source":
-                await store.set_source_policy(self.conn, int(value), policy, at=iso(self.clock()))
+                await store.set_source_policy(self.conn, int(value), policy, at=utc_iso_precise(self.clock()))
             else:
-                await store.set_kind_policy(self.conn, value, policy, at=iso(self.clock()))
+                await store.set_kind_policy(self.conn, value, policy, at=utc_iso_precise(self.clock()))
         return PolicyChange(scope, value, policy, documents)
 
     async def clear(self, target: str) -> PolicyChange:

@@ -20,11 +20,13 @@ from typing import Any
 import aiosqlite
 
 from core.files import write_private
+from core.types import CITED_LOCATORS, LOCATOR_PATTERN, Locator
 from storage import documents as document_store
 from storage import people as people_store
 from storage import source_admin
 
-_CITATION = re.compile(r"\[(doc(\d+):\d+-\d+)\]")
+_CITATION = re.compile(rf"\[({CITED_LOCATORS})\]")
+_LOCATOR = re.compile(LOCATOR_PATTERN)
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
 
 
@@ -38,12 +40,16 @@ def source_note(source: document_store.DocumentRow) -> str:
 
 
 def link_citations(text: str, notes: dict[int, str]) -> str:
-    """`[doc12:100-900]` -> `[[Sources/12 WhatsApp with Maya|doc12:100-900]]`."""
-    def link(match: re.Match) -> str:
-        note = notes.get(int(match.group(2)))
-        return f"[[{note}|{match.group(1)}]]" if note else match.group(0)
+    """`[doc12:100-900]` -> `[[Sources/12 WhatsApp with Maya|doc12:100-900]]` (each locator of a
+    bracket of several too)."""
+    def link(locator: str) -> str:
+        note = notes.get(Locator.parse(locator).document_id)
+        return f"[[{note}|{locator}]]" if note else locator
 
-    return _CITATION.sub(link, text)
+    def bracket(match: re.Match) -> str:
+        return ", ".join(link(loc) for loc in _LOCATOR.findall(match.group(1)))
+
+    return _CITATION.sub(bracket, text)
 
 
 class JsonLines:

@@ -23,7 +23,7 @@ import aiosqlite
 from core.chunking import MessageChunker, stream_prose_spans
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
-from core.importers.base import companion_suffixes, file_sha256, reads_media_beside
+from core.importers.base import file_sha256
 from core.importers.media import is_media
 from core.ports import Progress, no_progress
 from core.times import utc_iso
@@ -198,8 +198,8 @@ class Ingestor:
                 recognised.append((path, None, f"{path.name}: cannot be read ({error.strerror or error})"))
         # an unzipped export reads the files beside it (voice notes, photos, its pages' style
         # sheet): a folder walk leaves them to the export instead of importing them again
-        export_folders = {path.parent: companion_suffixes(importer)
-                          for path, importer, _ in recognised if importer and reads_media_beside(importer)}
+        export_folders = {path.parent: importer.companion_suffixes
+                          for path, importer, _ in recognised if importer and importer.reads_media_beside}
 
         def read_with_an_export(path: Path) -> bool:
             return any(path.is_relative_to(folder) and (is_media(path) or path.suffix.lower() in extra)

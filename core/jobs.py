@@ -18,6 +18,7 @@ import aiosqlite
 
 from core.errors import UserFacingError
 from core.gate import AgentGate
+from core.times import utc_iso
 from core.preferences import WEEKDAYS, Preferences, parse_time
 from storage import frontend_state
 from storage.db import transaction
@@ -45,10 +46,6 @@ class Notifier(Protocol):
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         """Send a question prompt and record it (PromptBook.record) so a reply answers it."""
         ...
-
-
-def utc_iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class PromptBook:
@@ -217,7 +214,7 @@ class JobRunner:
         """`service`: a core.service.Service (typed Any: the service module imports this one)."""
         self.service = service
         self.conn = service.memory.conn
-        self.preferences = preferences = service.preferences
+        self.preferences = service.preferences
         prompts = service.prompts
         self.grace = grace
         self.clock = clock

@@ -180,12 +180,9 @@ class Memory:
 
     async def stats(self) -> dict:
         chunks, pending = await chunk_store.count_chunks(self.conn)
-        async with self.conn.execute(
-            "SELECT kind, COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents GROUP BY kind ORDER BY kind"
-        ) as cur:
-            kinds = {row[0]: {"documents": row[1], "chunks": row[2]} for row in await cur.fetchall()}
-        async with self.conn.execute("SELECT COUNT(*) FROM messages") as cur:
-            (messages,) = await cur.fetchone()
+        kinds = {k.kind: {"documents": k.documents, "chunks": k.chunks}
+                 for k in await document_store.count_by_kind(self.conn)}
+        messages = await message_store.count_messages(self.conn)
         return {
             "documents": sum(k["documents"] for k in kinds.values()),
             "chunks": chunks,

@@ -23,9 +23,8 @@ from core.api_errors import Conflict, NotFound, NotPermitted
 from core.clients import Client
 from core.dates import parse_bound
 from core.errors import EmbeddingModelMismatch, ModelUnavailable, UserFacingError
-from core.ingest import utc_iso
+from core.times import parse_utc, utc_iso
 from core.memory import Memory
-from core.ranking import parse_time
 from core.saves import passage_hash, version_locator
 from core.sections import (IMPORTED_SECTIONS, SAVE_KINDS, check_section_name, imported_kinds_in, imported_section,
                            is_imported_section)
@@ -44,7 +43,7 @@ MAX_WINDOW = 5_000
 def _iso(value: datetime | str | None, zone: tzinfo) -> str | None:
     """A time as ISO 8601 in the owner's zone (with its offset, so it is one instant everywhere)."""
     if isinstance(value, str):
-        value = parse_time(value)
+        value = parse_utc(value)
     return value.astimezone(zone).isoformat() if value else None
 
 

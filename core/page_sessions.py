@@ -18,7 +18,7 @@ import aiosqlite
 
 from core.api_errors import NotAuthenticated
 from core.clients import ClientBook
-from core.profile_book import Clock, iso, parse_iso
+from core.times import Clock, parse_utc, utc_iso_precise
 from storage import page_sessions as session_store
 from storage.db import transaction
 
@@ -61,9 +61,9 @@ class PageSessions:
         now = self.clock()
         expires = now + lifetime
         async with transaction(self.conn):
-            await session_store.delete_expired(self.conn, now=iso(now))
+            await session_store.delete_expired(self.conn, now=utc_iso_precise(now))
             await session_store.insert_session(self.conn, secret_digest=_digest(secret), client_id=client.id,
-                                               created_at=iso(now), expires_at=iso(expires))
+                                               created_at=utc_iso_precise(now), expires_at=utc_iso_precise(expires))
         return NewSession(secret=secret, session=PageSession(client=client.name, csrf=csrf_token(secret),
                                                              expires_at=expires))
 
@@ -71,12 +71,12 @@ class PageSessions:
         """The live session a cookie's secret names, or NotAuthenticated."""
         if not secret or len(secret) > 100:
             raise NotAuthenticated("not logged in", hint="log in with your page token")
-        row = await session_store.live_session(self.conn, _digest(secret), now=iso(self.clock()))
+        row = await session_store.live_session(self.conn, _digest(secret), now=utc_iso_precise(self.clock()))
         if row is None:
             raise NotAuthenticated("the session ended (logged out, expired, or its token was revoked)",
                                    hint=_LOGIN_AGAIN)
         return PageSession(client=row.client_name, csrf=csrf_token(secret),
-                           expires_at=parse_iso(row.expires_at))
+                           expires_at=parse_utc(row.expires_at))
 
     async def logout(self, secret: str) -> None:
         async with transaction(self.conn):

@@ -14,7 +14,6 @@ SECTIONS = ("Summary", "Identity", "Timeline", "People & Relationships", "Intere
             "Patterns", "Hypotheses", "Inferences", "Open Questions")
 # rendered from their tables, so the model changes them through their own tools
 GENERATED = {"Timeline": "add_timeline_event", "Open Questions": "add_open_question"}
-GENERATED_NOTE = "_(generated from the {table}; see below)_"
 
 LOCATOR_RE = re.compile(LOCATOR_PATTERN)
 _HEADING_RE = re.compile(r"^## (.+?)[ \t]*$", re.MULTILINE)

@@ -3,34 +3,21 @@ Timeline and Open Questions sections rendered from their tables."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime
 
 import aiosqlite
 
 from core import profile as text_ops
 from core.errors import UserFacingError
+from core.times import Clock, parse_utc, utc_iso_precise, utc_now
 from core.types import OpenQuestion, ProfileEdit, TimelineEvent
 from storage import profile as store
 from storage.db import transaction
 
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def parse_iso(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
 
 
 def _edit(row: store.HistoryRow) -> ProfileEdit:
-    return ProfileEdit(id=row.id, at=parse_iso(row.at), kind=row.kind, section=row.section,
+    return ProfileEdit(id=row.id, at=parse_utc(row.at), kind=row.kind, section=row.section,
                        old_text=row.old_text, new_text=row.new_text, run_id=row.run_id,
                        locators=tuple(row.locators), undoes=row.undoes)
 
@@ -47,7 +34,7 @@ class ProfileBook:
             return current
         fresh = text_ops.skeleton()
         async with transaction(self.conn):
-            await store.write_profile(self.conn, before="", after=fresh, at=iso(self.clock()),
+            await store.write_profile(self.conn, before="", after=fresh, at=utc_iso_precise(self.clock()),
                                       kind="create", section=None, old_text="", new_text=fresh,
                                       run_id=None, locators=[])
         return fresh
@@ -60,7 +47,7 @@ class ProfileBook:
         locators = sorted(text_ops.citations_in(new_text))
         async with transaction(self.conn):
             edit_id = await store.write_profile(
-                self.conn, before=before, after=after, at=iso(self.clock()), kind=kind,
+                self.conn, before=before, after=after, at=utc_iso_precise(self.clock()), kind=kind,
                 section=touched, old_text=old_text, new_text=new_text, run_id=run_id, locators=locators)
         return _edit(await store.get_history(self.conn, edit_id))
 
@@ -69,7 +56,7 @@ class ProfileBook:
         before = await self.text()
         async with transaction(self.conn):
             edit_id = await store.write_profile(
-                self.conn, before=before, after=new_profile, at=iso(self.clock()), kind=kind,
+                self.conn, before=before, after=new_profile, at=utc_iso_precise(self.clock()), kind=kind,
                 section=section, old_text=before, new_text=new_profile, run_id=run_id,
                 locators=sorted(text_ops.citations_in(new_profile)))
         return _edit(await store.get_history(self.conn, edit_id))
@@ -98,13 +85,13 @@ class ProfileBook:
                                   hint="undo the later edits first (newest first)")
         async with transaction(self.conn):
             new_id = await store.write_profile(
-                self.conn, before=current, after=restored, at=iso(self.clock()), kind="undo",
+                self.conn, before=current, after=restored, at=utc_iso_precise(self.clock()), kind="undo",
                 section=row.section, old_text=row.new_text, new_text=row.old_text, run_id=None,
                 locators=sorted(text_ops.citations_in(row.old_text)), undoes=edit_id)
         return _edit(await store.get_history(self.conn, new_id))
 
     async def diff_since(self, since: datetime) -> str:
-        before = await store.profile_as_of(self.conn, iso(since)) or ""
+        before = await store.profile_as_of(self.conn, utc_iso_precise(since)) or ""
         return text_ops.unified_diff(before, await self.text(),
                                      label_before=f"bio.md {since.date().isoformat()}", label_after="bio.md now")
 

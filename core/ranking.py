@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Protocol
 
 from core.chunking import MAX_CHARS
 from core.stopwords import stop_words_for
+from core.times import parse_utc
 from storage.keyword_terms import is_unspaced, query_variants, tokens, word_terms
 
 
@@ -113,10 +114,6 @@ def query_dates(query: str) -> list[tuple[date, date]]:
     return found
 
 
-def parse_time(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
-
-
 def _normalised(ranked: list[tuple[int, float]]) -> dict[int, float]:
     """Scores mapped to [0, 1] within their list (best 1, worst 0)."""
     if not ranked:
@@ -134,8 +131,31 @@ def fuse_scores(keyword: list[tuple[int, float]], semantic: list[tuple[int, floa
             for cid in dict.fromkeys([*a, *b])}
 
 
+MIN_SHARE = 0.01  # the least a keyword match is shown as
+
+
+def relevance(keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]], *,
+              keyword_weight: float = KEYWORD_WEIGHT) -> dict[int, float]:
+    """The score shown with each result, in [0, 1], and what it means: the passage's keyword score
+    as a share of the best keyword match for this query (bm25, higher better), and the cosine
+    similarity of its meaning to the query's, weighted as fusion weighs them. A passage found by one
+    half only is scored by that half. Ranking itself uses `rank` (each list min-max normalised,
+    plus the date and neighbour boosts), whose numbers mean nothing outside one query: a hit
+    scored 0.0000 or 1.4 there told a reader nothing."""
+    best = max((s for _, s in keyword), default=0.0)
+    # a word that is in most passages weighs almost nothing in bm25, but a match is still a match
+    share = {cid: max(s / best, MIN_SHARE) for cid, s in keyword} if best > 0 else {}
+    meaning = {cid: min(max(s, 0.0), 1.0) for cid, s in semantic}
+    if not meaning:
+        return share
+    if not share:
+        return meaning
+    return {cid: keyword_weight * share.get(cid, 0.0) + (1 - keyword_weight) * meaning.get(cid, 0.0)
+            for cid in dict.fromkeys([*share, *meaning])}
+
+
 def _within(row: Row, periods: list[tuple[date, date]]) -> bool:
-    start, end = parse_time(row.time_start), parse_time(row.time_end or row.time_start)
+    start, end = parse_utc(row.time_start), parse_utc(row.time_end or row.time_start)
     if start is None or end is None:
         return False
     return any(start.date() <= last + DATE_SLACK and end.date() >= first - DATE_SLACK

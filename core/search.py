@@ -6,25 +6,28 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import aiosqlite
-import numpy as np
 
 from core import ranking
 from core.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
-from core.ranking import keyword_phrase, keyword_query, parse_time
 from core.disclosure import DENY
+from core.ranking import keyword_phrase, keyword_query
 from core.errors import LocatorError, UserFacingError
-from core.times import utc_iso
+from core.times import parse_utc, utc_iso
 from core.ports import Embedder
 from core.types import DOCUMENT_END, GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText
 from storage import chunks as chunk_store
 from storage import disclosure as disclosure_store
 from storage import documents as document_store
 from storage import messages as message_store
-from storage import vectors as vector_store
 from storage.keyword_reader import KeywordReader
-from storage.vector_index import VectorIndex
+
+if TYPE_CHECKING:  # numpy and the vector index load in 0.1 s: grep and read never need them
+    import numpy as np
+
+    from storage.vector_index import VectorIndex
 
 # Candidate depths for hybrid search; the ranking itself lives in core/ranking.py.
 HYBRID_DEPTH = 100  # keyword candidates
@@ -76,6 +79,8 @@ class Searcher:
     async def vector_index(self) -> VectorIndex:
         """The in-memory sign-bit index (see warm_up)."""
         if self._index is None:
+            from storage.vector_index import VectorIndex
+
             self._index = VectorIndex(await self._store_path())
         return self._index
 
@@ -85,6 +90,8 @@ class Searcher:
         return self._keywords
 
     async def _store_path(self) -> str:
+        from storage import vectors as vector_store
+
         path = await vector_store.database_path(self.conn)
         if not path:
             raise RuntimeError("search reads the store through connections of its own: it needs a file")
@@ -129,7 +136,8 @@ class Searcher:
             ranked, rows = await self._semantic_rows(query, depth=limit, where=where,
                                                      query_vector=query_vector)
         if mode != "hybrid":
-            return await self._hits([[cid] for cid, _ in ranked], dict(ranked), rows)
+            shown = ranking.relevance(ranked, []) if mode == "keyword" else ranking.relevance([], ranked)
+            return await self._hits([[cid] for cid, _ in ranked], shown, rows)
         depth, semantic_depth = max(HYBRID_DEPTH, limit * 5), max(SEMANTIC_DEPTH, limit * 5)
         if query_vector is None and self.embedder is not None:
             # the model's work overlaps the keyword half; the vector half follows the embedding
@@ -146,8 +154,8 @@ class Searcher:
                 if query_vector is not None else ([], {})))
         # each half read its candidates' chunks: fusion starts with every row at hand
         rows = {**keyword_rows, **semantic_rows}
-        groups, scores = ranking.rank(query, keyword, semantic, rows, limit=limit)
-        return await self._hits(groups, scores, rows)
+        groups, _ = ranking.rank(query, keyword, semantic, rows, limit=limit)
+        return await self._hits(groups, ranking.relevance(keyword, semantic), rows)
 
     async def _kept_local(self, query: str) -> bool:
         """Whether a query must not go to a remote embedding endpoint: it matches, here, a source
@@ -181,7 +189,8 @@ class Searcher:
 
     async def _hits(self, groups: list[list[int]], scores: dict[int, float],
                     rows: dict[int, chunk_store.StoredChunk] | None = None) -> list[SearchHit]:
-        """One hit per group of adjacent chunks (best first), its text read from the store."""
+        """One hit per group of adjacent chunks (best first), its text read from the store, scored
+        with its best member's relevance (ranking.relevance)."""
         if rows is None:
             rows = await chunk_store.get_chunks(self.conn, [c for g in groups for c in g])
         hits = []
@@ -196,11 +205,11 @@ class Searcher:
                 source = await self.read(Locator(first.document_id, first.char_start,
                                                  max(r.char_end for r in members)))
                 locator, text = source.locator, source.text
-            starts = [t for r in members if (t := parse_time(r.time_start))]
-            ends = [t for r in members if (t := parse_time(r.time_end))]
+            starts = [t for r in members if (t := parse_utc(r.time_start))]
+            ends = [t for r in members if (t := parse_utc(r.time_end))]
             hits.append(SearchHit(
                 locator=locator, document=first.document, kind=first.kind, text=text.strip(),
-                score=scores[group[0]], time_start=min(starts, default=None),
+                score=max(scores.get(c, 0.0) for c in group), time_start=min(starts, default=None),
                 time_end=max(ends, default=None),
                 speakers=tuple(dict.fromkeys(s for r in members for s in r.speakers)),
                 chunk_id=group[0],
@@ -241,7 +250,7 @@ class Searcher:
             matches.append(GrepMatch(
                 locator=Locator(row.document_id, at, row.char_start + hit.end),
                 document=row.document, kind=row.kind, line=_line_around(row.text, hit.start, hit.end),
-                time=parse_time(message.time if message else row.time_start),
+                time=parse_utc(message.time if message else row.time_start),
                 sender=message.sender if message else None,
             ))
         return GrepPage(matches=matches, page=page, page_size=page_size, total=found.total,
@@ -316,6 +325,8 @@ def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_
 
 def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: chunk_store.ChunkFilter) -> Ranked:
     """The vector half, blocking (in a worker thread)."""
+    import numpy as np
+
     ranked = index.search(np.asarray(vector, dtype=np.float32), depth=depth, where=where,
                           shortlist=max(depth * BIT_OVERSAMPLE, SHORTLIST), exact_below=EXACT_FILTER_CAP)
     return ranked, index.chunks([cid for cid, _ in ranked])

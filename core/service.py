@@ -9,10 +9,12 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, tzinfo
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.backups import take_backup
-from core.biographer import AgentConfig, AnalysisStatus, Biographer
+from core.agent.config import AgentConfig, AnalysisStatus
 from core.capture import journal_identity_prefix, save_photos, save_recording
 from core.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
 from core.disclosure import Disclosure, PolicyChange
@@ -20,22 +22,14 @@ from core.embedding_choice import EmbeddingAdvice
 from core.errors import ModelUnavailable, StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
 from core.inbox import Inbox
-from core.times import utc_iso
+from core.times import Clock, utc_iso, utc_now
 from core.jobs import PromptBook
-from core.ledger import reminders as ledger_reminders
-from core.ledger.book import Ledger, LedgerItem, LedgerQuery, parse_due
 from core.ledger.conversations import NOT_CONVERSATIONS
-from core.ledger.extraction import ExtractionConfig, ExtractionResult, Extractor
-from core.ledger.people import PersonPage, person_page
-from core.ledger.weekly import with_promises
 from core.memory import Memory
 from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
-from core.pictures import Picture
-from core.pictures.gather import Pictures
 from core.page_sessions import NewSession, PageSession, PageSessions
 from core.ports import LLM, Progress, no_progress
 from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
-from core.profile_book import Clock, utc_now
 from core.saves import SavedRecord, SaveBook, SaveRequest
 from core.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
@@ -43,7 +37,17 @@ from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator,
 from storage import people as people_store
 from storage.disclosure import PolicyRow
 from storage import ledger as ledger_store
+from storage import runs as run_store
 from storage.db import busy_notice
+
+if TYPE_CHECKING:
+    from core.biographer import Biographer
+    from core.ledger.book import Ledger, LedgerItem, LedgerQuery
+    from core.ledger.extraction import ExtractionResult
+    from core.ledger.people import PersonPage
+    from core.ledger.reminders import ReminderBatch
+    from core.pictures import Picture
+    from core.pictures.gather import Pictures
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +69,8 @@ class Service:
                  data_dir: Path | None = None, ledger_window_chars: int = 12_000) -> None:
         self.memory = memory
         self.llm = llm
-        self.biographer = Biographer(memory, llm, config=config, clock=clock)
-        self.ledger = Ledger(memory.conn, owner_aliases=memory.context.owner_aliases | {config.owner}, clock=clock)
+        self.config = config
+        self.clock = clock
         self.ledger_window_chars = ledger_window_chars
         self.preferences = PreferenceStore(memory.conn, schedule)
         self.prompts = PromptBook(memory.conn)
@@ -75,10 +79,30 @@ class Service:
         self.clients = ClientBook(memory.conn)
         self.memory_api = MemoryApi(memory)
         self.saves = SaveBook(memory)
-        self.pictures = Pictures(memory.conn, zone=memory.context.timezone, owner_names=memory.context.owner_aliases,
-                                 timeline=self.timeline, clock=clock)
         self.page_sessions = PageSessions(memory.conn, self.clients, clock=clock)
         self.disclosure = Disclosure(memory.conn, clock=clock)
+
+    # the agent, the ledger's reader and the pictures load their libraries (jsonschema, matplotlib)
+    # on first use: `biographer grep` and the like never pay for them
+    @cached_property
+    def biographer(self) -> Biographer:
+        from core.biographer import Biographer
+
+        return Biographer(self.memory, self.llm, config=self.config, clock=self.clock)
+
+    @cached_property
+    def ledger(self) -> Ledger:
+        from core.ledger.book import Ledger
+
+        return Ledger(self.memory.conn, owner_aliases=self.memory.context.owner_aliases | {self.config.owner},
+                      clock=self.clock)
+
+    @cached_property
+    def pictures(self) -> Pictures:
+        from core.pictures.gather import Pictures
+
+        return Pictures(self.memory.conn, zone=self.memory.context.timezone,
+                        owner_names=self.memory.context.owner_aliases, timeline=self.timeline, clock=self.clock)
 
     @property
     def timezone(self) -> tzinfo:
@@ -363,17 +387,24 @@ class Service:
         """The pattern report of the last `days`, stored as a document, followed by the promises made
         in those days and those still open (from the ledger, exactly)."""
         answer = await self.biographer.report(days=days)
-        until = self.biographer.clock()
+        until = self.clock()
+        from core.ledger.weekly import with_promises
+
         return await with_promises(answer, self.memory.conn, since=until - timedelta(days=days), until=until,
-                                   zone=self.biographer.config.zone)
+                                   zone=self.config.zone)
 
     async def consolidate(self, *, force: bool = False) -> bool:
         """True if the profile was replaced by a verified, coherent rewrite."""
         return await self.biographer.consolidate(force=force)
 
-    async def usage(self) -> dict:
-        """Token usage per day and role."""
-        return await self.biographer.usage()
+    async def usage(self, *, days: int = 30) -> dict:
+        """Model tokens per day and role: {day: {role: {"runs", "prompt_tokens", "completion_tokens"}}},
+        newest day first (read from the runs table: no need to load the agent)."""
+        out: dict[str, dict[str, dict[str, int]]] = {}
+        for day, role, runs, prompt, completion in await run_store.usage_by_day(self.memory.conn, days=days):
+            out.setdefault(day, {})[role] = {"runs": runs, "prompt_tokens": prompt or 0,
+                                             "completion_tokens": completion or 0}
+        return out
 
     # ------------------------------------------------------------ the owner's schedule
 
@@ -389,16 +420,20 @@ class Service:
 
     # ------------------------------------------------------------ the ledger
 
-    async def ledger_items(self, query: LedgerQuery = LedgerQuery()) -> list[LedgerItem]:
+    async def ledger_items(self, query: LedgerQuery | None = None) -> list[LedgerItem]:
         """Every ledger item that matches (promises, debts, recommendations, facts), with sources."""
-        return await self.ledger.items(query)
+        from core.ledger.book import LedgerQuery
+
+        return await self.ledger.items(query or LedgerQuery())
 
     async def ledger_item(self, item_id: int) -> LedgerItem:
         return await self.ledger.item(item_id)
 
     def due_date(self, text: str) -> date:
         """A due date as the owner types it (2024-05-10, tomorrow, friday, in 3 days), in their zone."""
-        return parse_due(text, today=self.biographer.clock().astimezone(self.biographer.config.zone).date())
+        from core.ledger.book import parse_due
+
+        return parse_due(text, today=self.clock().astimezone(self.config.zone).date())
 
     async def add_ledger_item(self, kind: str, text: str, *, person: str | None = None, due: date | None = None,
                               category: str | None = None, new_person: bool = False) -> tuple[LedgerItem, bool]:
@@ -416,7 +451,9 @@ class Service:
             raise ModelUnavailable("reading conversations into the ledger needs a language model",
                                    hint="set BIOGRAPHER_LLM_API_KEY, or point BIOGRAPHER_LLM_BASE_URL at a local "
                                         "server (see .env.example)")
-        config = self.biographer.config
+        config = self.config
+        from core.ledger.extraction import ExtractionConfig, Extractor
+
         extractor = Extractor(self.memory.conn, self.llm, self.ledger, config=ExtractionConfig(
             window_chars=self.ledger_window_chars, daily_token_cap=config.daily_token_cap, owner=config.owner,
             owner_aliases=self.memory.context.owner_aliases, zone=config.zone))
@@ -429,27 +466,35 @@ class Service:
     async def person_page(self, name: str) -> PersonPage:
         """Who someone is to the owner, last contact, what is open both ways, where they appear."""
         await people_store.sync_from_messages(self.memory.conn)
+        from core.ledger.people import person_page
+
         return await person_page(self.memory.conn, self.ledger, name, bio=await self.bio())
 
-    async def ledger_reminders(self, *, today: date) -> ledger_reminders.ReminderBatch:
+    async def ledger_reminders(self, *, today: date) -> ReminderBatch:
         """What to remind the owner of today (promises due, follow-ups drafted for what is owed)."""
-        config = self.biographer.config
+        from core.ledger import reminders
+
+        config = self.config
         drafted = []
-        for reminder in await ledger_reminders.due(self.memory.conn, today=today):
+        for reminder in await reminders.due(self.memory.conn, today=today):
             if reminder.kind == "follow_up":
-                draft = await ledger_reminders.draft_follow_up(reminder.item, llm=self.llm, zone=config.zone,
-                                                               owner=config.owner)
+                draft = await reminders.draft_follow_up(reminder.item, llm=self.llm, zone=config.zone,
+                                                        owner=config.owner)
                 reminder = replace(reminder, draft=draft)
             drafted.append(reminder)
-        text = ledger_reminders.render(drafted, today=today, zone=config.zone) if drafted else ""
-        return ledger_reminders.ReminderBatch(tuple(drafted), text)
+        text = reminders.render(drafted, today=today, zone=config.zone) if drafted else ""
+        return reminders.ReminderBatch(tuple(drafted), text)
 
-    async def record_reminders(self, batch: ledger_reminders.ReminderBatch, *, at: datetime) -> None:
+    async def record_reminders(self, batch: ReminderBatch, *, at: datetime) -> None:
         """Remember these as sent (before sending: a restart must never send them twice)."""
-        await ledger_reminders.record(self.memory.conn, batch, at=utc_iso(at))
+        from core.ledger import reminders
 
-    async def unrecord_reminders(self, batch: ledger_reminders.ReminderBatch) -> None:
-        await ledger_reminders.unrecord(self.memory.conn, batch)
+        await reminders.record(self.memory.conn, batch, at=utc_iso(at))
+
+    async def unrecord_reminders(self, batch: ReminderBatch) -> None:
+        from core.ledger import reminders
+
+        await reminders.unrecord(self.memory.conn, batch)
 
     # ------------------------------------------------------------ the memory server (bot/server/)
 

@@ -12,7 +12,7 @@ import aiosqlite
 
 from core.errors import UserFacingError
 from core.files import write_private
-from core.types import LOCATOR_PATTERN
+from core.types import CITATION_PATTERN, LOCATOR_PATTERN
 from storage import documents as document_store
 from storage import profile as profile_store
 from storage import backup as backup_store
@@ -45,28 +45,36 @@ class Forgotten:
     backup_errors: tuple[str, ...] = ()  # backups it could not be removed from, and why
 
 
-_CITATION = re.compile(rf"\[({LOCATOR_PATTERN})\]")
+_CITATION = re.compile(rf"(\s*)({CITATION_PATTERN})")  # with the space before it, which goes with it
+_LOCATOR = re.compile(LOCATOR_PATTERN)
 # a .part in raw/ younger than this may be a copy another process is writing now
 RAW_PART_GRACE_SECONDS = 3600
 
 
 def without_source(text: str, document_id: int) -> tuple[str, int]:
     """`text` with every citation of the document gone: a line that cited only it goes whole
-    (what it says came from there), other lines lose just those citations. Returns the text and
-    the number of lines removed."""
+    (what it says came from there), other lines lose just those citations (from a bracket of
+    several, only its own). Returns the text and the number of lines removed."""
     prefix = f"doc{document_id}:"
     kept: list[str] = []
     removed = 0
     for line in text.split("\n"):
-        cited = _CITATION.findall(line)
-        ours = [c for c in cited if c.startswith(prefix)]
+        cited = [loc for _, bracket in _CITATION.findall(line) for loc in _LOCATOR.findall(bracket)]
+        ours = [loc for loc in cited if loc.startswith(prefix)]
         if not ours:
             kept.append(line)
         elif len(ours) == len(cited):
             removed += 1
         else:
-            kept.append(re.sub(rf"\s*\[{re.escape(prefix)}\d+-\d+\]", "", line))
+            kept.append(_CITATION.sub(lambda m: _without(m, prefix), line))
     return "\n".join(kept), removed
+
+
+def _without(citation: re.Match, prefix: str) -> str:
+    """A citation less the locators of one document (gone with its space when none is left)."""
+    space, bracket = citation.groups()
+    left = [loc for loc in _LOCATOR.findall(bracket) if not loc.startswith(prefix)]
+    return f"{space}[{', '.join(left)}]" if left else ""
 
 
 async def forget_source(conn: aiosqlite.Connection, document_id: int, *, raw_dir: Path | None = None,

@@ -82,6 +82,9 @@ class Chunk:
 #: The one spelling of a locator with its range (`doc12:3400-4100`), for patterns that find
 #: locators inside text; `Locator.parse` also takes `doc12` alone, the whole document.
 LOCATOR_PATTERN = r"doc\d+:\d+-\d+"
+#: a citation as answers and bio.md write it: one bracket holding one or more locators
+CITED_LOCATORS = rf"{LOCATOR_PATTERN}(?:\s*[,;]\s*{LOCATOR_PATTERN})*"
+CITATION_PATTERN = rf"\[{CITED_LOCATORS}\]"
 _LOCATOR_RE = re.compile(r"doc(\d+)(?::(\d+)-(\d+))?")
 #: Positions and ids past this are no place in any store (SQLite integers end at 2**63 - 1)
 MAX_POSITION = 2**62

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import aiosqlite
 
 from storage.disclosure import effective_policy_sql
@@ -22,16 +24,39 @@ async def tail(conn: aiosqlite.Connection, conversation: str, *, limit: int) -> 
     return rows[::-1]
 
 
+@dataclass(frozen=True)
+class PendingChunk:
+    """A passage analysis has not read yet."""
+
+    document_id: int
+    char_start: int
+    char_end: int
+    text: str
+    time_start: str | None
+    time_end: str | None
+    document: str  # the document's name
+    kind: str
+
+
+@dataclass(frozen=True)
+class PeriodDocument:
+    id: int
+    name: str
+    kind: str
+    time_start: str | None
+    time_end: str | None
+    policy: str  # what may leave the machine of it (core/disclosure.py)
+
+
 def _disclosed(only: bool) -> str:
     """A condition keeping the documents whose policy lets their text leave (core/disclosure.py)."""
     return f"AND {effective_policy_sql('d')} = 'allow'" if only else ""
 
 
-async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...], limit: int,
-                         disclosed_only: bool = False) -> list[tuple]:
+async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...],
+                         limit: int, disclosed_only: bool = False) -> list[PendingChunk]:
     """Chunks analysis has not read yet, oldest material first (with `disclosed_only`, of sources
-    whose text may leave the machine):
-    (document_id, char_start, char_end, text, time_start, time_end, document name, kind)."""
+    whose text may leave the machine)."""
     marks = ",".join("?" * len(exclude_kinds)) or "''"
     async with conn.execute(
         f"""SELECT c.document_id, c.char_start, c.char_end, c.text, c.time_start, c.time_end, d.name, d.kind
@@ -41,7 +66,7 @@ async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str
             ORDER BY COALESCE(d.time_start, d.imported_at), d.id, c.char_start LIMIT ?""",
         (*exclude_kinds, limit),
     ) as cur:
-        return [tuple(r) for r in await cur.fetchall()]
+        return [PendingChunk(*r) for r in await cur.fetchall()]
 
 
 async def count_pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...],
@@ -67,15 +92,15 @@ async def mark_analyzed(conn: aiosqlite.Connection, document_id: int, analyzed_t
     )
 
 
-async def documents_between(conn: aiosqlite.Connection, since: str, until: str) -> list[tuple]:
-    """(id, name, kind, time_start, time_end, policy) of documents with material in a period."""
+async def documents_between(conn: aiosqlite.Connection, since: str, until: str) -> list[PeriodDocument]:
+    """Documents with material in a period."""
     async with conn.execute(
         f"""SELECT id, name, kind, time_start, time_end, {effective_policy_sql('d')} FROM documents d
            WHERE COALESCE(time_end, imported_at) >= ? AND COALESCE(time_start, imported_at) <= ?
            ORDER BY COALESCE(time_start, imported_at) LIMIT 200""",
         (since, until),
     ) as cur:
-        return [tuple(r) for r in await cur.fetchall()]
+        return [PeriodDocument(*r) for r in await cur.fetchall()]
 
 
 async def latest_conversation(conn: aiosqlite.Connection, prefix: str) -> str | None:

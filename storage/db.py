@@ -18,7 +18,6 @@ from pathlib import Path
 
 import aiosqlite
 import sqlean
-import sqlite_vec
 
 from core.errors import StoreBusy  # the one error vocabulary, shared by every layer
 from storage import keyword_terms
@@ -43,11 +42,25 @@ def is_busy(error: BaseException) -> bool:
     return getattr(error, "sqlite_errorcode", None) in (_SQLITE_BUSY, _SQLITE_LOCKED)
 
 
-def _connect_sync(path: Path) -> sqlean.Connection:
-    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False)
+def _has_old_vector_table(conn: sqlean.Connection) -> bool:
+    """Stores from before migration 70 kept vectors in a sqlite-vec virtual table, which can only
+    be dropped with the extension loaded. Search no longer uses sqlite-vec (storage/vectors.py),
+    so newer stores never load it (nor numpy, which it pulls in at import)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunk_vectors'").fetchone() is not None
+
+
+def _load_sqlite_vec(conn: sqlean.Connection) -> None:
+    import sqlite_vec
+
     conn.enable_load_extension(True)
     sqlite_vec.load(conn)
     conn.enable_load_extension(False)
+
+
+def _connect_sync(path: Path) -> sqlean.Connection:
+    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False)
+    if _has_old_vector_table(conn):
+        _load_sqlite_vec(conn)
     conn.row_factory = sqlean.Row
     keyword_terms.register(conn)  # the keyword index's trigger calls it (storage/schema_languages.py)
     conn.execute("PRAGMA journal_mode=WAL")

@@ -119,11 +119,21 @@ async def list_documents(conn: aiosqlite.Connection) -> list[DocumentRow]:
         return [_row(r) for r in await cur.fetchall()]
 
 
-async def delete_document(conn: aiosqlite.Connection, document_id: int) -> None:
-    await conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
-
-
 async def kinds(conn: aiosqlite.Connection) -> list[str]:
     """The source kinds the store holds."""
     async with conn.execute("SELECT DISTINCT kind FROM documents ORDER BY kind") as cur:
         return [row[0] for row in await cur.fetchall()]
+
+
+@dataclass(frozen=True)
+class KindCount:
+    kind: str
+    documents: int
+    chunks: int
+
+
+async def count_by_kind(conn: aiosqlite.Connection) -> list[KindCount]:
+    """Documents and passages per source kind."""
+    async with conn.execute(
+            "SELECT kind, COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents GROUP BY kind ORDER BY kind") as cur:
+        return [KindCount(*row) for row in await cur.fetchall()]

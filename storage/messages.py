@@ -83,3 +83,8 @@ async def frequent_senders(conn: aiosqlite.Connection, *, limit: int, without_de
            ORDER BY COUNT(*) DESC LIMIT ?""", (limit,),
     ) as cur:
         return [row[0] for row in await cur.fetchall()]
+
+
+async def count_messages(conn: aiosqlite.Connection) -> int:
+    async with conn.execute("SELECT COUNT(*) FROM messages") as cur:
+        return (await cur.fetchone())[0]

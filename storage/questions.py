@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import aiosqlite
 
 COLUMNS = ("id, text, why, priority, status, run_id, locators, created_at, asked_at, times_asked,"
            " answered_at, resolution")
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    id: int
+    text: str
+    why: str
+    priority: int
+    status: str
+    run_id: int | None
+    locators: tuple[str, ...]
+    created_at: str
+    asked_at: str | None
+    times_asked: int
+    answered_at: str | None
+    resolution: str
+
+
+def _question(row: aiosqlite.Row) -> QuestionRow:
+    return QuestionRow(*row[:6], tuple(json.loads(row[6] or "[]")), *row[7:])
 
 
 async def add_question(conn: aiosqlite.Connection, *, text: str, why: str, priority: int,
@@ -29,22 +50,22 @@ async def find_open_by_text(conn: aiosqlite.Connection, text: str) -> int | None
     return row[0] if row else None
 
 
-async def list_questions(conn: aiosqlite.Connection, *, statuses: tuple[str, ...]) -> list[tuple]:
+async def list_questions(conn: aiosqlite.Connection, *, statuses: tuple[str, ...]) -> list[QuestionRow]:
     marks = ",".join("?" * len(statuses))
     async with conn.execute(
         f"SELECT {COLUMNS} FROM open_questions WHERE status IN ({marks})"
         " ORDER BY priority DESC, created_at, id", statuses,
     ) as cur:
-        return [tuple(r) for r in await cur.fetchall()]
+        return [_question(r) for r in await cur.fetchall()]
 
 
-async def get_question(conn: aiosqlite.Connection, question_id: int) -> tuple | None:
+async def get_question(conn: aiosqlite.Connection, question_id: int) -> QuestionRow | None:
     async with conn.execute(f"SELECT {COLUMNS} FROM open_questions WHERE id = ?", (question_id,)) as cur:
         row = await cur.fetchone()
-    return tuple(row) if row else None
+    return _question(row) if row else None
 
 
-async def next_question(conn: aiosqlite.Connection, *, asked_before: str) -> tuple | None:
+async def next_question(conn: aiosqlite.Connection, *, asked_before: str) -> QuestionRow | None:
     """The most valuable unanswered question not asked since `asked_before`."""
     async with conn.execute(
         f"""SELECT {COLUMNS} FROM open_questions
@@ -53,7 +74,7 @@ async def next_question(conn: aiosqlite.Connection, *, asked_before: str) -> tup
         (asked_before,),
     ) as cur:
         row = await cur.fetchone()
-    return tuple(row) if row else None
+    return _question(row) if row else None
 
 
 async def mark_asked(conn: aiosqlite.Connection, question_id: int, at: str) -> None:

@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import aiosqlite
+
+
+@dataclass(frozen=True)
+class EventRow:
+    id: int
+    date: str
+    title: str
+    detail: str
+    locators: tuple[str, ...]
+    run_id: int | None
+    created_at: str
 
 
 async def add_event(conn: aiosqlite.Connection, *, date: str, title: str, detail: str,
@@ -26,8 +38,9 @@ async def add_event(conn: aiosqlite.Connection, *, date: str, title: str, detail
     return cur.lastrowid, True
 
 
-async def list_events(conn: aiosqlite.Connection) -> list[tuple]:
+async def list_events(conn: aiosqlite.Connection) -> list[EventRow]:
     async with conn.execute(
         "SELECT id, date, title, detail, locators, run_id, created_at FROM timeline_events ORDER BY date, id"
     ) as cur:
-        return [tuple(r) for r in await cur.fetchall()]
+        return [EventRow(r[0], r[1], r[2], r[3], tuple(json.loads(r[4] or "[]")), r[5], r[6])
+                for r in await cur.fetchall()]

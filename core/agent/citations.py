@@ -15,16 +15,16 @@ from datetime import datetime
 
 from core.agent.delimiters import neutralise
 from core.stopwords import STOP_WORDS
-from core.types import Answer, Citation, Locator
+from core.types import CITED_LOCATORS, LOCATOR_PATTERN, Answer, Citation, Locator
 
 REMOVED_MARK = "[citation removed: not among the sources read]"
 MISQUOTE_MARK = "[quote not found in the cited source]"
 QUOTE_WINDOW = 300  # a grep hit locates one word; the quoted line lies around it
 
-_LOC = r"doc\d+:\d+-\d+"
+_LOC = LOCATOR_PATTERN
 _CITE_RE = re.compile(
     r"(?:(?P<open>[\"“])(?P<quote>[^\"“”\n]{1,600})[\"”]\s*)?"
-    rf"\[(?P<locs>{_LOC}(?:\s*[,;]\s*{_LOC})*)\]"
+    rf"\[(?P<locs>{CITED_LOCATORS})\]"
 )
 _QUOTE_CHARS = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 

@@ -13,7 +13,8 @@ import unicodedata
 
 # the tags that mean something to the model: ours, and those of common chat templates
 RESERVED_TAGS = ("source", "profile", "section", "system", "user", "assistant", "tool_call", "tool_response",
-                 "tools", "tool", "function", "instructions")
+                 "tools", "tool", "function", "instructions",
+                 "conversation", "items")  # the ledger's extraction windows
 _GAP = r"[\s\u200b-\u200d\u2060\ufeff]*"  # spaces and zero-width characters a model reads past
 _LESS_THAN = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|‹|〈|⟨|❮|˂)"  # after folding (＜ and ﹤ fold to <)
 _DELIMITER_RE = re.compile(rf"{_LESS_THAN}(?={_GAP}/?{_GAP}(?:{'|'.join(RESERVED_TAGS)})\b)", re.IGNORECASE)

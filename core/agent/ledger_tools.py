@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from core.agent.citations import quote_occurs
 from core.errors import UserFacingError
-from core.times import utc_iso
+from core.times import parse_utc, utc_iso
 from core.ledger.book import Ledger, LedgerItem, LedgerQuery, check_status
 from core.ledger.matching import content_words, fold
 from core.ledger.proposals import CATEGORIES, FACT_TYPES, KINDS, STATUSES
 from core.ledger.text import items_text
 from core.ledger.validation import Evidence
-from core.profile_book import parse_iso
 from core.types import Locator
 from storage import messages as message_store
 
@@ -133,7 +132,7 @@ class LedgerTools:
     def _cite(self, turn: Turn, item: LedgerItem) -> None:
         for source in item.sources:
             if source.document_id is not None:
-                moment = parse_iso(source.said_at)
+                moment = parse_utc(source.said_at)
                 turn.evidence.add(Locator.parse(source.locator), source.document or "",
                                   moment.astimezone(self.zone) if moment else None)
 

@@ -16,18 +16,9 @@ from core.agent.ledger_tools import LEDGER_SCHEMAS
 
 MAX_SEARCH = 20
 MAX_WINDOW = 3000
-PEOPLE_LISTED = 12
+PEOPLE_LISTED = 12  # more names than this cost the model more than they teach it
 # patterns in the subset servers turn into grammars (llama.cpp: no \d or \s escapes)
-LOCATOR_PATTERN = r"^ *doc[0-9]+:[0-9]+-[0-9]+ *$"  # more names than this cost the model more than they teach it
-
-READ_TOOLS = ("search", "grep", "read_source")
-# chat reads, and writes only what the owner says (into bio.md and the ledger); analysis and
-# folded-in answers write the profile, questions and timeline; a report only reads
-CHAT_TOOLS = (*READ_TOOLS, "remember", "edit_profile", "ledger_query", "ledger_save", "ledger_update")
-ANALYSIS_TOOLS = (*READ_TOOLS, "edit_profile", "add_open_question", "resolve_open_question", "add_timeline_event")
-REPORT_TOOLS = (*READ_TOOLS, "ledger_query")
-# a small window: reading, and keeping what the owner states about their life (questions are not kept)
-SMALL_CHAT_TOOLS = (*REPORT_TOOLS, "remember")
+LOCATOR_PATTERN = r"^ *doc[0-9]+:[0-9]+-[0-9]+ *$"
 
 
 class ToolError(Exception):

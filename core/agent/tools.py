@@ -17,7 +17,8 @@ from core.disclosure import ALLOW, DENY, DESCRIPTORS_ONLY, WITHHELD, Disclosure
 from core.errors import UserFacingError
 from core.memory import Memory
 from core.profile import EditRejected
-from core.profile_book import ProfileBook, iso, parse_iso
+from core.profile_book import ProfileBook
+from core.times import parse_utc, utc_iso_precise
 from core.types import Locator, SearchFilters
 from storage import documents as document_store
 from storage import messages as message_store
@@ -61,6 +62,14 @@ class Toolbox(LedgerTools):
         self.remember = remember
         self.remote = remote
         self.disclosure = Disclosure(memory.conn)
+        # every tool by the name the model calls it (the schemas in core/agent/schemas.py)
+        self.tools: dict[str, Callable[..., Awaitable[str]]] = {
+            "search": self._search, "grep": self._grep, "read_source": self._read_source,
+            "edit_profile": self._edit_profile, "add_open_question": self._add_open_question,
+            "resolve_open_question": self._resolve_open_question, "add_timeline_event": self._add_timeline_event,
+            "remember": self._remember,
+            "ledger_query": self._ledger_query, "ledger_save": self._ledger_save, "ledger_update": self._ledger_update,
+        }
 
     async def _policies(self, document_ids) -> dict[int, str]:
         """The policy of each source, when the model is remote (else everything may be shown)."""
@@ -74,7 +83,7 @@ class Toolbox(LedgerTools):
         """Run one tool call; a mistake comes back as ToolError (the loop feeds it to the model)."""
         args = parse_arguments(schema, raw_arguments)
         try:
-            return await getattr(self, f"_{schema['function']['name']}")(turn, **args)
+            return await self.tools[schema["function"]["name"]](turn, **args)
         except EditRejected as error:
             raise ToolError(f"{error.message}; {error.hint}") from None
         except UserFacingError as error:
@@ -187,7 +196,7 @@ class Toolbox(LedgerTools):
         if moment is None:
             document = await document_store.get_document(self.conn, locator.document_id)
             moment = document.time_start if document else None
-        return self._local(parse_iso(moment))
+        return self._local(parse_utc(moment))
 
     # ------------------------------------------------------------ writing
 
@@ -218,14 +227,14 @@ class Toolbox(LedgerTools):
         async with transaction(self.conn):
             qid = await question_store.add_question(
                 self.conn, text=question, why=why, priority=max(1, min(priority, 5)), run_id=turn.run_id,
-                locators=list(locators or []), at=iso(self.book.clock()))
+                locators=list(locators or []), at=utc_iso_precise(self.book.clock()))
         turn.questions_added += 1
         return f"question #{qid} added"
 
     async def _resolve_open_question(self, turn: Turn, *, id: int, resolution: str, status: str = "answered") -> str:
         async with transaction(self.conn):
             done = await question_store.resolve(self.conn, id, status=status, resolution=resolution,
-                                                at=iso(self.book.clock()))
+                                                at=utc_iso_precise(self.book.clock()))
         if not done:
             raise ToolError(f"there is no open question #{id}")
         turn.questions_resolved.append(id)
@@ -237,7 +246,7 @@ class Toolbox(LedgerTools):
         async with transaction(self.conn):
             eid, created = await timeline_store.add_event(
                 self.conn, date=date, title=title, detail=detail, locators=locators, run_id=turn.run_id,
-                at=iso(self.book.clock()))
+                at=utc_iso_precise(self.book.clock()))
         turn.events_added += created
         return f"timeline event #{eid} " + ("added" if created else "already there; sources merged")
 

@@ -14,7 +14,7 @@ from typing import Any
 import ijson
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256, read_head
+from core.importers.base import ImportContext, ImporterBase, file_sha256, read_head
 from core.importers.jsonstream import json_errors
 from core.types import Conversation, Message, SourceDocument
 
@@ -110,7 +110,7 @@ def timed_turns(raw: Iterable[RawTurn], *, assistant: str, fallback: datetime | 
             last_owner_turn = item.message_id
 
 
-class AIExportImporter:
+class AIExportImporter(ImporterBase):
     """Sniffing and parsing shared by the two exports; a subclass says how its format looks."""
 
     name = ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from core.errors import ImportFailed
 
@@ -59,40 +59,9 @@ def open_zip(path: Path) -> zipfile.ZipFile:
     return archive
 
 
-def safe_relative(name: str) -> PurePosixPath | None:
-    """The member name as a relative path, or None when it would leave the extraction folder."""
-    posix = PurePosixPath(name.replace("\\", "/"))
-    if posix.is_absolute() or ".." in posix.parts or (posix.parts and ":" in posix.parts[0]):
-        return None
-    return posix
-
-
-def extract_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path) -> Path:
-    """Copy one member under `dest`, refusing names that escape it and sizes that lie."""
-    relative = safe_relative(member_name(info))
-    if relative is None or not relative.parts:
-        raise ImportFailed(member_name(info), "has a path that leaves the archive folder",
-                           hint="the archive is malformed or malicious; it was not unpacked")
-    target = (dest / Path(*relative.parts)).resolve()
-    if not target.is_relative_to(dest.resolve()):
-        raise ImportFailed(member_name(info), "has a path that leaves the archive folder",
-                           hint="the archive is malformed or malicious; it was not unpacked")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with archive.open(info) as source, target.open("wb") as sink:
-        # zipfile itself checks the CRC and the declared size while reading; the bound below
-        # also stops a member whose header understates its size
-        copied = 0
-        for block in iter(lambda: source.read(1 << 20), b""):
-            copied += len(block)
-            if copied > info.file_size:
-                raise ImportFailed(member_name(info), "is bigger than its zip header says",
-                                   hint="the archive is corrupt; export it again")
-            sink.write(block)
-    return target
-
-
 def copy_member_to(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> Path:
-    """Copy one member to an exact path chosen by the caller (the name is never trusted)."""
+    """Copy one member to an exact path chosen by the caller: a member's own name (`../../x`, `/etc/x`)
+    is never used as a path, so nothing in an archive can land outside the import's folder."""
     with archive.open(info) as source, target.open("wb") as sink:
         shutil.copyfileobj(source, sink, 1 << 20)
     return target

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.media import AUDIO_SUFFIXES
 from core.importers.text import date_in_name
 from core.types import SourceDocument
@@ -46,7 +46,7 @@ def transcribe(path: Path, context: ImportContext) -> str:
     return context.transcriber.transcribe(path, hints=tuple(context.spelling_hints)).strip()
 
 
-class AudioImporter:
+class AudioImporter(ImporterBase):
     name = "audio"
 
     def sniff(self, path: Path, head: bytes) -> bool:

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Protocol
 from zoneinfo import ZoneInfo
 
 from core.ports import Describer, Transcriber
@@ -42,21 +42,16 @@ class ImportContext:
         return self.is_owner(sender, sender_id, bare)
 
 
-def reads_media_beside(importer: Importer) -> bool:
-    """True for exports whose voice notes and photos lie in their folder and are read with them
-    (unzipped WhatsApp, Telegram Desktop; they set `reads_media_beside = True`): a folder walk
-    leaves those files to the export instead of importing them twice."""
-    return bool(getattr(importer, "reads_media_beside", False))
-
-
-def companion_suffixes(importer: Importer) -> frozenset[str]:
-    """Suffixes of the files an export keeps beside its main file only to display itself (the
-    style sheet and script of Telegram's HTML export): a folder walk skips them, quietly."""
-    return frozenset(getattr(importer, "companion_suffixes", ()))
-
-
 class Importer(Protocol):
+    """What every importer is (importers inherit the capability defaults from ImporterBase)."""
+
     name: str  # the source kind it produces, e.g. "whatsapp"
+    #: an export whose voice notes and photos lie in its folder and are read with it (unzipped
+    #: WhatsApp, Telegram Desktop): a folder walk leaves those files to it, not importing them twice
+    reads_media_beside: bool
+    #: suffixes of files an export keeps beside its main file only to display itself (the style
+    #: sheet and script of Telegram's HTML export): a folder walk skips them, quietly
+    companion_suffixes: frozenset[str]
 
     def sniff(self, path: Path, head: bytes) -> bool:
         """True if this importer recognises the file from its name and first bytes."""
@@ -81,3 +76,10 @@ def file_sha256(path: Path) -> str:
 def read_head(path: Path) -> bytes:
     with path.open("rb") as f:
         return f.read(HEAD_BYTES)
+
+
+class ImporterBase:
+    """The capability flags' defaults: an importer says what it can do by overriding them."""
+
+    reads_media_beside: ClassVar[bool] = False
+    companion_suffixes: ClassVar[frozenset[str]] = frozenset()

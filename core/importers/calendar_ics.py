@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from icalendar import Calendar, Event
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.types import Conversation, Message, SourceDocument
 
 _SUFFIXES = frozenset({".ics", ".ical", ".icalendar"})
@@ -199,7 +199,7 @@ def _register_timezones(header: _Header) -> None:
             continue  # an unreadable zone: its events fall back to the calendar's zone
 
 
-class CalendarImporter:
+class CalendarImporter(ImporterBase):
     name = "calendar"
 
     def sniff(self, path: Path, head: bytes) -> bool:

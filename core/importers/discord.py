@@ -14,7 +14,7 @@ from typing import Any
 import ijson
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.jsonstream import json_errors
 from core.types import Conversation, Message, SourceDocument
 
@@ -32,7 +32,7 @@ def _aware(moment: datetime, context: ImportContext) -> datetime:
     return moment.astimezone(context.timezone)
 
 
-class DiscordChatExporterImporter:
+class DiscordChatExporterImporter(ImporterBase):
     name = "discord"
 
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -179,7 +179,7 @@ def _package_metadata(path: Path) -> bool:
     return False
 
 
-class DiscordPackageImporter:
+class DiscordPackageImporter(ImporterBase):
     name = "discord"
 
     def sniff(self, path: Path, head: bytes) -> bool:

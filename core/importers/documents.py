@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.text import date_in_name, decode_text
 from core.types import SourceDocument
 
@@ -104,11 +104,7 @@ def _squeeze_blank(lines: list[str]) -> Iterator[str]:
             yield ""
 
 
-DOCUMENT_KINDS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html",
-                  ".json": "json", ".csv": "csv"}
-
-
-class DocumentImporter:
+class DocumentImporter(ImporterBase):
     """PDF, Word, HTML; JSON and CSV as plain text when no chat importer claimed them."""
 
     name = "document"

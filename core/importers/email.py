@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.types import Conversation, Message, SourceDocument
 
 log = logging.getLogger(__name__)
@@ -341,7 +341,7 @@ def split_mbox(stream: IO[bytes]) -> Iterator[tuple[bytes, bytes]]:
         yield from_line, b"".join(lines)
 
 
-class MboxImporter:
+class MboxImporter(ImporterBase):
     name = "email"
 
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -430,7 +430,7 @@ def looks_like_headers(head: bytes) -> bool:
     return known >= 2
 
 
-class EmlImporter:
+class EmlImporter(ImporterBase):
     name = "email"
 
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -447,7 +447,7 @@ class EmlImporter:
         yield single_email(path, _PARSER.parsebytes(data), context)  # type: ignore[arg-type]
 
 
-class EmlxImporter:
+class EmlxImporter(ImporterBase):
     """Apple Mail: a byte count line, the RFC 822 message, then an XML plist of metadata."""
 
     name = "email"

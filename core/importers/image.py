@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core.errors import ImportFailed
 from core.importers.audio import time_from_name
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.media import IMAGE_SUFFIXES
 from core.types import SourceDocument
 
@@ -16,7 +16,7 @@ _MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8")
 NOT_DESCRIBED = "not described: no vision model is configured (set BIOGRAPHER_LLM_VISION_MODEL)"
 
 
-class ImageImporter:
+class ImageImporter(ImporterBase):
     name = "image"
 
     def sniff(self, path: Path, head: bytes) -> bool:

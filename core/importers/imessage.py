@@ -11,7 +11,7 @@ from pathlib import Path
 import sqlean
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.types import Conversation, Message, SourceDocument
 
 APPLE_EPOCH = 978307200  # 2001-01-01 in Unix seconds
@@ -91,7 +91,7 @@ def _connect(path: Path) -> sqlean.Connection:
     return conn
 
 
-class IMessageImporter:
+class IMessageImporter(ImporterBase):
     name = "imessage"
 
     def sniff(self, path: Path, head: bytes) -> bool:

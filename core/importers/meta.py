@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.types import Conversation, Message, SourceDocument
 
 _BOM = b"\xef\xbb\xbf"
@@ -68,7 +68,7 @@ def _share_label(share: dict[str, Any]) -> str:
     return f"{head} {words}".strip()
 
 
-class MetaImporter:
+class MetaImporter(ImporterBase):
     name = "meta"
 
     def sniff(self, path: Path, head: bytes) -> bool:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core.errors import UnsupportedFormat
 from core.importers.archive import ZIP_MAGIC, open_zip
-from core.importers.base import Importer, ImportContext, read_head
+from core.importers.base import Importer, read_head
 from core.importers.calendar_ics import CalendarImporter
 from core.importers.chatgpt import ChatGPTImporter
 from core.importers.claude import ClaudeImporter

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256, read_head
+from core.importers.base import ImportContext, ImporterBase, file_sha256, read_head
 from core.importers.text import decode_text
 from core.types import Conversation, Message, SourceDocument
 
@@ -154,7 +154,7 @@ def _export_file(folder: Path) -> Path | None:
     return md if md.is_file() and looks_like_chat_md(read_head(md)) else None
 
 
-class SignalExportImporter:
+class SignalExportImporter(ImporterBase):
     name = "signal"
 
     def sniff(self, path: Path, head: bytes) -> bool:

@@ -25,7 +25,7 @@ import ijson
 
 from core.errors import ImportFailed
 from core.importers.archive import ZIP_MAGIC, member_name, open_zip
-from core.importers.base import ImportContext, file_sha256, read_head
+from core.importers.base import ImportContext, ImporterBase, file_sha256, read_head
 from core.importers.jsonstream import json_errors
 from core.types import Conversation, Message, SourceDocument
 
@@ -225,7 +225,7 @@ def _zip_layout(archive: zipfile.ZipFile) -> tuple[str, dict[str, list[str]]] | 
     return None
 
 
-class SlackImporter:
+class SlackImporter(ImporterBase):
     name = "slack"
 
     def sniff(self, path: Path, head: bytes) -> bool:

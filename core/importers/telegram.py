@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from core.errors import ImportFailed, UserFacingError
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.jsonstream import (
     EscapeRepairingReader,
     json_errors,
@@ -210,7 +210,7 @@ def _is_path(value: Any) -> bool:
     return isinstance(value, str) and bool(value) and not value.startswith("(")
 
 
-class TelegramImporter:
+class TelegramImporter(ImporterBase):
     name = "telegram"
     reads_media_beside = True
 

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.media import media_words
 from core.types import Conversation, Message, SourceDocument
 
@@ -206,7 +206,7 @@ class _Reader:
         return media_words(local, self.context, name=attachments[0])
 
 
-class TelegramHtmlImporter:
+class TelegramHtmlImporter(ImporterBase):
     """Telegram Desktop's "Export chat history" in its default format, HTML."""
 
     name = "telegram"

@@ -9,7 +9,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import MONTH_NUMBERS, ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, MONTH_NUMBERS, file_sha256
 from core.types import SourceDocument
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".org", ".rst"}
@@ -44,7 +44,7 @@ def looks_like_text(head: bytes) -> bool:
     return True
 
 
-class TextImporter:
+class TextImporter(ImporterBase):
     name = "text"
 
     def sniff(self, path: Path, head: bytes) -> bool:

@@ -22,7 +22,7 @@ import webvtt
 from webvtt.errors import MalformedCaptionError, MalformedFileError
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.text import decode_text
 from core.types import Conversation, Message, SourceDocument
 
@@ -163,7 +163,7 @@ def _title(path: Path) -> str:
     return stem.replace("_", " ").strip() or path.name
 
 
-class TranscriptImporter:
+class TranscriptImporter(ImporterBase):
     name = "meeting"
 
     def sniff(self, path: Path, head: bytes) -> bool:

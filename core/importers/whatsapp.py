@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from core.errors import ImportFailed
-from core.importers.base import MONTH_NUMBERS, ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, MONTH_NUMBERS, file_sha256
 from core.importers.media import FolderMedia
 from core.importers.whatsapp_notices import DROPPED, MEDIA, SYSTEM, notice_table
 from core.types import Conversation, Message, SourceDocument
@@ -634,7 +634,7 @@ def chat_document(stream: ChatStream, context: ImportContext, *, identity: str,
     return document
 
 
-class WhatsAppImporter:
+class WhatsAppImporter(ImporterBase):
     """A WhatsApp chat exported as text (any file name: the name is localised)."""
 
     name = "whatsapp"

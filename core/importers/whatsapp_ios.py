@@ -20,7 +20,7 @@ from typing import Any
 import sqlean
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.imessage import apple_time
 from core.types import Conversation, Message, SourceDocument
 
@@ -160,7 +160,7 @@ class _Chat:
         )
 
 
-class WhatsAppIOSImporter:
+class WhatsAppIOSImporter(ImporterBase):
     name = "whatsapp"
 
     def sniff(self, path: Path, head: bytes) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from core.errors import ImportFailed, UserFacingError
 from core.importers.archive import ZIP_MAGIC, copy_member_to, member_name, open_zip
-from core.importers.base import ImportContext, file_sha256
+from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.documents import DocumentImporter
 from core.importers.media import can_read, media_words
 from core.importers.whatsapp import (
@@ -78,7 +78,7 @@ class _Media:
         return copy_member_to(self.archive, info, self.folder / f"media-{self._count}{suffix}")
 
 
-class WhatsAppZipImporter:
+class WhatsAppZipImporter(ImporterBase):
     name = "whatsapp"
 
     def sniff(self, path: Path, head: bytes) -> bool:

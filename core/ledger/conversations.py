@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
 
 import aiosqlite
 
+from core.times import as_sent
 from core.importers.email import normalise_subject
 from storage import ledger as store
 from storage.ledger import MessageLine
@@ -77,9 +77,7 @@ async def pending(conn: aiosqlite.Connection, *, disclosed_only: bool = False) -
 
 def line_text(line: MessageLine, *, owner_mark: bool = True, limit: int | None = None) -> str:
     """`doc3:58-120 | Wed 2024-03-06 21:08 | Lena (owner): text`, in the sender's own time."""
-    moment = datetime.fromisoformat(line.time.replace("Z", "+00:00"))
-    if line.utc_offset_minutes is not None:
-        moment = moment.astimezone(timezone(timedelta(minutes=line.utc_offset_minutes)))
+    moment = as_sent(line.time, line.utc_offset_minutes)
     text = line.text if limit is None or len(line.text) <= limit else line.text[:limit] + " …(cut)"
     who = f"{line.sender} (owner)" if line.is_owner and owner_mark else line.sender
     return (f"doc{line.document_id}:{line.char_start}-{line.char_end} | {moment:%a %Y-%m-%d %H:%M} | "

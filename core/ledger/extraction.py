@@ -14,13 +14,14 @@ from datetime import timezone, tzinfo
 import aiosqlite
 
 from core.agent import prompts
+from core.agent.delimiters import neutralise
 from core.ledger import conversations
 from core.ledger.book import OPEN, Ledger, LedgerItem
 from core.ledger.conversations import Window, line_text
 from core.ledger.proposals import TOOL, BadProposal, Proposals, from_content, parse, tool_schema
 from core.ledger.validation import Validator
 from core.ports import LLM, Completion, Progress, Usage, no_progress
-from core.profile_book import iso
+from core.times import utc_iso_precise
 from storage import ledger as store
 from storage import runs as run_store
 from storage.db import transaction
@@ -99,7 +100,7 @@ class Extractor:
         if not cap:
             return ""
         midnight = self.ledger.clock().astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-        if await run_store.tokens_since(self.conn, iso(midnight)) >= cap:
+        if await run_store.tokens_since(self.conn, utc_iso_precise(midnight)) >= cap:
             return f"today's token cap ({cap:,}) is spent; the rest is read tomorrow"
         return ""
 
@@ -109,7 +110,7 @@ class Extractor:
         carried = await self._carried(window)
         async with transaction(self.conn):
             run_id = await run_store.start_run(self.conn, kind="ledger", role=ROLE, model=self.llm.model_for(ROLE),
-                                               at=iso(self.ledger.clock()))
+                                               at=utc_iso_precise(self.ledger.clock()))
         usage, note = Usage(), ""
         try:
             proposals, usage, note = await self._propose(window, carried)
@@ -140,7 +141,7 @@ class Extractor:
 
     async def _finish(self, run_id: int, status: str, usage: Usage, note: str) -> None:
         async with transaction(self.conn):
-            await run_store.finish_run(self.conn, run_id, at=iso(self.ledger.clock()), status=status, steps=1,
+            await run_store.finish_run(self.conn, run_id, at=utc_iso_precise(self.ledger.clock()), status=status, steps=1,
                                        tool_errors=int(status != "done"), prompt_tokens=usage.prompt_tokens,
                                        completion_tokens=usage.completion_tokens, note=note)
 
@@ -205,14 +206,6 @@ def _correction(completion: Completion, error: BadProposal) -> list[dict]:
             *({"role": "tool", "tool_call_id": c.id, "content": text} for c in completion.tool_calls)]
 
 
-def _escape(text: str) -> str:
-    # a message (or an item's text, which a model wrote from messages) cannot close its block and
-    # speak as the system
-    for tag in ("conversation", "items"):
-        text = text.replace(f"</{tag}", f"<\\/{tag}").replace(f"<{tag}", f"<\\{tag}")
-    return text
-
-
 def describe_item(item: LedgerItem) -> str:
     """One line an extraction window shows for an open item."""
     who = {"commitment": f"the owner promised {item.person}", "owed": f"{item.person} owes the owner",
@@ -229,11 +222,12 @@ def render_window(window: Window, carried: list[LedgerItem]) -> str:
     limit = 4_000
     parts = [f"Conversation: {conversation.name} ({conversation.platform}, {kind}), part {window.number}.",
              "", "Open items already in the ledger (update them by id; do not propose them again):", "<items>"]
-    parts += [f"- {_escape(describe_item(item))}" for item in carried] or ["- (none)"]
+    # neither a message nor an item's text (a model wrote it from messages) may close its block
+    parts += [f"- {neutralise(describe_item(item))}" for item in carried] or ["- (none)"]
     parts.append("</items>")
     if window.context:
         parts += ["", "Earlier lines, for context (already read):", "<conversation>"]
-        parts += [_escape(line_text(line, limit=limit)) for line in window.context] + ["</conversation>"]
+        parts += [neutralise(line_text(line, limit=limit)) for line in window.context] + ["</conversation>"]
     parts += ["", "New lines to read (locator | the sender's local time | sender: text):", "<conversation>"]
-    parts += [_escape(line_text(line, limit=limit)) for line in window.lines] + ["</conversation>"]
+    parts += [neutralise(line_text(line, limit=limit)) for line in window.lines] + ["</conversation>"]
     return "\n".join(parts)

@@ -8,7 +8,7 @@ from datetime import date, tzinfo
 
 from core.ledger.book import LedgerItem, LedgerSource
 from core.ledger.people import PersonPage
-from core.profile_book import parse_iso
+from core.times import parse_utc
 
 STATUS_WORDS = {"open": "open", "in_progress": "in progress", "done": "done", "dropped": "dropped"}
 RECOMMENDATION_STATUS = {"open": "to do", "in_progress": "in progress", "done": "done", "dropped": "dropped"}
@@ -23,7 +23,7 @@ def day(value: str | date) -> str:
 
 
 def local_day(moment: str | None, zone: tzinfo) -> str:
-    parsed = parse_iso(moment)
+    parsed = parse_utc(moment)
     return day(parsed.astimezone(zone).date()) if parsed else "undated"
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta
 
 from core.agent.citations import quote_occurs
+from core.times import as_sent
 from core.errors import LocatorError
 from core.ledger.matching import fold
 from core.ledger.proposals import CATEGORIES, FACT_TYPES, Cited, ProposedItem, ProposedUpdate, Proposals
@@ -90,9 +91,7 @@ class _Rejected(Exception):
 
 
 def _local_day(line: MessageLine) -> date:
-    moment = datetime.fromisoformat(line.time.replace("Z", "+00:00"))
-    if line.utc_offset_minutes is not None:
-        moment = moment.astimezone(timezone(timedelta(minutes=line.utc_offset_minutes)))
+    moment = as_sent(line.time, line.utc_offset_minutes)
     return moment.date()
 
 

@@ -10,9 +10,8 @@ import aiosqlite
 
 from core.ledger.book import OPEN, LedgerItem
 from core.ledger.text import day
-from core.profile_book import parse_iso
+from core.times import parse_utc, utc_iso
 from core.types import Answer, Citation, Locator
-from core.times import utc_iso
 from storage import ledger as store
 
 PROMISES = ("commitment", "owed")
@@ -43,7 +42,7 @@ async def with_promises(answer: Answer, conn: aiosqlite.Connection, *, since: da
         key = source.locator
         if key not in numbers:
             numbers[key] = len(numbers) + 1
-            when = parse_iso(source.said_at)
+            when = parse_utc(source.said_at)
             citations.append(Citation(n=numbers[key], locator=Locator.parse(key), document=source.document or "",
                                       when=when.astimezone(zone) if when else None, quote=source.quote))
         return f" [{numbers[key]}]"

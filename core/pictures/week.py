@@ -8,7 +8,7 @@ from datetime import date
 
 from core.dates import span_text
 from core.pictures import Picture
-from core.pictures.canvas import (BLUE, GREY, HEADING_SIZE, INK, ORANGE, SKY, SMALL_SIZE, TEXT_SIZE, TITLE_SIZE,
+from core.pictures.canvas import (BLUE, GREY, HEADING_SIZE, ORANGE, SKY, SMALL_SIZE, TEXT_SIZE, TITLE_SIZE,
                                   count_of, drawing, empty_note, listing, number, png, shorten)
 
 TOP = 5  # names per list: five bars stay readable on a phone

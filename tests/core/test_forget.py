@@ -49,8 +49,7 @@ async def test_forget_removes_messages_vectors_raw_copy_timeline_and_profile_lin
     assert history[-1].profile_after == "# bio.md\n\n## People\n- Teo has a studio [doc2:0-20]\n"
     assert await profile_store_text(tmp_path) == history[-1].profile_after
     assert all("ferries" not in (h.old_text + h.new_text + h.profile_before + h.profile_after) for h in history)
-    assert [(date, title, locators) for _, date, title, _, locators, _, _ in events] == [
-        ("2024-05", "Studio", '["doc2:0-20"]')]
+    assert [(e.date, e.title, e.locators) for e in events] == [("2024-05", "Studio", ("doc2:0-20",))]
     assert hits == []
 
 
@@ -72,3 +71,14 @@ def test_cli_forget_asks_for_confirmation_unless_told(tmp_path: Path, capsys):
     assert main(["--data-dir", data, "forget", "1", "--yes"]) == 0
     assert capsys.readouterr().out.strip() == "Forgot #1 note.txt."
     assert main(["--data-dir", data, "forget", "1", "--yes"]) == 2
+
+
+def test_forget_reaches_citations_inside_a_bracket_of_several():
+    from core.sources import without_source
+
+    bio = ("- Lives in Porto [doc1:0-10, doc2:5-9]\n"
+           "- Moved for the bakery job [doc1:20-40; doc1:50-60]\n"
+           "- Swims on Mondays [doc2:0-4]\n")
+    text, removed = without_source(bio, 1)
+    assert text == "- Lives in Porto [doc2:5-9]\n- Swims on Mondays [doc2:0-4]\n"
+    assert removed == 1

@@ -178,6 +178,14 @@ async def test_a_filter_restricts_the_scan_and_a_small_one_is_ranked_exactly(tmp
         index.close()
 
 
+async def load_sqlite_vec(conn) -> None:
+    import sqlite_vec
+
+    await conn.enable_load_extension(True)
+    await conn.load_extension(sqlite_vec.loadable_path())
+    await conn.enable_load_extension(False)
+
+
 async def test_an_older_store_gets_its_parts_built_by_the_migration(tmp_path: Path, monkeypatch):
     """A store written before migration 70 (sign bits in a sqlite-vec table) is searchable after."""
     from storage import migrations
@@ -192,6 +200,7 @@ async def test_an_older_store_gets_its_parts_built_by_the_migration(tmp_path: Pa
             vectors = _unit(rng, 30)
             async with transaction(conn):
                 await set_meta(conn, "embedding_dim", str(DIM))
+                await load_sqlite_vec(conn)  # as stores of that time always had it
                 await conn.execute(f"CREATE VIRTUAL TABLE chunk_vectors USING vec0(embedding bit[{DIM}])")
                 await conn.executemany("INSERT INTO chunk_embeddings (chunk_id, vector) VALUES (?, ?)",
                                        [(i, v.tobytes()) for i, v in zip(ids, vectors)])

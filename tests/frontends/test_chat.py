@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 
 from bot.render import TELEGRAM_LIMIT, split_message
 from tests.frontends.conftest import OWNER, running_bot, telegram_settings

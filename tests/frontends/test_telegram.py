@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 
 from tests.frontends.conftest import OWNER, STRANGER, running_bot, telegram_settings

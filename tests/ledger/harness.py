@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from bot.telegram import TelegramFrontend
-from core.biographer import AgentConfig
+from core.agent.config import AgentConfig
 from core.config import Settings
 from core.ports import LLM
 from core.service import Service

@@ -52,3 +52,22 @@ def test_storage_never_imports_the_core_beyond_its_error_vocabulary():
         if bad:
             offenders[str(path.relative_to(ROOT))] = sorted(bad)
     assert offenders == {}
+
+
+def test_every_tool_schema_has_a_handler_and_every_handler_a_schema():
+    from core.agent.schemas import SCHEMAS
+    from core.agent.tools import Toolbox
+
+    toolbox = Toolbox.__new__(Toolbox)
+    Toolbox.__init__(toolbox, memory=type("M", (), {"conn": None})(), book=None, zone=None, remember=None)
+    assert set(toolbox.tools) == set(SCHEMAS)
+
+
+def test_every_importer_declares_its_capabilities():
+    from core.importers.base import ImporterBase
+    from core.importers.registry import default_importers
+
+    importers = default_importers()
+    assert all(isinstance(i, ImporterBase) for i in importers), [type(i).__name__ for i in importers]
+    readers = {type(i).__name__ for i in importers if i.reads_media_beside}
+    assert readers == {"WhatsAppImporter", "TelegramImporter", "TelegramHtmlImporter"}

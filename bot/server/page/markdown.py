@@ -14,9 +14,10 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-_LOC = r"doc\d+:\d+-\d+"
-_CITATION = re.compile(rf"\[({_LOC}(?:\s*[,;]\s*{_LOC})*)\]")
-_ONE = re.compile(_LOC)
+from core.types import CITED_LOCATORS, LOCATOR_PATTERN
+
+_CITATION = re.compile(rf"\[({CITED_LOCATORS})\]")
+_ONE = re.compile(LOCATOR_PATTERN)
 
 
 def passage_url(locator: str) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
 from core.profile import unified_diff
+from core.times import parse_utc
 from core.types import ProfileEdit, TimelineEvent
 
 UNDATED = "undated"
@@ -75,7 +76,7 @@ def local_time(value: datetime | str | None, zone: tzinfo, *, seconds: bool = Fa
     """`2024-03-14 08:15` in the owner's zone ('' when unknown)."""
     if value is None or value == "":
         return ""
-    moment = datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else value
+    moment = parse_utc(value) if isinstance(value, str) else value
     if moment.tzinfo is not None:
         moment = moment.astimezone(zone)
     return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")

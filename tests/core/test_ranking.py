@@ -1,0 +1,81 @@
+"""core/ranking.py on its own: pure functions, no store, no model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+import pytest
+
+from core.ranking import (DATE_BOOST, KEYWORD_WEIGHT, MIN_SHARE, fuse_scores, keyword_query, query_dates, rank,
+                          relevance)
+
+
+@dataclass(frozen=True)
+class Row:
+    id: int
+    document_id: int
+    char_start: int
+    char_end: int
+    text: str
+    time_start: str | None = None
+    time_end: str | None = None
+
+
+def test_keyword_query_keeps_the_words_that_matter_and_quotes_each():
+    assert keyword_query("What did Maya say about my knee?") == '"maya" OR "knee"'
+    assert keyword_query("the and of") == '"the" OR "and" OR "of"'  # all stop words: keep them rather than nothing
+    assert keyword_query('a "quoted" NEAR(x) -y') .count('"') % 2 == 0  # FTS5 syntax in the query is only text
+    assert keyword_query("?!") is None
+
+
+@pytest.mark.parametrize(("query", "period"), [
+    ("what happened on 3 June, 2023?", (date(2023, 6, 3), date(2023, 6, 3))),
+    ("October 13, 2023", (date(2023, 10, 13), date(2023, 10, 13))),
+    ("my plans for August 2023", (date(2023, 8, 1), date(2023, 8, 31))),
+    ("where did I live in 2022", (date(2022, 1, 1), date(2022, 12, 31))),
+    ("December 2023", (date(2023, 12, 1), date(2023, 12, 31))),
+])
+def test_query_dates_names_the_period(query, period):
+    assert query_dates(query) == [period]
+
+
+def test_query_dates_does_not_guess_relative_or_impossible_dates():
+    assert query_dates("what did I do last week?") == []
+    assert query_dates("the 1850 census") == []
+    assert query_dates("31 February, 2023") == [(date(2023, 2, 1), date(2023, 2, 28))]  # the month still holds
+
+
+def test_fused_scores_normalise_each_list_and_weigh_keywords_more():
+    fused = fuse_scores([(1, 10.0), (2, 5.0)], [(2, 0.9), (3, 0.1)])
+    assert fused[1] == pytest.approx(KEYWORD_WEIGHT)  # best keyword, absent from meaning
+    assert fused[2] == pytest.approx(1 - KEYWORD_WEIGHT)  # worst keyword (0), best meaning
+    assert fused[3] == 0.0
+
+
+def test_relevance_is_between_zero_and_one_and_never_zero_for_a_match():
+    shown = relevance([(1, 8.0), (2, 2.0), (3, 1e-9)], [(1, 0.8), (4, 1.7), (5, -0.3)])
+    assert all(0.0 <= s <= 1.0 for s in shown.values())
+    assert shown[1] == pytest.approx(KEYWORD_WEIGHT * 1.0 + (1 - KEYWORD_WEIGHT) * 0.8)
+    assert shown[3] >= KEYWORD_WEIGHT * MIN_SHARE  # a keyword match is never shown as nothing
+    assert shown[4] == pytest.approx(1 - KEYWORD_WEIGHT)  # cosine clamped to 1
+    assert relevance([(7, 3.0), (8, 1.5)], []) == {7: 1.0, 8: 0.5}  # keyword mode: share of the best
+    assert relevance([], [(9, 0.42)]) == {9: 0.42}  # semantic mode: the cosine itself
+
+
+def test_rank_boosts_a_named_period_and_joins_neighbours_into_one_passage():
+    rows = {
+        1: Row(1, 10, 0, 100, "a" * 100, "2023-06-03T10:00:00Z"),
+        2: Row(2, 10, 100, 200, "b" * 100, "2023-06-03T11:00:00Z"),
+        3: Row(3, 11, 0, 100, "c" * 100, "2021-01-01T10:00:00Z"),
+    }
+    groups, scores = rank("what happened on 3 June, 2023", [(3, 5.0), (1, 4.0), (2, 1.0)], [], rows, limit=10)
+    assert groups[0] == [1, 2]  # dated in the period, and adjacent: one passage
+    assert scores[1] > scores[3] and scores[1] - DATE_BOOST < scores[3]  # the date boost decided it
+    assert groups[1] == [3]
+
+
+def test_rank_keeps_within_limit_and_budget():
+    rows = {i: Row(i, i, 0, 900, "x" * 900) for i in range(1, 30)}
+    groups, _ = rank("x", [(i, 30.0 - i) for i in rows], [], rows, limit=5)
+    assert groups == [[1], [2], [3], [4], [5]]
