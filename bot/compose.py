@@ -42,7 +42,7 @@ def build_embedder(settings: Settings, model: str | None = None) -> Embedder:
         )
     else:
         from core.providers.local_embedder import load_local_embedder
-        from core.providers.e5_embedder import MULTILINGUAL_EMBEDDING_MODEL
+        from core.config import MULTILINGUAL_EMBEDDING_MODEL
 
         embedder = load_local_embedder(model, batch_size=settings.embedding_batch_size,
                                        threads=settings.embedding_threads)

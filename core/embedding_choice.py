@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from core.config import DEFAULT_EMBEDDING_MODEL
+from core.config import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
 from core.ports import Embedder
-from core.providers.e5_embedder import MULTILINGUAL_EMBEDDING_MODEL
 from core.providers.lazy import LazyEmbedder
 from storage import chunks as chunk_store
 from storage.languages import NAMES, UNKNOWN

@@ -18,13 +18,11 @@ from core.agent.config import AgentConfig, AnalysisStatus
 from core.capture import journal_identity_prefix, save_photos, save_recording
 from core.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
 from core.disclosure import Disclosure, PolicyChange
-from core.embedding_choice import EmbeddingAdvice
 from core.errors import ModelUnavailable, StoreBusy, UserFacingError
 from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
 from core.inbox import Inbox
 from core.times import Clock, utc_iso, utc_now
 from core.jobs import PromptBook
-from core.ledger.conversations import NOT_CONVERSATIONS
 from core.memory import Memory
 from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
 from core.page_sessions import NewSession, PageSession, PageSessions
@@ -42,6 +40,7 @@ from storage.db import busy_notice
 
 if TYPE_CHECKING:
     from core.biographer import Biographer
+    from core.embedding_choice import EmbeddingAdvice
     from core.ledger.book import Ledger, LedgerItem, LedgerQuery
     from core.ledger.extraction import ExtractionResult
     from core.ledger.people import PersonPage
@@ -461,6 +460,8 @@ class Service:
 
     async def ledger_pending(self) -> bool:
         """Whether some conversation waits to be read into the ledger."""
+        from core.ledger.conversations import NOT_CONVERSATIONS
+
         return bool(await ledger_store.pending_documents(self.memory.conn, exclude_kinds=NOT_CONVERSATIONS))
 
     async def person_page(self, name: str) -> PersonPage:

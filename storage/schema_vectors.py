@@ -6,7 +6,6 @@ import aiosqlite
 
 from storage.migrations import migration
 from storage.schema import run_statements
-from storage.vectors import rebuild_parts
 
 
 @migration(70)
@@ -37,4 +36,6 @@ async def m070_vector_parts(conn: aiosqlite.Connection) -> None:
         )""",
         "DROP TABLE IF EXISTS chunk_vectors",
     ])
+    from storage.vectors import rebuild_parts  # numpy: only when the migration runs
+
     await rebuild_parts(conn)

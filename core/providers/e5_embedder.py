@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from core.config import MULTILINGUAL_EMBEDDING_MODEL
 from core.errors import ModelUnavailable
 
-MULTILINGUAL_EMBEDDING_MODEL = "multilingual-e5-small"
 MAX_TOKENS = 512
 
 

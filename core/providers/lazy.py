@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from core.ports import Embedder
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class LazyEmbedder:
