@@ -11,7 +11,7 @@ import numpy as np
 import sqlean
 
 from core import ranking
-from core.ranking import keyword_query
+from storage.keyword_query import keyword_query
 from storage.chunks import StoredChunk
 
 HYBRID_DEPTH, SEMANTIC_DEPTH = 100, 50  # the same candidate depths as core/search.py

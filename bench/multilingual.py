@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.stopwords import STOP_WORDS  # noqa: E402  (the English list the old index's queries dropped)
+from storage.keyword_query import ENGLISH_STOP_WORDS as STOP_WORDS  # noqa: E402  (the English list the old index's queries dropped)
 
 QUESTIONS = ROOT / "bench" / "multilingual" / "questions.json"
 STORES = ROOT / "bench" / "stores-multilingual"

@@ -73,7 +73,7 @@ for a in (0.5, 0.6, 0.7, 0.8):
 
 import sqlite3  # noqa: E402
 
-from core.ranking import keyword_query  # noqa: E402
+from storage.keyword_query import ENGLISH_STOP_WORDS, keyword_query  # noqa: E402
 
 _LINE_DB: dict[int, sqlite3.Connection] = {}
 
@@ -327,7 +327,7 @@ def norm_against(ranked, ref):
 
 def fts_terms(q):
     words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", q)))
-    return [w for w in words if w not in ranking.STOP_WORDS] or words
+    return [w for w in words if w not in ENGLISH_STOP_WORDS] or words
 
 
 def term_hits(ch, terms, ids):
@@ -418,7 +418,7 @@ def prf_expand(q, kw, ch, *, fb=3, weight=0.3, nterms=5):
     for rank_, (i, _) in enumerate(kw[:fb]):
         text = re.sub(r"^\[[^\]]*\] [^:]*: ", "", ch[i].text, flags=re.M)
         words = [w.lower() for w in re.findall(r"[A-Za-z]{4,}", text)]
-        for w in set(words) - qterms - ranking.STOP_WORDS:
+        for w in set(words) - qterms - ENGLISH_STOP_WORDS:
             tf[w] = tf.get(w, 0.0) + 1.0 / (rank_ + 1)
     scored = []
     for w, f in tf.items():
@@ -656,7 +656,7 @@ def prf_local(q, kw, sem, ch, *, fb=5, weight=0.3, nterms=10, maxshare=0.2):
             dfc[w] = dfc.get(w, 0) + 1
     tf: dict[str, float] = {}
     for r, (i, _) in enumerate(kw[:fb]):
-        for w in words_of[i] - qterms - ranking.STOP_WORDS:
+        for w in words_of[i] - qterms - ENGLISH_STOP_WORDS:
             tf[w] = tf.get(w, 0.0) + 1.0 / (r + 1)
     scored = sorted(((f * math.log(n / dfc[w]), w) for w, f in tf.items() if dfc[w] <= maxshare * n),
                     reverse=True)

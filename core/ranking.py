@@ -1,4 +1,4 @@
-"""Hybrid ranking as pure functions: the keyword query, fusion of the keyword and semantic lists,
+"""Hybrid ranking as pure functions: fusion of the keyword and semantic lists,
 boosts, and adjacent hits grouped into passages. Tuned on LoCoMo (README, "Benchmarks") with
 bench/locomo_tune.py, which runs these same functions over cached candidate lists."""
 
@@ -10,9 +10,7 @@ from datetime import date, timedelta
 from typing import Protocol
 
 from core.chunking import MAX_CHARS
-from core.stopwords import stop_words_for
 from core.times import parse_utc
-from storage.keyword_terms import is_unspaced, query_variants, tokens, word_terms
 
 
 class Row(Protocol):
@@ -36,37 +34,6 @@ KEYWORD_WEIGHT = 0.6
 DATE_BOOST = 0.4
 DATE_SLACK = timedelta(days=1)
 NEIGHBOUR_BOOST = 0.2
-
-
-def keyword_query(query: str, languages: Sequence[str] = ()) -> str | None:
-    """An FTS5 expression: the query's words, stop words dropped, any of them may match; each
-    word as the keyword index would hold it in each of the store's `languages`
-    (storage/keyword_terms.py: stemmed, or as pairs of letters). A one-letter word of an
-    unspaced script is a prefix: every letter of such text starts a term."""
-    words = list(dict.fromkeys(tokens(query)))
-    stop = stop_words_for(query, languages)
-    kept = [w for w in words if w not in stop] or words
-    terms = dict.fromkeys(term for word in kept for variant in query_variants(word, languages)
-                          for term in variant)
-    return " OR ".join(_fts_term(term) for term in terms) if terms else None
-
-
-def keyword_phrase(text: str, languages: Sequence[str] = ()) -> str | None:
-    """An FTS5 expression every occurrence of `text` (whole words, or a run of unspaced
-    letters) satisfies: its terms as a phrase, once per way the store's languages index them."""
-    words = tokens(text)
-    if not words:
-        return None
-    phrases = dict.fromkeys(
-        " ".join(term for word in words for term in word_terms(word, language, query=True))
-        for language in (*languages, ""))
-    return " OR ".join(_fts_term(phrase) for phrase in phrases)
-
-
-def _fts_term(term: str) -> str:
-    """A quoted FTS5 string (terms hold letters, digits and marks only: no quote to escape); a
-    lone letter of unspaced script as a prefix."""
-    return f'"{term}"*' if len(term) == 1 and is_unspaced(term) else f'"{term}"'
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(

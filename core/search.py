@@ -13,7 +13,6 @@ import aiosqlite
 from core import ranking
 from core.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.disclosure import DENY
-from core.ranking import keyword_phrase, keyword_query
 from core.errors import LocatorError, UserFacingError
 from core.times import parse_utc, utc_iso
 from core.ports import Embedder
@@ -22,6 +21,7 @@ from storage import chunks as chunk_store
 from storage import disclosure as disclosure_store
 from storage import documents as document_store
 from storage import messages as message_store
+from storage.keyword_query import keyword_phrase, keyword_query
 from storage.keyword_reader import KeywordReader
 
 if TYPE_CHECKING:  # numpy and the vector index load in 0.1 s: grep and read never need them

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.ranking import keyword_query
+from storage.keyword_query import keyword_query
 from storage.keyword_terms import index_text
 from storage.languages import detect_language
 from tests.core.helpers import memory_at

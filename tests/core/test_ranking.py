@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from core.ranking import (DATE_BOOST, KEYWORD_WEIGHT, MIN_SHARE, fuse_scores, keyword_query, query_dates, rank,
-                          relevance)
+from core.ranking import DATE_BOOST, KEYWORD_WEIGHT, MIN_SHARE, fuse_scores, query_dates, rank, relevance
+from storage.keyword_query import keyword_query
 
 
 @dataclass(frozen=True)

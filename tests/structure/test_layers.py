@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +52,23 @@ def test_storage_never_imports_the_core_beyond_its_error_vocabulary():
         bad = {m for m in imported_modules(path) if m.split(".")[0] == "core" and m != "core.errors"}
         if bad:
             offenders[str(path.relative_to(ROOT))] = sorted(bad)
+    assert offenders == {}
+
+
+SQL_WORDS = re.compile(r"\.execute(many)?\(|\b(SELECT|INSERT INTO|DELETE FROM|MATCH)\b ")
+
+
+def test_the_store_s_sql_and_its_fts5_syntax_live_in_storage_only():
+    """The core asks storage; only importers, which read other programs' databases (chat.db,
+    ChatStorage.sqlite), hold SQL of their own."""
+    offenders = {}
+    for path in sorted((ROOT / "core").rglob("*.py")):
+        if "importers" in path.parts:
+            continue
+        lines = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if SQL_WORDS.search(line) and not line.lstrip().startswith("#")]
+        if lines:
+            offenders[str(path.relative_to(ROOT))] = lines
     assert offenders == {}
 
 
