@@ -42,7 +42,7 @@ from core.search import Searcher  # noqa: E402
 from storage import chunks as chunk_store  # noqa: E402
 from storage import documents as document_store  # noqa: E402
 from storage import vectors as vector_store  # noqa: E402
-from storage.db import open_database, transaction  # noqa: E402
+from storage.db import open_database  # noqa: E402
 from storage.meta import set_meta  # noqa: E402
 
 DIM = 384
@@ -84,7 +84,7 @@ async def build(path: Path, n: int) -> None:
     path.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     async with open_database(path / "biographer.sqlite3") as conn:
-        async with transaction(conn):
+        async with conn.transaction():
             await set_meta(conn, "embedding_model", "synthetic-random")
             await set_meta(conn, "embedding_dim", str(DIM))
             doc = await document_store.insert_document(
@@ -105,7 +105,7 @@ async def build(path: Path, n: int) -> None:
                     identity=f"synthetic|{first + i}", text_hash=f"{first + i:040x}"))
                 offset += len(text) + 1
             vectors = unit_vectors(rng, size)
-            async with transaction(conn):
+            async with conn.transaction():
                 await chunk_store.insert_chunks(conn, records)
                 lo = await _chunk_id(conn, records[0].identity)  # one transaction: ids are consecutive
                 hi = await _chunk_id(conn, records[-1].identity)
@@ -115,7 +115,7 @@ async def build(path: Path, n: int) -> None:
             done = first + size
             if done % 50_000 == 0 or done == n:
                 print(f"{done} chunks, {time.perf_counter() - started:.0f} s", flush=True)
-        async with transaction(conn):
+        async with conn.transaction():
             await document_store.finish_document(conn, doc, chunk_count=n, text_length=offset,
                                                  time_start=None, time_end=None)
             await vector_store.fold_log(conn)

@@ -35,7 +35,7 @@ from storage import messages as message_store  # noqa: E402
 from storage import people as people_store  # noqa: E402
 from storage import questions as question_store  # noqa: E402
 from storage import timeline as timeline_store  # noqa: E402
-from storage.db import open_database, transaction  # noqa: E402
+from storage.db import open_database  # noqa: E402
 
 SEED = 11
 PEOPLE = 300
@@ -54,7 +54,7 @@ async def build(path: Path, n: int) -> None:
     path.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     async with open_database(path / "biographer.sqlite3") as conn:
-        async with transaction(conn):
+        async with conn.transaction():
             doc = await document_store.insert_document(
                 conn, kind="whatsapp", name="synthetic chats", identity="synthetic", source_path=None,
                 content_hash=None, byte_size=None, raw_path=None, platform="whatsapp", conversation_key="all")
@@ -70,10 +70,10 @@ async def build(path: Path, n: int) -> None:
                 rows.append(message_store.MessageRecord(
                     doc, "whatsapp", "all", None, sender, None, mine, at, None, "text", None, None, text, "[]",
                     f"synthetic|{j}", 0, 0))
-            async with transaction(conn):
+            async with conn.transaction():
                 await message_store.insert_messages(conn, rows)
         await people_store.sync_from_messages(conn)
-        async with transaction(conn):
+        async with conn.transaction():
             for i in range(300):
                 day = START + timedelta(seconds=rng.random() * YEARS_SECONDS)
                 date = day.strftime(rng.choice(("%Y", "%Y-%m", "%Y-%m-%d")))
@@ -142,7 +142,7 @@ async def inserts(n: int) -> dict:
                 await conn.execute("DROP INDEX messages_activity")
                 await conn.execute("CREATE INDEX messages_sender ON messages(sender COLLATE NOCASE)")
                 await conn.commit()
-            async with transaction(conn):
+            async with conn.transaction():
                 doc = await document_store.insert_document(conn, kind="whatsapp", name="x", identity="x",
                                                            source_path=None, content_hash=None, byte_size=None,
                                                            raw_path=None)
@@ -159,7 +159,7 @@ async def inserts(n: int) -> dict:
                                                        "text", None, None, "a message of ordinary length, say", "[]",
                                                        f"{chat}|{j}", 0, 0) for j, (sender, at) in enumerate(rows)]
                 started = time.perf_counter()
-                async with transaction(conn):
+                async with conn.transaction():
                     await message_store.insert_messages(conn, records)
                 seconds[name] += time.perf_counter() - started
     return {name: round(value, 2) for name, value in seconds.items()} | {

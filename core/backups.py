@@ -6,14 +6,16 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from pathlib import Path
-
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage import backup as backup_store
 from storage.backup import Restored
 
+if TYPE_CHECKING:
+    from storage.db import Store
 
-async def take_backup(conn: aiosqlite.Connection, *, backup_dir: Path, raw_dir: Path, keep: int,
+
+async def take_backup(conn: Store, *, backup_dir: Path, raw_dir: Path, keep: int,
                       now: datetime | None = None) -> Path:
     """A backup of the live store with its raw copies, keeping the newest `keep`."""
     return await backup_store.backup_database(conn, backup_dir, raw_dir=raw_dir,

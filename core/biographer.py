@@ -38,7 +38,6 @@ from storage import messages as message_store
 from storage import questions as question_store
 from storage import runs as run_store
 from storage import timeline as timeline_store
-from storage.db import transaction
 
 log = logging.getLogger(__name__)
 
@@ -87,13 +86,13 @@ class Biographer:
 
     async def _start(self, kind: str, role: str) -> int:
         llm = self._require_llm()
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             return await run_store.start_run(self.conn, kind=kind, role=role, model=llm.model_for(role),
                                              at=utc_iso_precise(self.clock()))
 
     async def _finish(self, run_id: int, *, status: str, usage: Usage, steps: int = 0,
                       tool_errors: int = 0, note: str = "") -> None:
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await run_store.finish_run(self.conn, run_id, at=utc_iso_precise(self.clock()), status=status, steps=steps,
                                        tool_errors=tool_errors, prompt_tokens=usage.prompt_tokens,
                                        completion_tokens=usage.completion_tokens, note=note)
@@ -185,7 +184,7 @@ class Biographer:
         if result.successful_calls == 0 and not answer.citations:
             # still no tool call after the nudge: say so, in the answer itself, wherever it is shown
             answer = replace(answer, text=f"{UNCHECKED}\n\n{answer.text}", checked=False)
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             now = utc_iso_precise(self.clock())
             await chat_store.add_turn(self.conn, conversation=conversation, role="user", text=text, at=now)
             await chat_store.add_turn(self.conn, conversation=conversation, role="assistant", text=answer.text, at=now)
@@ -225,7 +224,7 @@ class Biographer:
         return _question(row) if row else None
 
     async def mark_asked(self, question_id: int, when: datetime) -> None:
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await question_store.mark_asked(self.conn, question_id, utc_iso_precise(when))
 
     async def answer_question(self, question_id: int, text: str) -> Answer:
@@ -251,10 +250,10 @@ class Biographer:
                                          edit_kind="correction", cuttable_user=False)
         if question_id not in turn.questions_resolved:
             # the owner answered it: it is closed whether or not the model remembered to say so
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 await question_store.resolve(self.conn, question_id, status="answered",
                                              resolution=f"answered by the owner [{locator}]", at=utc_iso_precise(self.clock()))
-        async with transaction(self.conn):  # folded in already: analysis need not read it again
+        async with self.conn.transaction():  # folded in already: analysis need not read it again
             await chat_store.mark_analyzed(self.conn, locator.document_id, locator.char_end,
                                            run_id=turn.run_id, at=utc_iso_precise(self.clock()))
         return await self._cited(result, turn)
@@ -346,11 +345,11 @@ class Biographer:
                                          cuttable_user=False)
         if result.successful_calls == 0 or result.truncated:
             note = "not read: cut at the length limit" if result.truncated else NOT_READ
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 await run_store.set_status(self.conn, turn.run_id, status="unread", note=note)
             log.warning("analysis batch %d left queued: %s", number, note)
             return turn, False
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             reached: dict[int, int] = {}
             for chunk in batch:
                 reached[chunk.document_id] = max(reached.get(chunk.document_id, 0), chunk.char_end)

@@ -15,13 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-import aiosqlite
-
 from core.api_errors import NotAuthenticated, NotPermitted
 from core.errors import UserFacingError
 from core.sections import check_section_name, is_imported_section
 from storage import clients as client_store
-from storage.db import transaction
+from storage.db import Store
 
 #: what a client may be allowed; `clients add --allow` takes a comma-separated subset
 OPERATIONS = ("search", "read", "list", "save")
@@ -118,7 +116,7 @@ _BEARER_HINT = "send `Authorization: Bearer TOKEN` with a token from `biographer
 
 
 class ClientBook:
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Store) -> None:
         self.conn = conn
 
     async def add(self, name: str, *, operations: tuple[str, ...], sections: tuple[str, ...] = (),
@@ -131,7 +129,7 @@ class ClientBook:
             raise UserFacingError(f"not a client name: {name!r}",
                                   hint="use up to 64 letters, digits, spaces, '.', '_' or '-', e.g. claude-desktop")
         key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             if await client_store.live_client_named(self.conn, name):
                 raise UserFacingError(f"a client named {name!r} exists already",
                                       hint=f"pick another name, or `biographer clients revoke {name}` first")
@@ -143,7 +141,7 @@ class ClientBook:
         return [_info(r) for r in await client_store.list_clients(self.conn, include_revoked=include_revoked)]
 
     async def revoke(self, name: str) -> None:
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             if not await client_store.revoke(self.conn, name.strip(), at=_now()):
                 raise UserFacingError(f"no live client named {name!r}", hint="`biographer clients list` shows them")
 

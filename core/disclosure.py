@@ -19,13 +19,11 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-import aiosqlite
-
 from core.errors import UserFacingError
 from core.times import Clock, utc_iso_precise, utc_now
 from storage import disclosure as store
 from storage import documents as document_store
-from storage.db import transaction
+from storage.db import Store
 
 ALLOW, DESCRIPTORS_ONLY, DENY = "allow", "descriptors_only", "deny"
 POLICIES = (ALLOW, DESCRIPTORS_ONLY, DENY)
@@ -84,7 +82,7 @@ def parse_target(target: str) -> tuple[str, str]:
 class Disclosure:
     """The owner's policies, kept in the store."""
 
-    def __init__(self, conn: aiosqlite.Connection, *, clock: Clock = utc_now) -> None:
+    def __init__(self, conn: Store, *, clock: Clock = utc_now) -> None:
         self.conn = conn
         self.clock = clock
 
@@ -106,7 +104,7 @@ class Disclosure:
         if policy not in POLICIES:
             raise UserFacingError(f"unknown policy {policy!r}", hint=f"use one of {', '.join(POLICIES)}")
         scope, value, documents = await self._resolve(target)
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             if scope == "source":
                 await store.set_source_policy(self.conn, int(value), policy, at=utc_iso_precise(self.clock()))
             else:
@@ -116,7 +114,7 @@ class Disclosure:
     async def clear(self, target: str) -> PolicyChange:
         """Back to the kind's policy (a source) or to allow (a kind)."""
         scope, value, documents = await self._resolve(target)
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             if scope == "source":
                 await store.clear_source_policy(self.conn, int(value))
             else:

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from core.config import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
 from core.ports import Embedder
 from core.providers.lazy import LazyEmbedder
 from storage import chunks as chunk_store
 from storage.languages import NAMES, UNKNOWN
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 #: the models "auto" chooses between (both ship in packages, neither needs a network)
 AUTO_MODELS = (DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL)
@@ -51,7 +53,7 @@ class LanguageMix:
         return NAMES.get(ranked[0][1], ranked[0][1]) if ranked else "unknown"
 
 
-async def language_mix(conn: aiosqlite.Connection) -> LanguageMix:
+async def language_mix(conn: Store) -> LanguageMix:
     return LanguageMix({language: chars for language, (_, chars) in (await chunk_store.language_counts(conn)).items()})
 
 

@@ -15,15 +15,16 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
-
-import aiosqlite
+from typing import Any, TYPE_CHECKING
 
 from core.files import write_private
 from core.types import CITED_LOCATORS, LOCATOR_PATTERN, Locator
 from storage import documents as document_store
 from storage import people as people_store
 from storage import source_admin
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 _CITATION = re.compile(rf"\[({CITED_LOCATORS})\]")
 _LOCATOR = re.compile(LOCATOR_PATTERN)
@@ -73,7 +74,7 @@ async def _each(rows: AsyncIterator[Any], out: JsonLines) -> None:
     out.close()
 
 
-async def export_all(conn: aiosqlite.Connection, directory: Path, *, read_document, bio: str,
+async def export_all(conn: Store, directory: Path, *, read_document, bio: str,
                      history: list, timeline: list, questions: list) -> dict[str, int]:
     """Write the export into `directory`; returns what was written, by kind. `read_document(id)`
     returns a source's whole text (the memory's reader, so chunks are put back together exactly)."""

@@ -20,14 +20,17 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import aiosqlite
 import re2
 
 from core.errors import UserFacingError
 from storage import chunks as chunk_store
 from storage.chunks import ChunkFilter, StoredChunk
 from storage.keyword_terms import is_unspaced
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 WALK_BATCH = 200  # passages read per step of an in-order walk
 SCAN_BATCH = 2000  # passages read per step of a regular expression's full scan
@@ -109,7 +112,7 @@ class _Overlaps:
         return kept
 
 
-async def find_words(conn: aiosqlite.Connection, pattern: str, match: str, *, where: ChunkFilter, skip: int,
+async def find_words(conn: Store, pattern: str, match: str, *, where: ChunkFilter, skip: int,
                      size: int, newest_first: bool, exact_cap: int = EXACT_TOTAL_CAP,
                      accept: Accept | None = None) -> Found:
     """A page of whole-word matches, walking the keyword index's matches (`match`, an FTS5 phrase
@@ -141,7 +144,7 @@ async def find_words(conn: aiosqlite.Connection, pattern: str, match: str, *, wh
                  has_more=len(page) > size)
 
 
-async def find_regex(conn: aiosqlite.Connection, pattern: str, *, where: ChunkFilter, skip: int, size: int,
+async def find_regex(conn: Store, pattern: str, *, where: ChunkFilter, skip: int, size: int,
                      newest_first: bool, deadline_seconds: float = DEADLINE_SECONDS,
                      accept: Accept | None = None) -> Found:
     """A page of a regular expression's matches: every passage is read (a batch at a time, matched

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import re
 
-import aiosqlite
 import numpy as np
 
 from core.disclosure import DENY, DESCRIPTORS_ONLY, descriptor, provider_safe
@@ -16,7 +15,7 @@ from core.ports import Embedder, Progress, no_progress
 from storage import chunks as chunk_store
 from storage import disclosure as disclosure_store
 from storage import vectors as vector_store
-from storage.db import transaction
+from storage.db import Store
 from storage.meta import delete_meta, get_meta, set_meta
 
 REINDEX_KEY = "reindex_model"  # set while a full reindex with this model is unfinished
@@ -31,7 +30,7 @@ def embedding_text(chunk_text: str) -> str:
 
 
 class Indexer:
-    def __init__(self, conn: aiosqlite.Connection, embedder: Embedder, *, batch_size: int = 64) -> None:
+    def __init__(self, conn: Store, embedder: Embedder, *, batch_size: int = 64) -> None:
         self.conn = conn
         self.embedder = embedder
         self.batch_size = batch_size
@@ -56,7 +55,7 @@ class Indexer:
                     return  # nothing saved yet: chosen when there is
                 self.chose = self.embedder.name
         if recorded is None:
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 await set_meta(self.conn, "embedding_model", self.embedder.name)
                 await set_meta(self.conn, "embedding_dim", str(self.embedder.dim))
             return
@@ -94,7 +93,7 @@ class Indexer:
             else:
                 described = {}
             vectors = {cid: by_hash[h] for cid, _, h in texts}
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 if await vector_store.generation(self.conn) != generation:
                     break  # another process began a reindex with another model: it embeds these
                 await vector_store.store_vectors(self.conn, list(vectors.items()), generation=generation)
@@ -128,7 +127,7 @@ class Indexer:
         their vectors now. Returns how many passages changed."""
         if not self.embedder.remote or not document_ids:
             return 0
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             if policy == DENY:
                 return await vector_store.withhold_documents(self.conn, document_ids)
             return await vector_store.mark_documents_pending(self.conn, document_ids)
@@ -137,7 +136,7 @@ class Indexer:
         """A reindex is complete, and vectors deleted meanwhile (a forgotten source) get folded."""
         finished = await get_meta(self.conn, REINDEX_KEY) is not None
         if finished or await vector_store.fold_due(self.conn):
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 await delete_meta(self.conn, REINDEX_KEY)
                 if await vector_store.fold_due(self.conn):
                     await vector_store.fold_log(self.conn)
@@ -156,7 +155,7 @@ class Indexer:
         if isinstance(self.embedder, AutoEmbedder):
             self.embedder.choose(await get_meta(self.conn, REINDEX_KEY) or pick_model(await language_mix(self.conn)))
         if await get_meta(self.conn, REINDEX_KEY) != self.embedder.name:
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 if (await get_meta(self.conn, "embedding_model") != self.embedder.name
                         or await get_meta(self.conn, "embedding_dim") != str(self.embedder.dim)):
                     await vector_store.start_generation(self.conn)

@@ -18,8 +18,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-import aiosqlite
-
 from core.chunking import MessageChunker, stream_prose_spans
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
@@ -32,7 +30,7 @@ from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import messages as message_store
 from storage import source_admin
-from storage.db import transaction
+from storage.db import Store
 from storage.languages import detect_language
 from storage.permissions import private_dir, private_file
 
@@ -178,7 +176,7 @@ class DedupKeys:
 
 
 class Ingestor:
-    def __init__(self, conn: aiosqlite.Connection, *, importers: list[Importer],
+    def __init__(self, conn: Store, *, importers: list[Importer],
                  context: ImportContext, raw_dir: Path) -> None:
         self.conn = conn
         self.importers = importers
@@ -290,7 +288,7 @@ class Ingestor:
             report.documents_skipped = 1
             return report
         try:
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 conversation = document.conversation
                 document_id = await document_store.insert_document(
                     self.conn,

@@ -14,14 +14,12 @@ from datetime import datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-import aiosqlite
-
 from core.errors import UserFacingError
 from core.gate import AgentGate
 from core.times import utc_iso
 from core.preferences import WEEKDAYS, Preferences, parse_time
 from storage import frontend_state
-from storage.db import transaction
+from storage.db import Store
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +49,12 @@ class Notifier(Protocol):
 class PromptBook:
     """Which chat message asked which open question."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: Store) -> None:
         self.conn = conn
 
     async def record(self, *, question_id: str, platform: str, chat_id: str, message_id: str,
                      sent_at: datetime) -> None:
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await frontend_state.record_prompt(self.conn, question_id=question_id, platform=platform,
                                                chat_id=chat_id, message_id=message_id,
                                                sent_at=utc_iso(sent_at))
@@ -253,7 +251,7 @@ class JobRunner:
             if last is not None and last >= utc_iso(slot):
                 continue
             outcome = "missed" if now - slot > self.grace else await self._run(job, preferences, now)
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 await frontend_state.settle_slot(self.conn, job.name, utc_iso(slot), outcome)
             settled[job.name] = outcome
             log.info("job %s slot %s: %s", job.name, slot.isoformat(), outcome)

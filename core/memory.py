@@ -9,8 +9,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import aiosqlite
-
 from core.importers.base import ImportContext, Importer
 from core.ports import Embedder, Progress, no_progress
 from core.search import PersonNames, Searcher
@@ -23,7 +21,7 @@ from storage import documents as document_store
 from storage import messages as message_store
 from storage import people as people_store
 from storage import profile as profile_store
-from storage.db import open_database, set_busy_deadline
+from storage.db import Store, open_database
 from storage.meta import get_meta
 
 if TYPE_CHECKING:
@@ -34,16 +32,15 @@ if TYPE_CHECKING:
 
 @asynccontextmanager
 async def open_store(path: Path, *, busy_seconds: float,
-                     private_folders: Sequence[Path] = ()) -> AsyncIterator[aiosqlite.Connection]:
+                     private_folders: Sequence[Path] = ()) -> AsyncIterator[Store]:
     """The store at `path` (created and migrated if needed), whose writes wait up to `busy_seconds`
     for another process's write lock; it and `private_folders` are made owner-only."""
-    async with open_database(path, private_folders=private_folders) as conn:
-        set_busy_deadline(conn, busy_seconds)
-        yield conn
+    async with open_database(path, private_folders=private_folders, busy_deadline=busy_seconds) as store:
+        yield store
 
 
 class Memory:
-    def __init__(self, conn: aiosqlite.Connection, *, embedder: Embedder, context: ImportContext,
+    def __init__(self, conn: Store, *, embedder: Embedder, context: ImportContext,
                  raw_dir: Path, backup_dir: Path | None = None, importers: list[Importer] | None = None,
                  person_names: PersonNames | None = None) -> None:
         self.conn = conn

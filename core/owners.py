@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import json
 
-import aiosqlite
-
 from core.importers.base import ImportContext
 from storage import people as people_store
-from storage.db import transaction
+from storage.db import Store
 from storage.meta import get_meta, set_meta
 
 _APPLIED = "owner_aliases"  # the aliases the stored flags were last computed with
 
 
-async def follow_owner_aliases(conn: aiosqlite.Connection, context: ImportContext, *,
+async def follow_owner_aliases(conn: Store, context: ImportContext, *,
                                force: bool = False) -> int | None:
     """Recompute the owner flags when the aliases differ from the last time (or `force`).
     Returns how many messages changed, or None when the aliases had not changed. A flag the
@@ -26,7 +24,7 @@ async def follow_owner_aliases(conn: aiosqlite.Connection, context: ImportContex
     identities = await people_store.sender_identities(conn)
     owners = [(sender, sender_id) for sender, sender_id in identities
               if context.owns(sender, sender_id)]
-    async with transaction(conn):
+    async with conn.transaction():
         changed = await people_store.set_owner_flags(conn, owners)
         await set_meta(conn, _APPLIED, current)
     return changed

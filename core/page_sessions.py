@@ -14,13 +14,11 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import aiosqlite
-
 from core.api_errors import NotAuthenticated
 from core.clients import ClientBook
 from core.times import Clock, parse_utc, utc_iso_precise
 from storage import page_sessions as session_store
-from storage.db import transaction
+from storage.db import Store
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,7 @@ _LOGIN_AGAIN = "log in again with your page token (a new one: biographer clients
 
 
 class PageSessions:
-    def __init__(self, conn: aiosqlite.Connection, clients: ClientBook, *, clock: Clock) -> None:
+    def __init__(self, conn: Store, clients: ClientBook, *, clock: Clock) -> None:
         self.conn = conn
         self.clients = clients
         self.clock = clock
@@ -60,7 +58,7 @@ class PageSessions:
         secret = secrets.token_urlsafe(32)
         now = self.clock()
         expires = now + lifetime
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await session_store.delete_expired(self.conn, now=utc_iso_precise(now))
             await session_store.insert_session(self.conn, secret_digest=_digest(secret), client_id=client.id,
                                                created_at=utc_iso_precise(now), expires_at=utc_iso_precise(expires))
@@ -79,5 +77,5 @@ class PageSessions:
                            expires_at=parse_utc(row.expires_at))
 
     async def logout(self, secret: str) -> None:
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await session_store.delete_session(self.conn, _digest(secret))

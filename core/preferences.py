@@ -6,12 +6,10 @@ from dataclasses import dataclass
 from datetime import time
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import aiosqlite
-
 from core.config import Settings
 from core.errors import UserFacingError
 from storage import frontend_state
-from storage.db import transaction
+from storage.db import Store
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
@@ -114,7 +112,7 @@ def _validated(key: str, value: str) -> str:
 class PreferenceStore:
     """Reads and changes preferences; every change is committed at once."""
 
-    def __init__(self, conn: aiosqlite.Connection, defaults: ScheduleDefaults) -> None:
+    def __init__(self, conn: Store, defaults: ScheduleDefaults) -> None:
         self.conn = conn
         self.defaults = defaults
 
@@ -134,11 +132,11 @@ class PreferenceStore:
     async def set(self, key: str, value: str) -> Preferences:
         """Change one setting after checking it; raises UserFacingError with a hint when it is wrong."""
         value = _validated(key, value)
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await frontend_state.set_preference(self.conn, key.strip().lower().replace("-", "_"), value)
         return await self.load()
 
     async def set_paused(self, paused: bool) -> None:
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await frontend_state.set_preference(self.conn, "paused", "1" if paused else "0")
 

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import aiosqlite
-
 from core import profile as text_ops
 from core.errors import UserFacingError
 from core.times import Clock, parse_utc, utc_iso_precise, utc_now
 from core.types import OpenQuestion, ProfileEdit, TimelineEvent
 from storage import profile as store
-from storage.db import transaction
+from storage.db import Store
 
 
 
@@ -23,7 +21,7 @@ def _edit(row: store.HistoryRow) -> ProfileEdit:
 
 
 class ProfileBook:
-    def __init__(self, conn: aiosqlite.Connection, *, clock: Clock = utc_now) -> None:
+    def __init__(self, conn: Store, *, clock: Clock = utc_now) -> None:
         self.conn = conn
         self.clock = clock
 
@@ -33,7 +31,7 @@ class ProfileBook:
         if current is not None:
             return current
         fresh = text_ops.skeleton()
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await store.write_profile(self.conn, before="", after=fresh, at=utc_iso_precise(self.clock()),
                                       kind="create", section=None, old_text="", new_text=fresh,
                                       run_id=None, locators=[])
@@ -45,7 +43,7 @@ class ProfileBook:
         before = await self.text()
         after, touched = text_ops.apply_edit(before, old_text, new_text, section=section)
         locators = sorted(text_ops.citations_in(new_text))
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             edit_id = await store.write_profile(
                 self.conn, before=before, after=after, at=utc_iso_precise(self.clock()), kind=kind,
                 section=touched, old_text=old_text, new_text=new_text, run_id=run_id, locators=locators)
@@ -54,7 +52,7 @@ class ProfileBook:
     async def replace(self, new_profile: str, *, kind: str, run_id: int | None,
                       section: str | None = None) -> ProfileEdit:
         before = await self.text()
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             edit_id = await store.write_profile(
                 self.conn, before=before, after=new_profile, at=utc_iso_precise(self.clock()), kind=kind,
                 section=section, old_text=before, new_text=new_profile, run_id=run_id,
@@ -83,7 +81,7 @@ class ProfileBook:
         else:
             raise UserFacingError(f"later edits changed the text edit {edit_id} wrote",
                                   hint="undo the later edits first (newest first)")
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             new_id = await store.write_profile(
                 self.conn, before=current, after=restored, at=utc_iso_precise(self.clock()), kind="undo",
                 section=row.section, old_text=row.new_text, new_text=row.old_text, run_id=None,

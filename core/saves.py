@@ -26,7 +26,6 @@ from core.types import Locator, SourceDocument
 from storage import documents as document_store
 from storage import listing
 from storage import saves as save_store
-from storage.db import transaction
 from storage.source_admin import delete_source
 
 MAX_SAVE_CHARS = 20_000
@@ -191,7 +190,7 @@ class SaveBook:
         assert document_id is not None
         written = await self.memory.read(Locator(document_id, 0, 2**62))
         stamp = now.isoformat(timespec="seconds")
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             if current is not None:
                 latest = await save_store.current_version(self.conn, current.record_id)
                 if latest is None or latest.document_id != current.document_id:  # another process was faster

@@ -8,8 +8,6 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-import aiosqlite
-
 from core import ranking
 from core.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.disclosure import DENY
@@ -27,6 +25,7 @@ from storage.keyword_reader import KeywordReader
 if TYPE_CHECKING:  # numpy and the vector index load in 0.1 s: grep and read never need them
     import numpy as np
 
+    from storage.db import Store
     from storage.vector_index import VectorIndex
 
 # Candidate depths for hybrid search; the ranking itself lives in core/ranking.py.
@@ -64,7 +63,7 @@ async def _just_the_name(person: str) -> list[str]:
 
 
 class Searcher:
-    def __init__(self, conn: aiosqlite.Connection, embedder: Embedder | None, *,
+    def __init__(self, conn: Store, embedder: Embedder | None, *,
                  person_names: PersonNames = _just_the_name) -> None:
         self.conn = conn
         self.embedder = embedder

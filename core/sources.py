@@ -8,8 +8,6 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-import aiosqlite
-
 from core.errors import UserFacingError
 from core.files import write_private
 from core.types import CITATION_PATTERN, LOCATOR_PATTERN
@@ -17,22 +15,22 @@ from storage import documents as document_store
 from storage import profile as profile_store
 from storage import backup as backup_store
 from storage import source_admin
-from storage.db import DatabaseError, checkpoint, open_database, transaction
+from storage.db import DatabaseError, Store, open_database
 
 
 #: one imported source as the owner sees it (numbered for /forget)
 Source = document_store.DocumentRow
 
 
-async def list_sources(conn: aiosqlite.Connection) -> list[Source]:
+async def list_sources(conn: Store) -> list[Source]:
     return await document_store.list_documents(conn)
 
 
-async def get_source(conn: aiosqlite.Connection, source_id: int) -> Source | None:
+async def get_source(conn: Store, source_id: int) -> Source | None:
     return await document_store.get_document(conn, source_id)
 
 
-async def find_sources_by_identity_prefix(conn: aiosqlite.Connection, prefix: str) -> list[Source]:
+async def find_sources_by_identity_prefix(conn: Store, prefix: str) -> list[Source]:
     return await document_store.find_by_identity_prefix(conn, prefix)
 
 
@@ -77,7 +75,7 @@ def _without(citation: re.Match, prefix: str) -> str:
     return f"{space}[{', '.join(left)}]" if left else ""
 
 
-async def forget_source(conn: aiosqlite.Connection, document_id: int, *, raw_dir: Path | None = None,
+async def forget_source(conn: Store, document_id: int, *, raw_dir: Path | None = None,
                         backup_dir: Path | None = None) -> Forgotten:
     """Delete one source and everything taken from it: its messages, chunks, vectors and raw
     copy, the timeline events and bio.md lines resting on it alone (in bio.md's history too),
@@ -88,10 +86,10 @@ async def forget_source(conn: aiosqlite.Connection, document_id: int, *, raw_dir
     document = await document_store.get_document(conn, document_id)
     if document is None:
         raise UserFacingError(f"there is no source #{document_id}", hint="/sources lists them with their numbers")
-    async with transaction(conn):
+    async with conn.transaction():
         lines, events = await _forget_in(conn, document)
         in_use = await source_admin.raw_copy_names(conn)
-    await checkpoint(conn)
+    await conn.checkpoint()
     if document.raw_path and Path(document.raw_path).name not in in_use:
         kept = raw_dir / Path(document.raw_path).name if raw_dir else Path(document.raw_path)
         kept.unlink(missing_ok=True)
@@ -102,7 +100,7 @@ async def forget_source(conn: aiosqlite.Connection, document_id: int, *, raw_dir
                      backup_errors=errors)
 
 
-async def _forget_in(conn: aiosqlite.Connection, document: document_store.DocumentRow) -> tuple[int, int]:
+async def _forget_in(conn: Store, document: document_store.DocumentRow) -> tuple[int, int]:
     """The deletions of a forget, inside the caller's transaction; returns (bio.md lines removed,
     timeline events removed)."""
     prefix = f"doc{document.id}:"
@@ -146,10 +144,10 @@ async def _forget_in_backups(backup_dir: Path, identity: str) -> tuple[int, tupl
                     if found is None:
                         continue
                     document = await document_store.get_document(db, found)
-                    async with transaction(db):
+                    async with db.transaction():
                         await _forget_in(db, document)
                         in_use = await source_admin.raw_copy_names(db)
-                    await checkpoint(db)
+                    await db.checkpoint()
             except (DatabaseError, OSError) as error:
                 errors.append(f"{backup.path.name}: {error}")
                 continue
@@ -159,7 +157,7 @@ async def _forget_in_backups(backup_dir: Path, identity: str) -> tuple[int, tupl
     return changed, tuple(errors)
 
 
-async def clean_raw_copies(conn: aiosqlite.Connection, raw_dir: Path) -> int:
+async def clean_raw_copies(conn: Store, raw_dir: Path) -> int:
     """Delete the raw copies no source refers to (a failed import of an older version, a copy
     killed half-way); returns how many. A copy is made only after its source is saved, so a
     complete file nobody refers to is an orphan; a fresh .part may still be being written."""
@@ -177,7 +175,7 @@ async def clean_raw_copies(conn: aiosqlite.Connection, raw_dir: Path) -> int:
     return removed
 
 
-async def export_sources(conn: aiosqlite.Connection, path: Path) -> Path:
+async def export_sources(conn: Store, path: Path) -> Path:
     """Write every source and message as one JSON file at `path`."""
     sources = [asdict(d) for d in await document_store.list_documents(conn)]
     messages = [m async for m in source_admin.iter_messages(conn)]

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import aiosqlite
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ def _local_date(offsets: Sequence[tuple[str, int]]) -> tuple[str, list]:
     return (f"date(time, CASE {cases} ELSE ? END)" if cases else "date(time, ?)"), args + [modifier[-1]]
 
 
-async def messages_per_day(conn: aiosqlite.Connection, *, since: str, until: str, offsets: Sequence[tuple[str, int]],
+async def messages_per_day(conn: Store, *, since: str, until: str, offsets: Sequence[tuple[str, int]],
                            senders: Sequence[str] | None = None,
                            exclude_platforms: Sequence[str] = ()) -> list[SenderDay]:
     """Messages (not system notices) per local day and sender in [since, until]; only from
@@ -71,7 +74,7 @@ async def messages_per_day(conn: aiosqlite.Connection, *, since: str, until: str
     return [SenderDay(day, sender, bool(owner), n) for day, sender, owner, n in rows]
 
 
-async def sender_totals(conn: aiosqlite.Connection, *, since: str | None = None, until: str | None = None,
+async def sender_totals(conn: Store, *, since: str | None = None, until: str | None = None,
                         exclude_platforms: Sequence[str] = ()) -> list[SenderTotal]:
     """Messages per sender other than the owner in [since, until] (default: all), most first;
     spellings that differ only in case count as one sender. Reads the messages_activity index only."""
@@ -84,7 +87,7 @@ async def sender_totals(conn: aiosqlite.Connection, *, since: str | None = None,
     return [SenderTotal(*row) for row in rows]
 
 
-async def sources_added(conn: aiosqlite.Connection, *, since: str, until: str,
+async def sources_added(conn: Store, *, since: str, until: str,
                         exclude_kinds: Sequence[str] = ()) -> list[AddedSource]:
     """Sources imported in [since, until], oldest first."""
     kinds, args = _not_in("kind", exclude_kinds)
@@ -96,7 +99,7 @@ async def sources_added(conn: aiosqlite.Connection, *, since: str, until: str,
     return [AddedSource(kind, name) for kind, name in rows]
 
 
-async def questions_answered(conn: aiosqlite.Connection, *, since: str, until: str) -> int:
+async def questions_answered(conn: Store, *, since: str, until: str) -> int:
     rows = await conn.execute_fetchall(
         "SELECT count(*) FROM open_questions WHERE status = 'answered' "
         "AND substr(answered_at, 1, 19) >= substr(?, 1, 19) AND substr(answered_at, 1, 19) <= substr(?, 1, 19)",
@@ -104,12 +107,12 @@ async def questions_answered(conn: aiosqlite.Connection, *, since: str, until: s
     return rows[0][0]
 
 
-async def questions_open(conn: aiosqlite.Connection) -> int:
+async def questions_open(conn: Store) -> int:
     rows = await conn.execute_fetchall("SELECT count(*) FROM open_questions WHERE status IN ('open', 'asked')")
     return rows[0][0]
 
 
-async def texts_between(conn: aiosqlite.Connection, *, since: str, until: str,
+async def texts_between(conn: Store, *, since: str, until: str,
                         exclude_kinds: Sequence[str] = ()) -> list[str]:
     """What was written in [since, until]: chat messages one by one, and the passages of sources
     without messages (journals, notes) dated in the period. For counting who came up; nothing of

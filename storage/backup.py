@@ -22,11 +22,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import aiosqlite
 import sqlean
 
 from core.errors import UserFacingError
-from storage.db import store_files, write_lock
+from storage.db import Store, store_files
 from storage.permissions import private_dir, private_file
 
 PREFIX = "biographer-"
@@ -126,7 +125,7 @@ def _new_folder(directory: Path, stamp: datetime, label: str) -> Path:
     return target
 
 
-async def backup_database(conn: aiosqlite.Connection, directory: Path, *, raw_dir: Path,
+async def backup_database(conn: Store, directory: Path, *, raw_dir: Path,
                           stamp: datetime, keep: int) -> Path:
     """Back the store up into a new folder under `directory` (safe while it is in use), with the
     raw copies its sources refer to; delete all but the newest `keep`. Returns the folder."""
@@ -139,7 +138,7 @@ async def backup_database(conn: aiosqlite.Connection, directory: Path, *, raw_di
         try:
             # between transactions: the backup reads through this connection, which would
             # otherwise copy another task's uncommitted writes
-            async with write_lock(conn):
+            async with conn.write_lock:
                 await conn.backup(destination)
             names = await asyncio.to_thread(raw_names, destination)
         finally:

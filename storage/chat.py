@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.disclosure import effective_policy_sql
 
+if TYPE_CHECKING:
+    from storage.db import Store
 
-async def add_turn(conn: aiosqlite.Connection, *, conversation: str, role: str, text: str, at: str) -> None:
+
+async def add_turn(conn: Store, *, conversation: str, role: str, text: str, at: str) -> None:
     await conn.execute("INSERT INTO chat_turns (conversation, role, text, at) VALUES (?, ?, ?, ?)",
                        (conversation, role, text, at))
 
 
-async def tail(conn: aiosqlite.Connection, conversation: str, *, limit: int) -> list[tuple[str, str]]:
+async def tail(conn: Store, conversation: str, *, limit: int) -> list[tuple[str, str]]:
     """The last `limit` (role, text) pairs of a conversation, oldest first."""
     async with conn.execute(
         "SELECT role, text FROM chat_turns WHERE conversation = ? ORDER BY id DESC LIMIT ?",
@@ -53,7 +55,7 @@ def _disclosed(only: bool) -> str:
     return f"AND {effective_policy_sql('d')} = 'allow'" if only else ""
 
 
-async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...],
+async def pending_chunks(conn: Store, *, exclude_kinds: tuple[str, ...],
                          limit: int, disclosed_only: bool = False) -> list[PendingChunk]:
     """Chunks analysis has not read yet, oldest material first (with `disclosed_only`, of sources
     whose text may leave the machine)."""
@@ -69,7 +71,7 @@ async def pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str
         return [PendingChunk(*r) for r in await cur.fetchall()]
 
 
-async def count_pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tuple[str, ...],
+async def count_pending_chunks(conn: Store, *, exclude_kinds: tuple[str, ...],
                                disclosed_only: bool = False) -> int:
     marks = ",".join("?" * len(exclude_kinds)) or "''"
     async with conn.execute(
@@ -82,7 +84,7 @@ async def count_pending_chunks(conn: aiosqlite.Connection, *, exclude_kinds: tup
     return count
 
 
-async def mark_analyzed(conn: aiosqlite.Connection, document_id: int, analyzed_to: int, *,
+async def mark_analyzed(conn: Store, document_id: int, analyzed_to: int, *,
                         run_id: int | None, at: str) -> None:
     await conn.execute(
         """INSERT INTO analysis_progress (document_id, analyzed_to, run_id, updated_at) VALUES (?, ?, ?, ?)
@@ -92,7 +94,7 @@ async def mark_analyzed(conn: aiosqlite.Connection, document_id: int, analyzed_t
     )
 
 
-async def documents_between(conn: aiosqlite.Connection, since: str, until: str) -> list[PeriodDocument]:
+async def documents_between(conn: Store, since: str, until: str) -> list[PeriodDocument]:
     """Documents with material in a period."""
     async with conn.execute(
         f"""SELECT id, name, kind, time_start, time_end, {effective_policy_sql('d')} FROM documents d
@@ -103,7 +105,7 @@ async def documents_between(conn: aiosqlite.Connection, since: str, until: str) 
         return [PeriodDocument(*r) for r in await cur.fetchall()]
 
 
-async def latest_conversation(conn: aiosqlite.Connection, prefix: str) -> str | None:
+async def latest_conversation(conn: Store, prefix: str) -> str | None:
     """The conversation, among those whose key starts with `prefix`, that was spoken in last."""
     async with conn.execute(
         "SELECT conversation FROM chat_turns WHERE substr(conversation, 1, ?) = ? ORDER BY id DESC LIMIT 1",

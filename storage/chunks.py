@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aiosqlite
 import sqlean
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ def _stored(row: aiosqlite.Row) -> StoredChunk:
     )
 
 
-async def insert_chunks(conn: aiosqlite.Connection, records: Sequence[ChunkRecord]) -> int:
+async def insert_chunks(conn: Store, records: Sequence[ChunkRecord]) -> int:
     """Insert the chunks of a document being saved; returns how many were written.
 
     A chunk's identity hashes its document's identity, so a new document's chunks are new.
@@ -137,7 +141,7 @@ def keyword_hits(conn: sqlean.Connection, match: str, *, limit: int, where: Chun
     return [(_stored(row), row[-1]) for row in conn.execute(sql, args)]
 
 
-async def count_matching(conn: aiosqlite.Connection, match: str, *, where: ChunkFilter) -> int:
+async def count_matching(conn: Store, match: str, *, where: ChunkFilter) -> int:
     """How many chunks an FTS5 expression matches (read from the index alone: no text)."""
     clause, params = where.where()
     sql = f"SELECT COUNT(*) FROM chunks_fts {_fts_join(where)} WHERE chunks_fts MATCH ? AND {clause}"
@@ -145,7 +149,7 @@ async def count_matching(conn: aiosqlite.Connection, match: str, *, where: Chunk
         return (await cur.fetchone())[0]
 
 
-async def walk_matching(conn: aiosqlite.Connection, match: str, *, where: ChunkFilter, newest_first: bool,
+async def walk_matching(conn: Store, match: str, *, where: ChunkFilter, newest_first: bool,
                         batch: int) -> AsyncIterator[list[StoredChunk]]:
     """The chunks an FTS5 expression matches in time order (then document, then position), a
     batch at a time: SQLite sorts the matches' ids once (texts stay out of the sort) and hands
@@ -176,7 +180,7 @@ def get_chunks_sync(conn: sqlean.Connection, ids: Sequence[int]) -> dict[int, St
     return out
 
 
-async def get_chunks(conn: aiosqlite.Connection, ids: Sequence[int]) -> dict[int, StoredChunk]:
+async def get_chunks(conn: Store, ids: Sequence[int]) -> dict[int, StoredChunk]:
     out: dict[int, StoredChunk] = {}
     for i in range(0, len(ids), 500):
         part = list(ids[i:i + 500])
@@ -188,7 +192,7 @@ async def get_chunks(conn: aiosqlite.Connection, ids: Sequence[int]) -> dict[int
 
 
 async def chunks_overlapping(
-    conn: aiosqlite.Connection, document_id: int, start: int, end: int
+    conn: Store, document_id: int, start: int, end: int
 ) -> list[tuple[int, int, str]]:
     """(char_start, char_end, text) of the chunks covering [start, end) of a document, in order."""
     async with conn.execute(
@@ -200,7 +204,7 @@ async def chunks_overlapping(
 
 
 async def scan_chunks(
-    conn: aiosqlite.Connection, *, after_id: int, page_size: int, where: ChunkFilter
+    conn: Store, *, after_id: int, page_size: int, where: ChunkFilter
 ) -> list[StoredChunk]:
     """The next page of chunks by id, for grep's full scans."""
     clause, params = where.where()
@@ -209,7 +213,7 @@ async def scan_chunks(
         return [_stored(row) for row in await cur.fetchall()]
 
 
-async def scan_texts(conn: aiosqlite.Connection, *, after_id: int, page_size: int,
+async def scan_texts(conn: Store, *, after_id: int, page_size: int,
                      where: ChunkFilter) -> list[tuple[int, int, int, str, str]]:
     """The next page of (id, document id, char_start, time_start or "", text) by id, for full
     scans that look at the text alone (plain tuples: a million rows make no objects)."""
@@ -221,13 +225,13 @@ async def scan_texts(conn: aiosqlite.Connection, *, after_id: int, page_size: in
         return [tuple(row) for row in await cur.fetchall()]
 
 
-async def languages(conn: aiosqlite.Connection) -> list[str]:
+async def languages(conn: Store) -> list[str]:
     """The languages the store's chunks are in."""
     async with conn.execute("SELECT language FROM chunk_languages WHERE chunks > 0 ORDER BY language") as cur:
         return [row[0] for row in await cur.fetchall()]
 
 
-async def language_counts(conn: aiosqlite.Connection) -> dict[str, tuple[int, int]]:
+async def language_counts(conn: Store) -> dict[str, tuple[int, int]]:
     """(chunks, characters) per language ("" undetermined), from the tally the triggers keep."""
     async with conn.execute("SELECT language, chunks, chars FROM chunk_languages WHERE chunks > 0") as cur:
         return {row[0]: (row[1], row[2]) for row in await cur.fetchall()}
@@ -238,7 +242,7 @@ def languages_sync(conn: sqlean.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT language FROM chunk_languages WHERE chunks > 0 ORDER BY language")]
 
 
-async def count_chunks(conn: aiosqlite.Connection) -> tuple[int, int]:
+async def count_chunks(conn: Store) -> tuple[int, int]:
     """(all chunks, chunks still waiting for their embedding)."""
     async with conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(embedded = 0), 0) FROM chunks"

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aiosqlite
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 
 @dataclass(frozen=True)
@@ -28,13 +32,13 @@ def _row(row: aiosqlite.Row) -> ClientRow:
     )
 
 
-async def live_client_named(conn: aiosqlite.Connection, name: str) -> ClientRow | None:
+async def live_client_named(conn: Store, name: str) -> ClientRow | None:
     async with conn.execute("SELECT * FROM clients WHERE name = ? AND revoked_at IS NULL", (name,)) as cur:
         row = await cur.fetchone()
     return _row(row) if row else None
 
 
-async def insert_client(conn: aiosqlite.Connection, *, name: str, key_id: str, secret_digest: str,
+async def insert_client(conn: Store, *, name: str, key_id: str, secret_digest: str,
                         operations: tuple[str, ...], sections: tuple[str, ...], created_at: str) -> ClientRow:
     await conn.execute(
         "INSERT INTO clients (name, key_id, secret_digest, operations, sections, created_at)"
@@ -46,19 +50,19 @@ async def insert_client(conn: aiosqlite.Connection, *, name: str, key_id: str, s
     return found
 
 
-async def client_by_key_id(conn: aiosqlite.Connection, key_id: str) -> ClientRow | None:
+async def client_by_key_id(conn: Store, key_id: str) -> ClientRow | None:
     async with conn.execute("SELECT * FROM clients WHERE key_id = ?", (key_id,)) as cur:
         row = await cur.fetchone()
     return _row(row) if row else None
 
 
-async def list_clients(conn: aiosqlite.Connection, *, include_revoked: bool) -> list[ClientRow]:
+async def list_clients(conn: Store, *, include_revoked: bool) -> list[ClientRow]:
     where = "" if include_revoked else "WHERE revoked_at IS NULL"
     async with conn.execute(f"SELECT * FROM clients {where} ORDER BY name, id") as cur:
         return [_row(r) for r in await cur.fetchall()]
 
 
-async def revoke(conn: aiosqlite.Connection, name: str, *, at: str) -> bool:
+async def revoke(conn: Store, name: str, *, at: str) -> bool:
     """Revoke the live client of that name; False when there is none."""
     cur = await conn.execute("UPDATE clients SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", (at, name))
     return cur.rowcount > 0

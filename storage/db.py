@@ -1,5 +1,5 @@
-"""The connection: aiosqlite over sqlean.py (SQLite with extension loading), sqlite-vec loaded,
-WAL journal, foreign keys on, migrations applied.
+"""The store: one aiosqlite connection over sqlean.py (SQLite with extension loading), WAL journal,
+foreign keys on, migrations applied, and the lock its transactions take turns on (`Store`).
 
 Why sqlean.py: many Pythons (pyenv, some macOS builds) ship a `sqlite3` module that cannot load
 extensions, so sqlite-vec would not load through it. sqlean.py is a drop-in DB-API module with a
@@ -81,97 +81,94 @@ def store_files(path: Path) -> list[Path]:
     return [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))]
 
 
+class Store(aiosqlite.Connection):
+    """The store's one connection and what goes with it: the lock its transactions take turns on,
+    and how long a write waits for another process's write lock.
+
+    The bot shares one connection between chat, imports and the scheduler; without the lock a
+    second task's BEGIN would land inside the first task's open transaction and fail. Repositories
+    (the other modules of storage/) take a Store and read through it like any aiosqlite connection.
+    """
+
+    def __init__(self, path: Path, *, busy_deadline: float = DEFAULT_BUSY_DEADLINE) -> None:
+        super().__init__(lambda: _connect_sync(path), iter_chunk_size=256)
+        self.path = path
+        self.write_lock = asyncio.Lock()
+        #: seconds a write waits for another process (a CLI import while the bot runs) before StoreBusy
+        self.busy_deadline = busy_deadline
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Store]:
+        """BEGIN IMMEDIATE ... COMMIT, one task at a time, rolled back on any error or
+        cancellation. Waits for another process's write lock (see `_begin`) instead of failing
+        after SQLite's own busy timeout."""
+        async with self.write_lock:
+            await self._begin()
+            try:
+                yield self
+            except BaseException:
+                await self.execute("ROLLBACK")
+                raise
+            else:
+                await self.execute("COMMIT")
+
+    async def _begin(self) -> None:
+        """BEGIN IMMEDIATE, waiting with backoff while another process holds the write lock (SQLite's
+        own busy timeout gives up after a second, which a long import in another process outlasts)."""
+        started = time.monotonic()
+        pause = 0.05
+        while True:
+            try:
+                await self.execute("BEGIN IMMEDIATE")
+                return
+            except Exception as error:
+                if not is_busy(error):
+                    raise
+                waited = time.monotonic() - started
+                if waited >= self.busy_deadline:
+                    raise StoreBusy(waited) from error
+                log.info("the store is busy (another process is writing); waited %.0f s", waited)
+                if (notice := busy_notice.get()) is not None:
+                    notice(waited)
+                await asyncio.sleep(min(pause, max(self.busy_deadline - waited, 0)))
+                pause = min(pause * 2, 2.0)
+
+    async def checkpoint(self, *, attempts: int = 50) -> bool:
+        """Copy the write-ahead log into the store and empty it (TRUNCATE): the log still holds
+        earlier versions of pages, deleted text included. False when it could not finish: another
+        process's reader held it back, or a query of this connection stayed open through every
+        attempt (the log then empties at a later checkpoint)."""
+        for attempt in range(attempts):
+            try:
+                async with self.write_lock:
+                    async with self.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
+                        busy, _, _ = await cur.fetchone()
+                return not busy
+            except sqlean.OperationalError as error:
+                # another task's statement on this shared connection is still being read
+                if getattr(error, "sqlite_errorcode", None) != _SQLITE_LOCKED or attempt == attempts - 1:
+                    raise
+                await asyncio.sleep(0.1)
+        return False
+
+
 @asynccontextmanager
-async def open_database(path: Path, *, private_folders: Sequence[Path] = ()) -> AsyncIterator[aiosqlite.Connection]:
+async def open_database(path: Path, *, private_folders: Sequence[Path] = (),
+                        busy_deadline: float = DEFAULT_BUSY_DEADLINE) -> AsyncIterator[Store]:
     """Open (creating if needed) the store at `path`, migrated to the current schema. Its folder
     and files are made owner-only, with `private_folders` (raw copies, backups) too."""
     secure_data_dir(path.parent, files=store_files(path), folders=private_folders)
     private_file(path)
-    conn = aiosqlite.Connection(lambda: _connect_sync(path), iter_chunk_size=256)
-    await conn
+    store = Store(path, busy_deadline=busy_deadline)
+    await store
     try:
-        await apply_migrations(conn)
-        yield conn
+        await apply_migrations(store)
+        yield store
     finally:
-        await conn.close()
+        await store.close()
 
 
 DatabaseError = sqlean.DatabaseError  # what a store that cannot be read raises
-
-
-async def checkpoint(conn: aiosqlite.Connection, *, attempts: int = 50) -> bool:
-    """Copy the write-ahead log into the store and empty it (TRUNCATE): the log still holds
-    earlier versions of pages, deleted text included. False when it could not finish: another
-    process's reader held it back, or a query of this connection stayed open through every
-    attempt (the log then empties at a later checkpoint)."""
-    for attempt in range(attempts):
-        try:
-            async with write_lock(conn):
-                async with conn.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
-                    busy, _, _ = await cur.fetchone()
-            return not busy
-        except sqlean.OperationalError as error:
-            # another task's statement on this shared connection is still being read
-            if getattr(error, "sqlite_errorcode", None) != _SQLITE_LOCKED or attempt == attempts - 1:
-                raise
-            await asyncio.sleep(0.1)
-    return False
-
-
-def write_lock(conn: aiosqlite.Connection) -> asyncio.Lock:
-    """The lock that makes transactions on one connection take turns.
-
-    The bot shares one connection between chat, imports and the scheduler; without it a second
-    task's BEGIN would land inside the first task's open transaction and fail.
-    """
-    lock = getattr(conn, "_biographer_write_lock", None)
-    if lock is None:
-        lock = asyncio.Lock()
-        setattr(conn, "_biographer_write_lock", lock)
-    return lock
-
-
-def set_busy_deadline(conn: aiosqlite.Connection, seconds: float) -> None:
-    """How long writes on `conn` wait for another process's write lock before StoreBusy."""
-    setattr(conn, "_biographer_busy_deadline", seconds)
-
-
-async def _begin(conn: aiosqlite.Connection) -> None:
-    """BEGIN IMMEDIATE, waiting with backoff while another process holds the write lock (SQLite's
-    own busy timeout gives up after a second, which a long import in another process outlasts)."""
-    deadline = getattr(conn, "_biographer_busy_deadline", DEFAULT_BUSY_DEADLINE)
-    started = time.monotonic()
-    pause = 0.05
-    while True:
-        try:
-            await conn.execute("BEGIN IMMEDIATE")
-            return
-        except Exception as error:
-            if not is_busy(error):
-                raise
-            waited = time.monotonic() - started
-            if waited >= deadline:
-                raise StoreBusy(waited) from error
-            log.info("the store is busy (another process is writing); waited %.0f s", waited)
-            if (notice := busy_notice.get()) is not None:
-                notice(waited)
-            await asyncio.sleep(min(pause, max(deadline - waited, 0)))
-            pause = min(pause * 2, 2.0)
-
-
-@asynccontextmanager
-async def transaction(conn: aiosqlite.Connection) -> AsyncIterator[aiosqlite.Connection]:
-    """BEGIN IMMEDIATE ... COMMIT, one task at a time, rolled back on any error or cancellation.
-    Waits for another process's write lock (see `_begin`) instead of failing after 10 s."""
-    async with write_lock(conn):
-        await _begin(conn)
-        try:
-            yield conn
-        except BaseException:
-            await conn.execute("ROLLBACK")
-            raise
-        else:
-            await conn.execute("COMMIT")
 
 
 def open_reader(path: Path | str, *, cache_mb: int) -> sqlean.Connection:

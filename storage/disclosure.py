@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import aiosqlite
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 ALLOW = "allow"
 
@@ -39,31 +42,31 @@ class ChunkDisclosure:
     time_start: str | None
 
 
-async def set_source_policy(conn: aiosqlite.Connection, document_id: int, policy: str, *, at: str) -> None:
+async def set_source_policy(conn: Store, document_id: int, policy: str, *, at: str) -> None:
     await conn.execute(
         "INSERT INTO source_policies (document_id, policy, set_at) VALUES (?, ?, ?) "
         "ON CONFLICT(document_id) DO UPDATE SET policy = excluded.policy, set_at = excluded.set_at",
         (document_id, policy, at))
 
 
-async def set_kind_policy(conn: aiosqlite.Connection, kind: str, policy: str, *, at: str) -> None:
+async def set_kind_policy(conn: Store, kind: str, policy: str, *, at: str) -> None:
     await conn.execute(
         "INSERT INTO kind_policies (kind, policy, set_at) VALUES (?, ?, ?) "
         "ON CONFLICT(kind) DO UPDATE SET policy = excluded.policy, set_at = excluded.set_at",
         (kind, policy, at))
 
 
-async def clear_source_policy(conn: aiosqlite.Connection, document_id: int) -> bool:
+async def clear_source_policy(conn: Store, document_id: int) -> bool:
     cursor = await conn.execute("DELETE FROM source_policies WHERE document_id = ?", (document_id,))
     return cursor.rowcount > 0
 
 
-async def clear_kind_policy(conn: aiosqlite.Connection, kind: str) -> bool:
+async def clear_kind_policy(conn: Store, kind: str) -> bool:
     cursor = await conn.execute("DELETE FROM kind_policies WHERE kind = ?", (kind,))
     return cursor.rowcount > 0
 
 
-async def list_policies(conn: aiosqlite.Connection) -> list[PolicyRow]:
+async def list_policies(conn: Store) -> list[PolicyRow]:
     """Kinds first, then sources by number."""
     async with conn.execute("SELECT kind, policy, set_at FROM kind_policies ORDER BY kind") as cur:
         rows = [PolicyRow("kind", r[0], r[1], r[2]) for r in await cur.fetchall()]
@@ -74,7 +77,7 @@ async def list_policies(conn: aiosqlite.Connection) -> list[PolicyRow]:
     return rows
 
 
-async def document_policies(conn: aiosqlite.Connection, document_ids: Sequence[int]) -> dict[int, str]:
+async def document_policies(conn: Store, document_ids: Sequence[int]) -> dict[int, str]:
     """The policy in force for each of `document_ids` (those that exist)."""
     out: dict[int, str] = {}
     ids = list(dict.fromkeys(document_ids))
@@ -86,7 +89,7 @@ async def document_policies(conn: aiosqlite.Connection, document_ids: Sequence[i
     return out
 
 
-async def chunk_disclosures(conn: aiosqlite.Connection, chunk_ids: Sequence[int]) -> dict[int, ChunkDisclosure]:
+async def chunk_disclosures(conn: Store, chunk_ids: Sequence[int]) -> dict[int, ChunkDisclosure]:
     out: dict[int, ChunkDisclosure] = {}
     ids = list(chunk_ids)
     for i in range(0, len(ids), 500):
@@ -100,7 +103,7 @@ async def chunk_disclosures(conn: aiosqlite.Connection, chunk_ids: Sequence[int]
     return out
 
 
-async def documents_of(conn: aiosqlite.Connection, *, document_id: int | None = None,
+async def documents_of(conn: Store, *, document_id: int | None = None,
                        kind: str | None = None) -> list[int]:
     """The documents a policy on a source or on a kind reaches."""
     if document_id is not None:
@@ -111,7 +114,7 @@ async def documents_of(conn: aiosqlite.Connection, *, document_id: int | None = 
         return [r[0] for r in await cur.fetchall()]
 
 
-async def matches_policy(conn: aiosqlite.Connection, match: str, policy: str) -> bool:
+async def matches_policy(conn: Store, match: str, policy: str) -> bool:
     """Whether an FTS5 expression matches a chunk of a source under `policy` (found locally)."""
     async with conn.execute(
         f"SELECT 1 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id "
@@ -119,14 +122,14 @@ async def matches_policy(conn: aiosqlite.Connection, match: str, policy: str) ->
         return await cur.fetchone() is not None
 
 
-async def last_change(conn: aiosqlite.Connection) -> str:
+async def last_change(conn: Store) -> str:
     """When a policy was last set (changes whenever one is set; a cleared one is not counted)."""
     async with conn.execute("SELECT MAX(set_at) FROM (SELECT set_at FROM source_policies "
                             "UNION ALL SELECT set_at FROM kind_policies)") as cur:
         return (await cur.fetchone())[0] or ""
 
 
-async def count_policies(conn: aiosqlite.Connection) -> dict[str, int]:
+async def count_policies(conn: Store) -> dict[str, int]:
     """Sources under each policy (allow included)."""
     async with conn.execute(f"SELECT {effective_policy_sql('d')} AS p, COUNT(*) FROM documents d GROUP BY p") as cur:
         return {r[0]: r[1] for r in await cur.fetchall()}

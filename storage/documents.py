@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import aiosqlite
 
 from storage.meta import set_meta
 from storage.schema_ids import HIGH_WATER
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 
 @dataclass(frozen=True)
@@ -42,13 +46,13 @@ def _row(row: aiosqlite.Row) -> DocumentRow:
     )
 
 
-async def find_by_identity(conn: aiosqlite.Connection, identity: str) -> int | None:
+async def find_by_identity(conn: Store, identity: str) -> int | None:
     async with conn.execute("SELECT id FROM documents WHERE identity = ?", (identity,)) as cur:
         row = await cur.fetchone()
     return row[0] if row else None
 
 
-async def find_by_identity_prefix(conn: aiosqlite.Connection, prefix: str) -> list[DocumentRow]:
+async def find_by_identity_prefix(conn: Store, prefix: str) -> list[DocumentRow]:
     """Documents whose identity starts with `prefix` (every version of one journal entry)."""
     upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
     async with conn.execute("SELECT * FROM documents WHERE identity >= ? AND identity < ? ORDER BY id",
@@ -57,7 +61,7 @@ async def find_by_identity_prefix(conn: aiosqlite.Connection, prefix: str) -> li
 
 
 async def insert_document(
-    conn: aiosqlite.Connection,
+    conn: Store,
     *,
     kind: str,
     name: str,
@@ -91,7 +95,7 @@ async def insert_document(
 
 
 async def finish_document(
-    conn: aiosqlite.Connection,
+    conn: Store,
     document_id: int,
     *,
     chunk_count: int,
@@ -108,18 +112,18 @@ async def finish_document(
     )
 
 
-async def get_document(conn: aiosqlite.Connection, document_id: int) -> DocumentRow | None:
+async def get_document(conn: Store, document_id: int) -> DocumentRow | None:
     async with conn.execute("SELECT * FROM documents WHERE id = ?", (document_id,)) as cur:
         row = await cur.fetchone()
     return _row(row) if row else None
 
 
-async def list_documents(conn: aiosqlite.Connection) -> list[DocumentRow]:
+async def list_documents(conn: Store) -> list[DocumentRow]:
     async with conn.execute("SELECT * FROM documents ORDER BY id") as cur:
         return [_row(r) for r in await cur.fetchall()]
 
 
-async def kinds(conn: aiosqlite.Connection) -> list[str]:
+async def kinds(conn: Store) -> list[str]:
     """The source kinds the store holds."""
     async with conn.execute("SELECT DISTINCT kind FROM documents ORDER BY kind") as cur:
         return [row[0] for row in await cur.fetchall()]
@@ -132,7 +136,7 @@ class KindCount:
     chunks: int
 
 
-async def count_by_kind(conn: aiosqlite.Connection) -> list[KindCount]:
+async def count_by_kind(conn: Store) -> list[KindCount]:
     """Documents and passages per source kind."""
     async with conn.execute(
             "SELECT kind, COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents GROUP BY kind ORDER BY kind") as cur:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.disclosure import effective_policy_sql
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 STATUSES = ("open", "in_progress", "done", "dropped")
 OPEN = ("open", "in_progress")
@@ -75,7 +77,7 @@ def _marks(values: Sequence[object]) -> str:
 
 # ---------------------------------------------------------------- items
 
-async def insert_item(conn: aiosqlite.Connection, *, kind: str, text: str, person: str | None,
+async def insert_item(conn: Store, *, kind: str, text: str, person: str | None,
                       title: str | None, category: str | None, due: str | None, status: str, origin: str,
                       first_said: str | None, status_at: str | None, at: str) -> int:
     cursor = await conn.execute(
@@ -85,7 +87,7 @@ async def insert_item(conn: aiosqlite.Connection, *, kind: str, text: str, perso
     return cursor.lastrowid
 
 
-async def add_source(conn: aiosqlite.Connection, item_id: int, *, role: str, document_id: int | None,
+async def add_source(conn: Store, item_id: int, *, role: str, document_id: int | None,
                      char_start: int | None, char_end: int | None, quote: str, speaker: str | None,
                      said_at: str | None, via: str, at: str) -> bool:
     """True if the source is new for this item and role (extraction read twice adds nothing)."""
@@ -105,17 +107,17 @@ async def add_source(conn: aiosqlite.Connection, item_id: int, *, role: str, doc
     return True
 
 
-async def set_status(conn: aiosqlite.Connection, item_id: int, status: str, *, status_at: str | None,
+async def set_status(conn: Store, item_id: int, status: str, *, status_at: str | None,
                      at: str) -> None:
     await conn.execute("UPDATE ledger_items SET status = ?, status_at = ?, updated_at = ? WHERE id = ?",
                        (status, status_at, at, item_id))
 
 
-async def set_due(conn: aiosqlite.Connection, item_id: int, due: str | None, *, at: str) -> None:
+async def set_due(conn: Store, item_id: int, due: str | None, *, at: str) -> None:
     await conn.execute("UPDATE ledger_items SET due = ?, updated_at = ? WHERE id = ?", (due, at, item_id))
 
 
-async def _sources(conn: aiosqlite.Connection, item_ids: Sequence[int]) -> dict[int, list[SourceRow]]:
+async def _sources(conn: Store, item_ids: Sequence[int]) -> dict[int, list[SourceRow]]:
     found: dict[int, list[SourceRow]] = {}
     for start in range(0, len(item_ids), 500):
         part = list(item_ids[start:start + 500])
@@ -130,7 +132,7 @@ async def _sources(conn: aiosqlite.Connection, item_ids: Sequence[int]) -> dict[
     return found
 
 
-async def list_items(conn: aiosqlite.Connection, query: ItemFilter = ItemFilter()) -> list[ItemRow]:
+async def list_items(conn: Store, query: ItemFilter = ItemFilter()) -> list[ItemRow]:
     """Items matching every given filter, with their sources; dated ones by due date first."""
     where, values = [], []
     for column, chosen in (("kind", query.kinds), ("status", query.statuses), ("person", query.person_names),
@@ -152,12 +154,12 @@ async def list_items(conn: aiosqlite.Connection, query: ItemFilter = ItemFilter(
     return [ItemRow(*row, sources=tuple(sources.get(row[0], ()))) for row in rows]
 
 
-async def get_item(conn: aiosqlite.Connection, item_id: int) -> ItemRow | None:
+async def get_item(conn: Store, item_id: int) -> ItemRow | None:
     found = await list_items(conn, ItemFilter(ids=(item_id,)))
     return found[0] if found else None
 
 
-async def items_with_sources_in(conn: aiosqlite.Connection, document_ids: Sequence[int], *,
+async def items_with_sources_in(conn: Store, document_ids: Sequence[int], *,
                                 statuses: Sequence[str], limit: int) -> list[int]:
     """Ids of items (in these statuses) with a source in one of these documents, newest first."""
     if not document_ids:
@@ -169,19 +171,19 @@ async def items_with_sources_in(conn: aiosqlite.Connection, document_ids: Sequen
         return [row[0] for row in await cur.fetchall()]
 
 
-async def candidates(conn: aiosqlite.Connection, *, kinds: Sequence[str],
+async def candidates(conn: Store, *, kinds: Sequence[str],
                      person_names: Sequence[str] = ()) -> list[ItemRow]:
     """Items a new one may repeat: of these kinds (and of this person, when names are given)."""
     return await list_items(conn, ItemFilter(kinds=tuple(kinds), person_names=tuple(person_names)))
 
 
-async def export_items(conn: aiosqlite.Connection) -> list[ItemRow]:
+async def export_items(conn: Store) -> list[ItemRow]:
     return await list_items(conn, ItemFilter(limit=2**62))
 
 
 # ---------------------------------------------------------------- what extraction has read
 
-async def pending_documents(conn: aiosqlite.Connection, *, exclude_kinds: Sequence[str],
+async def pending_documents(conn: Store, *, exclude_kinds: Sequence[str],
                             disclosed_only: bool = False) -> list[tuple]:
     """(id, name, platform, conversation_key, is_group) of message documents not read completely,
     oldest material first; with `disclosed_only`, of those whose text may leave the machine."""
@@ -195,7 +197,7 @@ async def pending_documents(conn: aiosqlite.Connection, *, exclude_kinds: Sequen
         return [tuple(row) for row in await cur.fetchall()]
 
 
-async def unread_messages(conn: aiosqlite.Connection, document_ids: Sequence[int], *,
+async def unread_messages(conn: Store, document_ids: Sequence[int], *,
                           heads: bool = False) -> list[tuple]:
     """(message id, the start of its text when `heads`, else '') of the messages not read yet, in
     time order (system notices left out: nobody promises anything in them)."""
@@ -222,7 +224,7 @@ class MessageLine:
     text: str
 
 
-async def messages_by_id(conn: aiosqlite.Connection, ids: Sequence[int]) -> list[MessageLine]:
+async def messages_by_id(conn: Store, ids: Sequence[int]) -> list[MessageLine]:
     """Messages in the order of `ids`."""
     found: dict[int, MessageLine] = {}
     for start in range(0, len(ids), 500):
@@ -236,7 +238,7 @@ async def messages_by_id(conn: aiosqlite.Connection, ids: Sequence[int]) -> list
     return [found[i] for i in ids if i in found]
 
 
-async def previous_messages(conn: aiosqlite.Connection, document_ids: Sequence[int], *, before: tuple[str, int],
+async def previous_messages(conn: Store, document_ids: Sequence[int], *, before: tuple[str, int],
                             limit: int) -> list[int]:
     """Ids of the `limit` messages just before (time, id), oldest first: context for a window."""
     async with conn.execute(
@@ -246,12 +248,12 @@ async def previous_messages(conn: aiosqlite.Connection, document_ids: Sequence[i
         return [row[0] for row in await cur.fetchall()][::-1]
 
 
-async def mark_read(conn: aiosqlite.Connection, message_ids: Sequence[int]) -> None:
+async def mark_read(conn: Store, message_ids: Sequence[int]) -> None:
     await conn.executemany("INSERT OR IGNORE INTO ledger_read (message_id) VALUES (?)",
                            [(i,) for i in message_ids])
 
 
-async def finish_documents(conn: aiosqlite.Connection, document_ids: Sequence[int], *, at: str) -> int:
+async def finish_documents(conn: Store, document_ids: Sequence[int], *, at: str) -> int:
     """Mark the documents whose messages are all read as done (and drop their per-message marks);
     returns how many were finished."""
     finished = 0
@@ -279,7 +281,7 @@ class PersonMatch:
     aliases: tuple[str, ...]
 
 
-async def _person(conn: aiosqlite.Connection, person_id: int) -> PersonMatch:
+async def _person(conn: Store, person_id: int) -> PersonMatch:
     async with conn.execute("SELECT name FROM people WHERE id = ?", (person_id,)) as cur:
         (name,) = await cur.fetchone()
     async with conn.execute("SELECT alias FROM person_aliases WHERE person_id = ? ORDER BY alias",
@@ -288,7 +290,7 @@ async def _person(conn: aiosqlite.Connection, person_id: int) -> PersonMatch:
     return PersonMatch(person_id, name, aliases or (name,))
 
 
-async def people_named(conn: aiosqlite.Connection, name: str) -> list[PersonMatch]:
+async def people_named(conn: Store, name: str) -> list[PersonMatch]:
     """People known by exactly this name; else those with a name starting with it or holding it as a
     whole word (a first name, a surname): one match, several (ambiguous) or none (unknown)."""
     name = name.strip()
@@ -303,7 +305,7 @@ async def people_named(conn: aiosqlite.Connection, name: str) -> list[PersonMatc
     return [await _person(conn, person_id) for person_id in exact]
 
 
-async def people_of_senders(conn: aiosqlite.Connection, senders: Sequence[str]) -> list[PersonMatch]:
+async def people_of_senders(conn: Store, senders: Sequence[str]) -> list[PersonMatch]:
     if not senders:
         return []
     async with conn.execute(f"SELECT DISTINCT person_id FROM person_aliases WHERE alias IN ({_marks(senders)})",
@@ -312,7 +314,7 @@ async def people_of_senders(conn: aiosqlite.Connection, senders: Sequence[str]) 
     return [await _person(conn, person_id) for person_id in ids]
 
 
-async def add_person(conn: aiosqlite.Connection, name: str) -> PersonMatch:
+async def add_person(conn: Store, name: str) -> PersonMatch:
     """A person the owner named who appears in no source yet."""
     cursor = await conn.execute("INSERT INTO people (name) VALUES (?)", (name.strip(),))
     await conn.execute("INSERT OR IGNORE INTO person_aliases (alias, person_id) VALUES (?, ?)",
@@ -331,7 +333,7 @@ class Contact:
     text: str
 
 
-async def last_contact(conn: aiosqlite.Connection, names: Sequence[str]) -> Contact | None:
+async def last_contact(conn: Store, names: Sequence[str]) -> Contact | None:
     """The latest message from the person, or from the owner in a one-to-one chat with them."""
     if not names:
         return None
@@ -355,16 +357,16 @@ async def last_contact(conn: aiosqlite.Connection, names: Sequence[str]) -> Cont
 
 # ---------------------------------------------------------------- reminders
 
-async def reminded(conn: aiosqlite.Connection, item_id: int, due: str, kind: str) -> bool:
+async def reminded(conn: Store, item_id: int, due: str, kind: str) -> bool:
     async with conn.execute("SELECT 1 FROM ledger_reminders WHERE item_id = ? AND due = ? AND kind = ?",
                             (item_id, due, kind)) as cur:
         return await cur.fetchone() is not None
 
 
-async def record_reminders(conn: aiosqlite.Connection, rows: Sequence[tuple[int, str, str]], *, at: str) -> None:
+async def record_reminders(conn: Store, rows: Sequence[tuple[int, str, str]], *, at: str) -> None:
     await conn.executemany("INSERT OR IGNORE INTO ledger_reminders (item_id, due, kind, sent_at) VALUES (?, ?, ?, ?)",
                            [(*row, at) for row in rows])
 
 
-async def unrecord_reminders(conn: aiosqlite.Connection, rows: Sequence[tuple[int, str, str]]) -> None:
+async def unrecord_reminders(conn: Store, rows: Sequence[tuple[int, str, str]]) -> None:
     await conn.executemany("DELETE FROM ledger_reminders WHERE item_id = ? AND due = ? AND kind = ?", rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aiosqlite
 
@@ -12,14 +13,17 @@ from storage.chunks import ChunkFilter, StoredChunk
 from storage.chunks import _stored as stored_chunk  # reads the first ten columns of _SELECT below
 from storage.schema_server import GENERATION
 
+if TYPE_CHECKING:
+    from storage.db import Store
 
-async def generation(conn: aiosqlite.Connection) -> int:
+
+async def generation(conn: Store) -> int:
     async with conn.execute("SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", (GENERATION,)) as cur:
         row = await cur.fetchone()
     return row[0] if row else 0
 
 
-async def index_counts(conn: aiosqlite.Connection) -> tuple[int, int]:
+async def index_counts(conn: Store) -> tuple[int, int]:
     """(passages, passages waiting for their embedding), cheaply enough to ask on every search: the
     total from the documents' own counts, the pending ones through the partial index on them
     (COUNT over all chunks is a scan: 30 ms at 100k chunks)."""
@@ -30,7 +34,7 @@ async def index_counts(conn: aiosqlite.Connection) -> tuple[int, int]:
     return passages, pending
 
 
-async def removed_at_generation(conn: aiosqlite.Connection, document_id: int) -> int | None:
+async def removed_at_generation(conn: Store, document_id: int) -> int | None:
     """The generation at which a document was removed (forgotten), or None if it never was."""
     async with conn.execute("SELECT generation FROM document_removals WHERE document_id = ?", (document_id,)) as cur:
         row = await cur.fetchone()
@@ -44,7 +48,7 @@ class PassageFacts:
     time_end: str | None
 
 
-async def passage_facts(conn: aiosqlite.Connection, document_id: int, start: int, end: int) -> PassageFacts:
+async def passage_facts(conn: Store, document_id: int, start: int, end: int) -> PassageFacts:
     """Who wrote the messages in [start, end) of a document and when; for prose, the chunks' dates."""
     async with conn.execute(
         "SELECT sender, time, kind FROM messages WHERE document_id = ? AND char_end > ? AND char_start < ?"
@@ -61,7 +65,7 @@ async def passage_facts(conn: aiosqlite.Connection, document_id: int, start: int
     return PassageFacts((), first, last)
 
 
-async def pending_chunks_of(conn: aiosqlite.Connection, document_ids: Sequence[int]) -> dict[int, int]:
+async def pending_chunks_of(conn: Store, document_ids: Sequence[int]) -> dict[int, int]:
     """Chunks still waiting for their embedding, per document (documents with none left out)."""
     ids = list(dict.fromkeys(document_ids))
     if not ids:
@@ -137,7 +141,7 @@ def _listed(row: aiosqlite.Row) -> ListedChunk:
                        superseded_by=row[13])
 
 
-async def list_chunks(conn: aiosqlite.Connection, *, where: ChunkFilter, scope: ListScope,
+async def list_chunks(conn: Store, *, where: ChunkFilter, scope: ListScope,
                       after: ListPosition, limit: int) -> tuple[list[ListedChunk], ListPosition | None]:
     """The next `limit` chunks after `after`, and the position to go on from (None at the end)."""
     clause, params = where.where()

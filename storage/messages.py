@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
-
-import aiosqlite
+from typing import NamedTuple, TYPE_CHECKING
 
 from storage.disclosure import effective_policy_sql
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 
 class MessageRecord(NamedTuple):
@@ -32,7 +33,7 @@ class MessageRecord(NamedTuple):
     owner_by_format: bool = False  # the source itself said the owner wrote it (not an alias)
 
 
-async def existing_keys(conn: aiosqlite.Connection, keys: Sequence[str]) -> set[str]:
+async def existing_keys(conn: Store, keys: Sequence[str]) -> set[str]:
     found: set[str] = set()
     for i in range(0, len(keys), 500):
         part = list(keys[i:i + 500])
@@ -43,7 +44,7 @@ async def existing_keys(conn: aiosqlite.Connection, keys: Sequence[str]) -> set[
     return found
 
 
-async def insert_messages(conn: aiosqlite.Connection, rows: Sequence[MessageRecord]) -> None:
+async def insert_messages(conn: Store, rows: Sequence[MessageRecord]) -> None:
     await conn.executemany(
         """INSERT INTO messages (document_id, platform, conversation_key, platform_id, sender,
                sender_id, is_owner, time, utc_offset_minutes, kind, reply_to, forwarded_from, text,
@@ -60,7 +61,7 @@ class MessageAt:
     time: str  # UTC ISO
 
 
-async def message_at(conn: aiosqlite.Connection, document_id: int, position: int) -> MessageAt | None:
+async def message_at(conn: Store, document_id: int, position: int) -> MessageAt | None:
     """The message whose rendered line holds `position` of a document (None in prose)."""
     # the last message starting at or before the position, found by one index seek (a range
     # condition on both ends scanned every earlier message of the chat: 0.1 s per call at 300k)
@@ -73,7 +74,7 @@ async def message_at(conn: aiosqlite.Connection, document_id: int, position: int
     return MessageAt(sender=row[0], time=row[1]) if row and row[2] >= position else None
 
 
-async def frequent_senders(conn: aiosqlite.Connection, *, limit: int, without_denied: bool = False) -> list[str]:
+async def frequent_senders(conn: Store, *, limit: int, without_denied: bool = False) -> list[str]:
     """Sender names, most messages first; with `without_denied`, counting only messages of sources
     whose policy does not deny them (core/disclosure.py)."""
     denied = (f"AND m.document_id NOT IN (SELECT d.id FROM documents d WHERE {effective_policy_sql('d')} = 'deny')"
@@ -85,6 +86,6 @@ async def frequent_senders(conn: aiosqlite.Connection, *, limit: int, without_de
         return [row[0] for row in await cur.fetchall()]
 
 
-async def count_messages(conn: aiosqlite.Connection) -> int:
+async def count_messages(conn: Store) -> int:
     async with conn.execute("SELECT COUNT(*) FROM messages") as cur:
         return (await cur.fetchone())[0]

@@ -10,10 +10,13 @@ later areas' migrations).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-import aiosqlite
+if TYPE_CHECKING:
+    from storage.db import Store
 
-Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
+
+Migration = Callable[["Store"], Awaitable[None]]
 MIGRATIONS: dict[int, Migration] = {}
 
 
@@ -40,7 +43,7 @@ def _load_schema_modules() -> None:
             importlib.import_module(f"storage.{module.name}")
 
 
-async def apply_migrations(conn: aiosqlite.Connection) -> None:
+async def apply_migrations(conn: Store) -> None:
     _load_schema_modules()
     await conn.execute(
         "CREATE TABLE IF NOT EXISTS _migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL,"

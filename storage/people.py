@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import aiosqlite
-
 from core.errors import UserFacingError
-from storage.db import transaction
+from storage.db import Store
 
 
 @dataclass(frozen=True)
@@ -36,7 +34,7 @@ class Appearance:
     last: str | None
 
 
-async def appearances(conn: aiosqlite.Connection, names: tuple[str, ...]) -> list[Appearance]:
+async def appearances(conn: Store, names: tuple[str, ...]) -> list[Appearance]:
     """The sources where any of `names` wrote, with counts and first and last times."""
     if not names:
         return []
@@ -48,9 +46,9 @@ async def appearances(conn: aiosqlite.Connection, names: tuple[str, ...]) -> lis
         return [Appearance(*row) for row in await cur.fetchall()]
 
 
-async def sync_from_messages(conn: aiosqlite.Connection) -> int:
+async def sync_from_messages(conn: Store) -> int:
     """Every sender not yet known becomes a person of their own; returns how many were added."""
-    async with transaction(conn):
+    async with conn.transaction():
         cursor = await conn.execute(
             "INSERT OR IGNORE INTO people (name) SELECT DISTINCT sender FROM messages "
             "WHERE sender != '' AND kind != 'system' "
@@ -62,7 +60,7 @@ async def sync_from_messages(conn: aiosqlite.Connection) -> int:
     return max(added, 0)
 
 
-async def list_people(conn: aiosqlite.Connection) -> list[Person]:
+async def list_people(conn: Store) -> list[Person]:
     rows = await conn.execute_fetchall(
         "SELECT p.id, p.name, group_concat(a.alias, char(31)) FROM people p "
         "LEFT JOIN person_aliases a ON a.person_id = p.id GROUP BY p.id")
@@ -76,7 +74,7 @@ async def list_people(conn: aiosqlite.Connection) -> list[Person]:
     return sorted(people, key=lambda p: (-p.messages, p.name.lower()))
 
 
-async def _person_id(conn: aiosqlite.Connection, name: str) -> int:
+async def _person_id(conn: Store, name: str) -> int:
     rows = await conn.execute_fetchall(
         "SELECT person_id FROM person_aliases WHERE alias = ?", (name.strip(),))
     if not rows:
@@ -85,12 +83,12 @@ async def _person_id(conn: aiosqlite.Connection, name: str) -> int:
     return rows[0][0]
 
 
-async def merge(conn: aiosqlite.Connection, keep: str, other: str) -> Person:
+async def merge(conn: Store, keep: str, other: str) -> Person:
     """`other`'s names become names of `keep`'s person; the canonical name stays `keep`'s. An
     `other` no source uses (a nickname, a maiden name) is simply added as one more name."""
     keep_id = await _person_id(conn, keep)
     known = await conn.execute_fetchall("SELECT person_id FROM person_aliases WHERE alias = ?", (other.strip(),))
-    async with transaction(conn):
+    async with conn.transaction():
         if not known:
             await conn.execute("INSERT INTO person_aliases (alias, person_id) VALUES (?, ?)",
                                (other.strip(), keep_id))
@@ -102,7 +100,7 @@ async def merge(conn: aiosqlite.Connection, keep: str, other: str) -> Person:
                 if keep.lower() in (a.lower() for a in p.aliases))
 
 
-async def names_of(conn: aiosqlite.Connection, name: str) -> list[str]:
+async def names_of(conn: Store, name: str) -> list[str]:
     """All names of the person known as `name` (for search's person filter): by any of their
     names, else by a first name, a surname or the start of one ("Maya", "Cos" for "Maya Costa").
     Raises when a partial name fits several people; [name] if it fits no one."""
@@ -126,7 +124,7 @@ async def names_of(conn: aiosqlite.Connection, name: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-async def unmatched_senders(conn: aiosqlite.Connection, *, limit: int = 50) -> list[UnmatchedSender]:
+async def unmatched_senders(conn: Store, *, limit: int = 50) -> list[UnmatchedSender]:
     """Senders never recognised as the owner, most messages first: the owner's own names hide
     here when BIOGRAPHER_OWNER_ALIASES misses them."""
     rows = await conn.execute_fetchall(
@@ -135,14 +133,14 @@ async def unmatched_senders(conn: aiosqlite.Connection, *, limit: int = 50) -> l
     return [UnmatchedSender(sender, platform, n) for sender, platform, n in rows]
 
 
-async def sender_identities(conn: aiosqlite.Connection) -> list[tuple[str, str | None]]:
+async def sender_identities(conn: Store) -> list[tuple[str, str | None]]:
     """Every distinct (sender, sender id) of the stored messages, system lines excepted."""
     rows = await conn.execute_fetchall(
         "SELECT DISTINCT sender, sender_id FROM messages WHERE kind != 'system'")
     return [(sender, sender_id) for sender, sender_id in rows]
 
 
-async def set_owner_flags(conn: aiosqlite.Connection, owners: list[tuple[str, str | None]]) -> int:
+async def set_owner_flags(conn: Store, owners: list[tuple[str, str | None]]) -> int:
     """Mark the messages of these (sender, sender id) pairs as the owner's and every other one
     as not, except flags the source itself gave; returns how many messages changed. Runs inside
     the caller's transaction."""
@@ -163,7 +161,7 @@ async def set_owner_flags(conn: aiosqlite.Connection, owners: list[tuple[str, st
     return cursor.rowcount
 
 
-async def person_names(conn: aiosqlite.Connection) -> dict[str, str]:
+async def person_names(conn: Store) -> dict[str, str]:
     """Every known name, lower-cased, to the canonical name of its person."""
     rows = await conn.execute_fetchall(
         "SELECT a.alias, p.name FROM person_aliases a JOIN people p ON p.id = a.person_id")

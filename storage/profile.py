@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aiosqlite
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 
 @dataclass(frozen=True)
@@ -29,13 +33,13 @@ def _history(row: aiosqlite.Row) -> HistoryRow:
                       json.loads(row["locators"]), row["undoes"])
 
 
-async def get_profile(conn: aiosqlite.Connection) -> str | None:
+async def get_profile(conn: Store) -> str | None:
     async with conn.execute("SELECT text FROM profile WHERE id = 1") as cur:
         row = await cur.fetchone()
     return row[0] if row else None
 
 
-async def write_profile(conn: aiosqlite.Connection, *, before: str, after: str, at: str, kind: str,
+async def write_profile(conn: Store, *, before: str, after: str, at: str, kind: str,
                         section: str | None, old_text: str, new_text: str, run_id: int | None,
                         locators: list[str], undoes: int | None = None) -> int:
     """Replace the profile and record the change; the caller holds the transaction."""
@@ -52,24 +56,24 @@ async def write_profile(conn: aiosqlite.Connection, *, before: str, after: str, 
     return cur.lastrowid
 
 
-async def list_history(conn: aiosqlite.Connection, *, limit: int) -> list[HistoryRow]:
+async def list_history(conn: Store, *, limit: int) -> list[HistoryRow]:
     async with conn.execute("SELECT * FROM profile_history ORDER BY id DESC LIMIT ?", (limit,)) as cur:
         return [_history(r) for r in await cur.fetchall()]
 
 
-async def get_history(conn: aiosqlite.Connection, edit_id: int) -> HistoryRow | None:
+async def get_history(conn: Store, edit_id: int) -> HistoryRow | None:
     async with conn.execute("SELECT * FROM profile_history WHERE id = ?", (edit_id,)) as cur:
         row = await cur.fetchone()
     return _history(row) if row else None
 
 
-async def latest_history_id(conn: aiosqlite.Connection) -> int:
+async def latest_history_id(conn: Store) -> int:
     async with conn.execute("SELECT COALESCE(MAX(id), 0) FROM profile_history") as cur:
         (value,) = await cur.fetchone()
     return value
 
 
-async def profile_as_of(conn: aiosqlite.Connection, at: str) -> str | None:
+async def profile_as_of(conn: Store, at: str) -> str | None:
     """The profile as it stood at `at` (UTC ISO), or None when it did not exist yet."""
     async with conn.execute(
         "SELECT profile_after FROM profile_history WHERE at <= ? ORDER BY id DESC LIMIT 1", (at,)
@@ -78,7 +82,7 @@ async def profile_as_of(conn: aiosqlite.Connection, at: str) -> str | None:
     return row[0] if row else None
 
 
-async def edits_since_last(conn: aiosqlite.Connection, kind: str) -> int:
+async def edits_since_last(conn: Store, kind: str) -> int:
     """Edits made after the latest change of `kind` (e.g. since the last consolidation)."""
     async with conn.execute(
         """SELECT COUNT(*) FROM profile_history WHERE kind IN ('edit', 'correction', 'undo')
@@ -89,12 +93,12 @@ async def edits_since_last(conn: aiosqlite.Connection, kind: str) -> int:
     return count
 
 
-async def all_history(conn: aiosqlite.Connection) -> list[HistoryRow]:
+async def all_history(conn: Store) -> list[HistoryRow]:
     async with conn.execute("SELECT * FROM profile_history ORDER BY id") as cur:
         return [_history(r) for r in await cur.fetchall()]
 
 
-async def redact(conn: aiosqlite.Connection, *, current: str | None, history: list[HistoryRow]) -> None:
+async def redact(conn: Store, *, current: str | None, history: list[HistoryRow]) -> None:
     """Overwrite the profile and history rows with redacted text (forgetting a source): no new
     history row, since the point is that the forgotten words are nowhere any more."""
     if current is not None:

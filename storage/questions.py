@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aiosqlite
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 COLUMNS = ("id, text, why, priority, status, run_id, locators, created_at, asked_at, times_asked,"
            " answered_at, resolution")
@@ -31,7 +35,7 @@ def _question(row: aiosqlite.Row) -> QuestionRow:
     return QuestionRow(*row[:6], tuple(json.loads(row[6] or "[]")), *row[7:])
 
 
-async def add_question(conn: aiosqlite.Connection, *, text: str, why: str, priority: int,
+async def add_question(conn: Store, *, text: str, why: str, priority: int,
                        run_id: int | None, locators: list[str], at: str) -> int:
     cur = await conn.execute(
         """INSERT INTO open_questions (text, why, priority, run_id, locators, created_at)
@@ -41,7 +45,7 @@ async def add_question(conn: aiosqlite.Connection, *, text: str, why: str, prior
     return cur.lastrowid
 
 
-async def find_open_by_text(conn: aiosqlite.Connection, text: str) -> int | None:
+async def find_open_by_text(conn: Store, text: str) -> int | None:
     async with conn.execute(
         "SELECT id FROM open_questions WHERE status IN ('open', 'asked') AND lower(text) = lower(?)",
         (text,),
@@ -50,7 +54,7 @@ async def find_open_by_text(conn: aiosqlite.Connection, text: str) -> int | None
     return row[0] if row else None
 
 
-async def list_questions(conn: aiosqlite.Connection, *, statuses: tuple[str, ...]) -> list[QuestionRow]:
+async def list_questions(conn: Store, *, statuses: tuple[str, ...]) -> list[QuestionRow]:
     marks = ",".join("?" * len(statuses))
     async with conn.execute(
         f"SELECT {COLUMNS} FROM open_questions WHERE status IN ({marks})"
@@ -59,13 +63,13 @@ async def list_questions(conn: aiosqlite.Connection, *, statuses: tuple[str, ...
         return [_question(r) for r in await cur.fetchall()]
 
 
-async def get_question(conn: aiosqlite.Connection, question_id: int) -> QuestionRow | None:
+async def get_question(conn: Store, question_id: int) -> QuestionRow | None:
     async with conn.execute(f"SELECT {COLUMNS} FROM open_questions WHERE id = ?", (question_id,)) as cur:
         row = await cur.fetchone()
     return _question(row) if row else None
 
 
-async def next_question(conn: aiosqlite.Connection, *, asked_before: str) -> QuestionRow | None:
+async def next_question(conn: Store, *, asked_before: str) -> QuestionRow | None:
     """The most valuable unanswered question not asked since `asked_before`."""
     async with conn.execute(
         f"""SELECT {COLUMNS} FROM open_questions
@@ -77,7 +81,7 @@ async def next_question(conn: aiosqlite.Connection, *, asked_before: str) -> Que
     return _question(row) if row else None
 
 
-async def mark_asked(conn: aiosqlite.Connection, question_id: int, at: str) -> None:
+async def mark_asked(conn: Store, question_id: int, at: str) -> None:
     await conn.execute(
         """UPDATE open_questions SET asked_at = ?, times_asked = times_asked + 1,
                status = CASE WHEN status = 'open' THEN 'asked' ELSE status END WHERE id = ?""",
@@ -85,7 +89,7 @@ async def mark_asked(conn: aiosqlite.Connection, question_id: int, at: str) -> N
     )
 
 
-async def resolve(conn: aiosqlite.Connection, question_id: int, *, status: str, resolution: str,
+async def resolve(conn: Store, question_id: int, *, status: str, resolution: str,
                   at: str) -> bool:
     cur = await conn.execute(
         """UPDATE open_questions SET status = ?, resolution = ?, answered_at = ?

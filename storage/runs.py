@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import aiosqlite
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 
 @dataclass(frozen=True)
@@ -23,13 +26,13 @@ class RunRow:
     note: str
 
 
-async def start_run(conn: aiosqlite.Connection, *, kind: str, role: str, model: str, at: str) -> int:
+async def start_run(conn: Store, *, kind: str, role: str, model: str, at: str) -> int:
     cur = await conn.execute(
         "INSERT INTO runs (kind, role, model, started_at) VALUES (?, ?, ?, ?)", (kind, role, model, at))
     return cur.lastrowid
 
 
-async def finish_run(conn: aiosqlite.Connection, run_id: int, *, at: str, status: str, steps: int,
+async def finish_run(conn: Store, run_id: int, *, at: str, status: str, steps: int,
                      tool_errors: int, prompt_tokens: int, completion_tokens: int, note: str = "") -> None:
     await conn.execute(
         """UPDATE runs SET finished_at = ?, status = ?, steps = ?, tool_errors = ?,
@@ -38,13 +41,13 @@ async def finish_run(conn: aiosqlite.Connection, run_id: int, *, at: str, status
     )
 
 
-async def get_run(conn: aiosqlite.Connection, run_id: int) -> RunRow | None:
+async def get_run(conn: Store, run_id: int) -> RunRow | None:
     async with conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)) as cur:
         row = await cur.fetchone()
     return RunRow(*row) if row else None
 
 
-async def tokens_since(conn: aiosqlite.Connection, since: str) -> int:
+async def tokens_since(conn: Store, since: str) -> int:
     async with conn.execute(
         "SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0) FROM runs WHERE started_at >= ?",
         (since,),
@@ -53,7 +56,7 @@ async def tokens_since(conn: aiosqlite.Connection, since: str) -> int:
     return total
 
 
-async def usage_by_day(conn: aiosqlite.Connection, *, days: int) -> list[tuple[str, str, int, int, int]]:
+async def usage_by_day(conn: Store, *, days: int) -> list[tuple[str, str, int, int, int]]:
     """(day, role, runs, prompt tokens, completion tokens), newest day first."""
     async with conn.execute(
         """SELECT substr(started_at, 1, 10) AS day, role, COUNT(*), SUM(prompt_tokens),
@@ -64,11 +67,11 @@ async def usage_by_day(conn: aiosqlite.Connection, *, days: int) -> list[tuple[s
         return [tuple(r) for r in await cur.fetchall()]
 
 
-async def set_status(conn: aiosqlite.Connection, run_id: int, *, status: str, note: str) -> None:
+async def set_status(conn: Store, run_id: int, *, status: str, note: str) -> None:
     await conn.execute("UPDATE runs SET status = ?, note = ? WHERE id = ?", (status, note, run_id))
 
 
-async def latest_run(conn: aiosqlite.Connection, kind: str) -> RunRow | None:
+async def latest_run(conn: Store, kind: str) -> RunRow | None:
     async with conn.execute("SELECT * FROM runs WHERE kind = ? ORDER BY id DESC LIMIT 1", (kind,)) as cur:
         row = await cur.fetchone()
     return RunRow(*row) if row else None

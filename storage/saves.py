@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aiosqlite
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,7 @@ def _version(row: aiosqlite.Row) -> SavedVersion:
     return SavedVersion(*row)
 
 
-async def versions_of_documents(conn: aiosqlite.Connection, document_ids: Sequence[int]) -> dict[int, SavedVersion]:
+async def versions_of_documents(conn: Store, document_ids: Sequence[int]) -> dict[int, SavedVersion]:
     """The saved version each document is, for those that are one (imported documents are not)."""
     out: dict[int, SavedVersion] = {}
     ids = list(dict.fromkeys(document_ids))
@@ -49,26 +53,26 @@ async def versions_of_documents(conn: aiosqlite.Connection, document_ids: Sequen
     return out
 
 
-async def current_version(conn: aiosqlite.Connection, record_id: int) -> SavedVersion | None:
+async def current_version(conn: Store, record_id: int) -> SavedVersion | None:
     async with conn.execute(f"{_SELECT} WHERE v.record_id = ? AND v.superseded_by IS NULL"
                             " ORDER BY v.version DESC LIMIT 1", (record_id,)) as cur:
         row = await cur.fetchone()
     return _version(row) if row else None
 
 
-async def version_replaced_by(conn: aiosqlite.Connection, document_id: int) -> SavedVersion | None:
+async def version_replaced_by(conn: Store, document_id: int) -> SavedVersion | None:
     async with conn.execute(f"{_SELECT} WHERE v.superseded_by = ?", (document_id,)) as cur:
         row = await cur.fetchone()
     return _version(row) if row else None
 
 
-async def insert_record(conn: aiosqlite.Connection, *, section: str, kind: str, client: str, at: str) -> int:
+async def insert_record(conn: Store, *, section: str, kind: str, client: str, at: str) -> int:
     cur = await conn.execute("INSERT INTO saved_records (section, kind, client, created_at) VALUES (?, ?, ?, ?)",
                              (section, kind, client, at))
     return cur.lastrowid
 
 
-async def insert_version(conn: aiosqlite.Connection, *, document_id: int, record_id: int, version: int,
+async def insert_version(conn: Store, *, document_id: int, record_id: int, version: int,
                          content_hash: str, client: str, at: str, person: str | None, url: str | None) -> None:
     await conn.execute(
         "INSERT INTO saved_versions (document_id, record_id, version, content_hash, client, saved_at, person, url)"
@@ -77,12 +81,12 @@ async def insert_version(conn: aiosqlite.Connection, *, document_id: int, record
     )
 
 
-async def supersede(conn: aiosqlite.Connection, document_id: int, *, by: int, generation: int) -> None:
+async def supersede(conn: Store, document_id: int, *, by: int, generation: int) -> None:
     await conn.execute("UPDATE saved_versions SET superseded_by = ?, superseded_generation = ? WHERE document_id = ?",
                        (by, generation, document_id))
 
 
-async def sections(conn: aiosqlite.Connection) -> list[str]:
+async def sections(conn: Store) -> list[str]:
     """Sections that hold at least one saved version."""
     async with conn.execute("SELECT DISTINCT r.section FROM saved_records r JOIN saved_versions v"
                             " ON v.record_id = r.id ORDER BY r.section") as cur:
@@ -97,14 +101,14 @@ class IdempotentSave:
     document_id: int
 
 
-async def idempotent_save(conn: aiosqlite.Connection, *, client: str, key_digest: str) -> IdempotentSave | None:
+async def idempotent_save(conn: Store, *, client: str, key_digest: str) -> IdempotentSave | None:
     async with conn.execute("SELECT request_digest, document_id FROM idempotency_keys"
                             " WHERE client = ? AND key_digest = ?", (client, key_digest)) as cur:
         row = await cur.fetchone()
     return IdempotentSave(row[0], row[1]) if row else None
 
 
-async def remember_key(conn: aiosqlite.Connection, *, client: str, key_digest: str, request_digest: str,
+async def remember_key(conn: Store, *, client: str, key_digest: str, request_digest: str,
                        document_id: int, at: str) -> None:
     await conn.execute(
         "INSERT INTO idempotency_keys (client, key_digest, request_digest, document_id, created_at)"

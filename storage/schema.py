@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
 
+if TYPE_CHECKING:
+    from storage.db import Store
 
-async def run_statements(conn: aiosqlite.Connection, statements: list[str]) -> None:
+
+async def run_statements(conn: Store, statements: list[str]) -> None:
     """Execute DDL one statement at a time (executescript would commit the migration's transaction)."""
     for statement in statements:
         await conn.execute(statement)
 
 
 @migration(1)
-async def m001_memory_core(conn: aiosqlite.Connection) -> None:
+async def m001_memory_core(conn: Store) -> None:
     await run_statements(
         conn,
         [

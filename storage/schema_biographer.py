@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
 from storage.schema import run_statements
 
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 @migration(20)
-async def m020_biographer(conn: aiosqlite.Connection) -> None:
+async def m020_biographer(conn: Store) -> None:
     await run_statements(
         conn,
         [

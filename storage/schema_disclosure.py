@@ -3,14 +3,17 @@ storage/schema_languages.py; see storage/migrations.py)."""
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
 from storage.schema import run_statements
 
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 @migration(171)
-async def m171_disclosure_policies(conn: aiosqlite.Connection) -> None:
+async def m171_disclosure_policies(conn: Store) -> None:
     """The owner's policies (core/disclosure.py). A source's row goes when the source is
     forgotten; a kind's stays for the sources of that kind still to come."""
     await run_statements(conn, [

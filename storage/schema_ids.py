@@ -5,14 +5,17 @@ in `meta` and new documents get the next one (storage/documents.py)."""
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 HIGH_WATER = "documents_high_water"
 
 
 @migration(100)
-async def m100_document_high_water(conn: aiosqlite.Connection) -> None:
+async def m100_document_high_water(conn: Store) -> None:
     await conn.execute("INSERT OR REPLACE INTO meta (key, value) SELECT ?, COALESCE(MAX(id), 0) FROM documents",
                        (HIGH_WATER,))

@@ -3,17 +3,20 @@ storage/migrations.py)."""
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.languages import detect_language
 from storage.migrations import migration
 from storage.schema import run_statements
 
+if TYPE_CHECKING:
+    from storage.db import Store
+
 DETECT_BATCH = 2_000
 
 
 @migration(170)
-async def m170_keyword_index_in_the_owners_languages(conn: aiosqlite.Connection) -> None:
+async def m170_keyword_index_in_the_owners_languages(conn: Store) -> None:
     """Each chunk's language is detected and kept; the keyword index holds what
     storage/keyword_terms.py makes of the text (stemmed in the chunk's own language, unspaced
     scripts as pairs of letters) instead of FTS5's English Porter stemming of everything.

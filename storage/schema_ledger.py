@@ -8,14 +8,17 @@ with no source for its existence goes too (the trigger), so `forget` needs no le
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
 from storage.schema import run_statements
 
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 @migration(120)
-async def m120_ledger(conn: aiosqlite.Connection) -> None:
+async def m120_ledger(conn: Store) -> None:
     await run_statements(
         conn,
         [

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
 from storage.schema import run_statements
 
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 @migration(140)
-async def m140_page_sessions(conn: aiosqlite.Connection) -> None:
+async def m140_page_sessions(conn: Store) -> None:
     await run_statements(
         conn,
         [

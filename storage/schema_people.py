@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
 
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 @migration(10)
-async def m010_people(conn: aiosqlite.Connection) -> None:
+async def m010_people(conn: Store) -> None:
     for statement in (
         """CREATE TABLE people (
             id INTEGER PRIMARY KEY,

@@ -3,14 +3,17 @@ must follow later areas' migrations)."""
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
 from storage.schema import run_statements
 
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 @migration(60)
-async def m060_index_foreign_keys(conn: aiosqlite.Connection) -> None:
+async def m060_index_foreign_keys(conn: Store) -> None:
     """An index on the child side of every foreign key. Without one, each row deleted from the
     parent scans the whole child table: forgetting a source of N chunks scanned chunk_speakers
     N times (20k messages took 15 s, 300k over 25 minutes, with the bot frozen meanwhile)."""
@@ -28,7 +31,7 @@ async def m060_index_foreign_keys(conn: aiosqlite.Connection) -> None:
 
 
 @migration(160)
-async def m160_index_idempotency_documents(conn: aiosqlite.Connection) -> None:
+async def m160_index_idempotency_documents(conn: Store) -> None:
     """The memory server's idempotency keys point at documents: forgetting one looks them up.
     (Numbered past the server's migration 111, which creates the table.)"""
     await conn.execute("CREATE INDEX IF NOT EXISTS idempotency_keys_document ON idempotency_keys(document_id)")

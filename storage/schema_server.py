@@ -3,16 +3,19 @@ index generation that lets a reader tell whether a source changed since it searc
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
 from storage.schema import run_statements
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 GENERATION = "index_generation"
 
 
 @migration(110)
-async def m110_clients(conn: aiosqlite.Connection) -> None:
+async def m110_clients(conn: Store) -> None:
     await run_statements(
         conn,
         [
@@ -34,7 +37,7 @@ async def m110_clients(conn: aiosqlite.Connection) -> None:
 
 
 @migration(111)
-async def m111_saved_records(conn: aiosqlite.Connection) -> None:
+async def m111_saved_records(conn: Store) -> None:
     await run_statements(
         conn,
         [
@@ -75,7 +78,7 @@ async def m111_saved_records(conn: aiosqlite.Connection) -> None:
 
 
 @migration(112)
-async def m112_index_generation(conn: aiosqlite.Connection) -> None:
+async def m112_index_generation(conn: Store) -> None:
     """Every document added or removed moves the generation on, whoever writes it (an import, a
     forget, a save), so no write path needs to remember to. Documents never change after they are
     written: a source "changes" only by being removed or, for a saved record, superseded."""

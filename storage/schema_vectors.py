@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from storage.migrations import migration
 from storage.schema import run_statements
 
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 @migration(70)
-async def m070_vector_parts(conn: aiosqlite.Connection) -> None:
+async def m070_vector_parts(conn: Store) -> None:
     """Sign bits in parts plus a change log (storage/vectors.py), vectors tagged by generation;
     the sqlite-vec bit table they replace is dropped (its top-k step was the slow part of search)."""
     await run_statements(conn, [

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import aiosqlite
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 
 # rows deleted per statement: the bot shares one connection, so a chat's query waits for the
@@ -14,7 +17,7 @@ import aiosqlite
 DELETE_BATCH = 500
 
 
-async def delete_source(conn: aiosqlite.Connection, document_id: int) -> int:
+async def delete_source(conn: Store, document_id: int) -> int:
     """Delete a document, its messages, chunks, keyword and vector entries; returns chunks removed.
     Call it inside a transaction: it runs as many small statements. The vector index follows by
     cascade, through storage/vectors.py's change log."""
@@ -36,7 +39,7 @@ async def delete_source(conn: aiosqlite.Connection, document_id: int) -> int:
     return len(chunk_ids)
 
 
-async def _drop_deleted_words(conn: aiosqlite.Connection) -> None:
+async def _drop_deleted_words(conn: Store) -> None:
     """FTS5 only marks a deleted row's words as deleted; they stay in the index's segments until
     those are merged. Merging them all now drops them, and `secure_delete` zeroes the old pages.
     (FTS5's own secure-delete option does it row by row: 100 s instead of 4 s for a 300k-message
@@ -45,7 +48,7 @@ async def _drop_deleted_words(conn: aiosqlite.Connection) -> None:
     await conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
 
 
-async def iter_messages(conn: aiosqlite.Connection) -> AsyncIterator[dict]:
+async def iter_messages(conn: Store) -> AsyncIterator[dict]:
     """Every stored message in source order, as plain dicts."""
     async with conn.execute(
         "SELECT document_id, platform, conversation_key, platform_id, sender, sender_id, is_owner, time,"
@@ -59,31 +62,31 @@ async def iter_messages(conn: aiosqlite.Connection) -> AsyncIterator[dict]:
 CITING_TABLES = ("timeline_events", "open_questions")
 
 
-async def citing_rows(conn: aiosqlite.Connection, table: str) -> list[tuple[int, list[str]]]:
+async def citing_rows(conn: Store, table: str) -> list[tuple[int, list[str]]]:
     if table not in CITING_TABLES:
         raise ValueError(table)
     async with conn.execute(f"SELECT id, locators FROM {table} WHERE locators != '[]'") as cur:
         return [(row[0], json.loads(row[1])) for row in await cur.fetchall()]
 
 
-async def set_locators(conn: aiosqlite.Connection, table: str, row_id: int, locators: list[str]) -> None:
+async def set_locators(conn: Store, table: str, row_id: int, locators: list[str]) -> None:
     if table not in CITING_TABLES:
         raise ValueError(table)
     await conn.execute(f"UPDATE {table} SET locators = ? WHERE id = ?", (json.dumps(locators), row_id))
 
 
-async def delete_timeline_events(conn: aiosqlite.Connection, ids: list[int]) -> None:
+async def delete_timeline_events(conn: Store, ids: list[int]) -> None:
     await conn.executemany("DELETE FROM timeline_events WHERE id = ?", [(i,) for i in ids])
 
 
-async def raw_copy_names(conn: aiosqlite.Connection) -> set[str]:
+async def raw_copy_names(conn: Store) -> set[str]:
     """File names of the raw copies that sources refer to. Copies are named by content and shared;
     the stored path may be relative to wherever the import ran, so only the name is compared."""
     rows = await conn.execute_fetchall("SELECT DISTINCT raw_path FROM documents WHERE raw_path IS NOT NULL")
     return {Path(row[0]).name for row in rows}
 
 
-async def raw_copy_referenced(conn: aiosqlite.Connection, name: str) -> bool:
+async def raw_copy_referenced(conn: Store, name: str) -> bool:
     """Whether a source refers to the raw copy of this name (under any path)."""
     rows = await conn.execute_fetchall(
         "SELECT 1 FROM documents WHERE raw_path = ? OR raw_path LIKE ? ESCAPE '\\' LIMIT 1",
@@ -91,7 +94,7 @@ async def raw_copy_referenced(conn: aiosqlite.Connection, name: str) -> bool:
     return bool(rows)
 
 
-async def delete_people_without_messages(conn: aiosqlite.Connection) -> int:
+async def delete_people_without_messages(conn: Store) -> int:
     """Delete people none of whose names sends a message any more (they were known only from
     sources now forgotten); returns how many."""
     cursor = await conn.execute(

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import aiosqlite
+if TYPE_CHECKING:
+    from storage.db import Store
+
 
 
 @dataclass(frozen=True)
@@ -19,7 +22,7 @@ class EventRow:
     created_at: str
 
 
-async def add_event(conn: aiosqlite.Connection, *, date: str, title: str, detail: str,
+async def add_event(conn: Store, *, date: str, title: str, detail: str,
                     locators: list[str], run_id: int | None, at: str) -> tuple[int, bool]:
     """(id, created): an event with the same date and title merges its sources into the old one."""
     async with conn.execute(
@@ -38,7 +41,7 @@ async def add_event(conn: aiosqlite.Connection, *, date: str, title: str, detail
     return cur.lastrowid, True
 
 
-async def list_events(conn: aiosqlite.Connection) -> list[EventRow]:
+async def list_events(conn: Store) -> list[EventRow]:
     async with conn.execute(
         "SELECT id, date, title, detail, locators, run_id, created_at FROM timeline_events ORDER BY date, id"
     ) as cur:

@@ -20,9 +20,12 @@ a new one, and only the current generation is searched. Old vectors stay until r
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import aiosqlite
 import numpy as np
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 #: chunks.embedded: 0 waits for a vector; 1 has one of its text; 2 withheld from a remote embedding
 #: endpoint by the owner's policy (no vector); 3 has one of its descriptor only (core/disclosure.py)
@@ -44,25 +47,25 @@ def sign_words(vectors: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(padded.view("<u8").T)
 
 
-async def _int_meta(conn: aiosqlite.Connection, key: str) -> int:
+async def _int_meta(conn: Store, key: str) -> int:
     async with conn.execute("SELECT value FROM meta WHERE key = ?", (key,)) as cur:
         row = await cur.fetchone()
     return int(row[0]) if row else 0
 
 
-async def _set_int_meta(conn: aiosqlite.Connection, key: str, value: int) -> None:
+async def _set_int_meta(conn: Store, key: str, value: int) -> None:
     await conn.execute(
         "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (key, str(value)),
     )
 
 
-async def generation(conn: aiosqlite.Connection) -> int:
+async def generation(conn: Store) -> int:
     """The generation new vectors are written in (and the only one searched)."""
     return await _int_meta(conn, GENERATION_KEY)
 
 
-async def pending_chunks(conn: aiosqlite.Connection, *, limit: int) -> list[tuple[int, str, str]]:
+async def pending_chunks(conn: Store, *, limit: int) -> list[tuple[int, str, str]]:
     """(id, text, text_hash) of chunks that have no vector yet, oldest first."""
     async with conn.execute(
         "SELECT id, text, text_hash FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?", (limit,)
@@ -71,7 +74,7 @@ async def pending_chunks(conn: aiosqlite.Connection, *, limit: int) -> list[tupl
 
 
 async def vectors_by_text_hash(
-    conn: aiosqlite.Connection, hashes: Sequence[str]
+    conn: Store, hashes: Sequence[str]
 ) -> dict[str, bytes]:
     """Fresh vectors already computed for identical texts, so the same text is embedded once.
     Only chunks embedded from their text count: during a reindex the others hold vectors being
@@ -87,7 +90,7 @@ async def vectors_by_text_hash(
         return {r[0]: r[1] for r in await cur.fetchall()}
 
 
-async def store_vectors(conn: aiosqlite.Connection, rows: Sequence[tuple[int, bytes]], *,
+async def store_vectors(conn: Store, rows: Sequence[tuple[int, bytes]], *,
                         generation: int, state: int = OF_TEXT) -> None:
     """Save float32 vectors (as bytes) for chunk ids, replacing any older ones; the caller's
     transaction makes them searchable when it commits."""
@@ -100,7 +103,7 @@ async def store_vectors(conn: aiosqlite.Connection, rows: Sequence[tuple[int, by
         await fold_log(conn)
 
 
-async def withhold(conn: aiosqlite.Connection, chunk_ids: Sequence[int]) -> None:
+async def withhold(conn: Store, chunk_ids: Sequence[int]) -> None:
     """These chunks get no vector (any they had is deleted: the index follows through the log)."""
     for i in range(0, len(chunk_ids), 500):
         part = list(chunk_ids[i:i + 500])
@@ -111,7 +114,7 @@ async def withhold(conn: aiosqlite.Connection, chunk_ids: Sequence[int]) -> None
         await fold_log(conn)
 
 
-async def withhold_documents(conn: aiosqlite.Connection, document_ids: Sequence[int]) -> int:
+async def withhold_documents(conn: Store, document_ids: Sequence[int]) -> int:
     """Every chunk of these documents withheld (see `withhold`); returns how many."""
     ids: list[int] = []
     for i in range(0, len(document_ids), 500):
@@ -123,7 +126,7 @@ async def withhold_documents(conn: aiosqlite.Connection, document_ids: Sequence[
     return len(ids)
 
 
-async def mark_documents_pending(conn: aiosqlite.Connection, document_ids: Sequence[int]) -> int:
+async def mark_documents_pending(conn: Store, document_ids: Sequence[int]) -> int:
     """The chunks of these documents wait for a vector again (their old ones serve meanwhile)."""
     changed = 0
     for i in range(0, len(document_ids), 500):
@@ -134,12 +137,12 @@ async def mark_documents_pending(conn: aiosqlite.Connection, document_ids: Seque
     return changed
 
 
-async def mark_all_for_reindex(conn: aiosqlite.Connection) -> None:
+async def mark_all_for_reindex(conn: Store) -> None:
     """Every chunk waits for a fresh vector; the vectors it has stay until replaced."""
     await conn.execute("UPDATE chunks SET embedded = 0 WHERE embedded != 0")
 
 
-async def start_generation(conn: aiosqlite.Connection) -> int:
+async def start_generation(conn: Store) -> int:
     """A new embedding model: vectors written from now on belong to a new generation and only
     they are searched; the old ones stay (unsearched) until replaced chunk by chunk."""
     new = await generation(conn) + 1
@@ -150,14 +153,14 @@ async def start_generation(conn: aiosqlite.Connection) -> int:
     return new
 
 
-async def _log_top(conn: aiosqlite.Connection) -> int:
+async def _log_top(conn: Store) -> int:
     """The last log position ever handed out (AUTOINCREMENT never reuses one once committed)."""
     async with conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'vector_log'") as cur:
         row = await cur.fetchone()
     return int(row[0]) if row else 0
 
 
-async def fold_due(conn: aiosqlite.Connection) -> bool:
+async def fold_due(conn: Store) -> bool:
     """Whether FOLD_ROWS changes wait in the log (each search applies them all, so keep it short)."""
     async with conn.execute(
         "SELECT COUNT(*) FROM vector_log WHERE seq > ?", (await _int_meta(conn, PARTS_SEQ_KEY),)
@@ -165,7 +168,7 @@ async def fold_due(conn: aiosqlite.Connection) -> bool:
         return (await cur.fetchone())[0] >= FOLD_ROWS
 
 
-async def fold_log(conn: aiosqlite.Connection) -> int:
+async def fold_log(conn: Store) -> int:
     """Fold the logged vector changes into the parts and prune the log (inside the caller's
     transaction); returns how many chunks changed."""
     since = await _int_meta(conn, PARTS_SEQ_KEY)
@@ -197,7 +200,7 @@ async def fold_log(conn: aiosqlite.Connection) -> int:
     return len(changed)
 
 
-async def rebuild_parts(conn: aiosqlite.Connection) -> int:
+async def rebuild_parts(conn: Store) -> int:
     """All parts built afresh from the float vectors of the current generation (migration,
     repair); returns the number of vectors. Streams part by part: memory stays small."""
     gen = await generation(conn)
@@ -225,13 +228,13 @@ async def rebuild_parts(conn: aiosqlite.Connection) -> int:
     return total
 
 
-async def _write_blobs(conn: aiosqlite.Connection, part: int, ids: list[int], blobs: list[bytes], *,
+async def _write_blobs(conn: Store, part: int, ids: list[int], blobs: list[bytes], *,
                        version: int) -> None:
     matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
     await _write_part(conn, part, np.array(ids, dtype=np.int64), sign_words(matrix), version=version)
 
 
-async def _read_part(conn: aiosqlite.Connection, part: int) -> tuple[np.ndarray, np.ndarray]:
+async def _read_part(conn: Store, part: int) -> tuple[np.ndarray, np.ndarray]:
     async with conn.execute("SELECT ids, bits FROM vector_parts WHERE part = ?", (part,)) as cur:
         row = await cur.fetchone()
     if row is None:
@@ -246,7 +249,7 @@ def part_arrays(ids_blob: bytes, bits_blob: bytes) -> tuple[np.ndarray, np.ndarr
     return ids, words.reshape(-1, len(ids)) if len(ids) else words.reshape(0, 0)
 
 
-async def _write_part(conn: aiosqlite.Connection, part: int, ids: np.ndarray, words: np.ndarray, *,
+async def _write_part(conn: Store, part: int, ids: np.ndarray, words: np.ndarray, *,
                       version: int) -> None:
     await conn.execute(
         "INSERT OR REPLACE INTO vector_parts (part, version, ids, bits) VALUES (?, ?, ?, ?)",
@@ -254,7 +257,7 @@ async def _write_part(conn: aiosqlite.Connection, part: int, ids: np.ndarray, wo
     )
 
 
-async def _vectors(conn: aiosqlite.Connection, ids: Sequence[int], *,
+async def _vectors(conn: Store, ids: Sequence[int], *,
                    generation: int) -> tuple[list[int], np.ndarray]:
     found: list[int] = []
     blobs: list[bytes] = []
@@ -274,14 +277,14 @@ async def _vectors(conn: aiosqlite.Connection, ids: Sequence[int], *,
 
 
 async def float_vectors(
-    conn: aiosqlite.Connection, ids: Sequence[int], dim: int
+    conn: Store, ids: Sequence[int], dim: int
 ) -> tuple[list[int], np.ndarray]:
     """The current float vectors of `ids` (those that have one), as a matrix."""
     found, matrix = await _vectors(conn, ids, generation=await generation(conn))
     return found, matrix if found else np.zeros((0, dim), dtype=np.float32)
 
 
-async def database_path(conn: aiosqlite.Connection) -> str:
+async def database_path(conn: Store) -> str:
     """The file behind a connection ('' for an in-memory store)."""
     async with conn.execute("SELECT file FROM pragma_database_list WHERE name = 'main'") as cur:
         return (await cur.fetchone())[0] or ""

@@ -20,10 +20,10 @@ from core.types import Locator
 from storage import messages as message_store
 
 if TYPE_CHECKING:
+    from storage.db import Store
     from collections.abc import Awaitable, Callable
 
-    import aiosqlite
-
+    
     from core.agent.tools import Turn
     from core.memory import Memory
     from core.profile_book import ProfileBook
@@ -84,7 +84,7 @@ LEDGER_SCHEMAS: dict[str, tuple[str, dict, list[str]]] = {
 class LedgerTools:
     """The ledger tools; Toolbox provides the store, the profile's clock and `remember`."""
 
-    conn: aiosqlite.Connection
+    conn: Store
     memory: Memory
     book: ProfileBook
     zone: tzinfo

@@ -24,7 +24,6 @@ from storage import documents as document_store
 from storage import messages as message_store
 from storage import questions as question_store
 from storage import timeline as timeline_store
-from storage.db import transaction
 
 MAX_READ_CHARS = 8000
 
@@ -224,7 +223,7 @@ class Toolbox(LedgerTools):
         existing = await question_store.find_open_by_text(self.conn, question)
         if existing:
             return f"question #{existing} is already open"
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             qid = await question_store.add_question(
                 self.conn, text=question, why=why, priority=max(1, min(priority, 5)), run_id=turn.run_id,
                 locators=list(locators or []), at=utc_iso_precise(self.book.clock()))
@@ -232,7 +231,7 @@ class Toolbox(LedgerTools):
         return f"question #{qid} added"
 
     async def _resolve_open_question(self, turn: Turn, *, id: int, resolution: str, status: str = "answered") -> str:
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             done = await question_store.resolve(self.conn, id, status=status, resolution=resolution,
                                                 at=utc_iso_precise(self.book.clock()))
         if not done:
@@ -243,7 +242,7 @@ class Toolbox(LedgerTools):
     async def _add_timeline_event(self, turn: Turn, *, date: str, title: str, locators: list[str],
                                   detail: str = "") -> str:
         self._check_cited(turn, " ".join(locators))
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             eid, created = await timeline_store.add_event(
                 self.conn, date=date, title=title, detail=detail, locators=locators, run_id=turn.run_id,
                 at=utc_iso_precise(self.book.clock()))

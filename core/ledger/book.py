@@ -9,15 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-import aiosqlite
-
 from core.errors import UserFacingError
 from core.times import utc_iso
 from core.ledger.matching import fold, name_words, same_task, same_title
 from core.ledger.proposals import CATEGORIES, FACT_TYPES, KINDS, STATUSES
 from core.ledger.validation import Evidence, ValidItem, ValidUpdate
 from storage import ledger as store
-from storage.db import transaction
+from storage.db import Store
 
 LedgerItem = store.ItemRow
 LedgerSource = store.SourceRow
@@ -85,7 +83,7 @@ def parse_due(value: str, *, today: date) -> date:
 
 
 class Ledger:
-    def __init__(self, conn: aiosqlite.Connection, *, owner_aliases: frozenset[str], clock: Clock) -> None:
+    def __init__(self, conn: Store, *, owner_aliases: frozenset[str], clock: Clock) -> None:
         self.conn = conn
         self.owner_aliases = frozenset(fold(a) for a in owner_aliases)
         self.clock = clock
@@ -133,7 +131,7 @@ class Ledger:
             raise UserFacingError(f"no person is known as {name!r}",
                                   hint="everyone who wrote in your sources is known (`biographer people` lists them); "
                                        "to record someone new, add them with `biographer ledger add ... --new-person`")
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             return await store.add_person(self.conn, name)
 
     async def people_named(self, name: str) -> list[PersonMatch]:
@@ -237,7 +235,7 @@ class Ledger:
                          title=(title or text.strip()) if kind == "recommendation" else None,
                          category=(category or "other") if kind in ("recommendation", "fact") else None,
                          due=due.isoformat() if due else None)
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             existing = await self._existing(item)
             if existing is None:
                 item_id = await store.insert_item(
@@ -258,7 +256,7 @@ class Ledger:
         """The owner says an item is done, dropped, started or open again."""
         status = check_status(status)
         item = await self.item(item_id)
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await self._owner_source(item.id, status, source, text=f"marked {status}", via=via)
             await store.set_status(self.conn, item.id, status, status_at=self.now(), at=self.now())
         return await self.item(item_id)
@@ -267,7 +265,7 @@ class Ledger:
                          via: str = "cli") -> LedgerItem:
         """The owner moves an item's due date (or clears it)."""
         item = await self.item(item_id)
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await self._owner_source(item.id, "due", source, text=f"due {due}" if due else "no due date", via=via)
             await store.set_due(self.conn, item.id, due.isoformat() if due else None, at=self.now())
         return await self.item(item_id)

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from core.times import as_sent
 from core.importers.email import normalise_subject
 from storage import ledger as store
 from storage.ledger import MessageLine
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 #: sources that are not the owner's conversations with people: the biographer's own chat and
 #: reports (what the owner tells it is saved by the chat tools at once), calendars, AI chats
@@ -49,7 +51,7 @@ def _thread_of(head: str) -> str:
     return normalise_subject(subject).casefold() or "(no subject)"
 
 
-async def pending(conn: aiosqlite.Connection, *, disclosed_only: bool = False) -> list[Conversation]:
+async def pending(conn: Store, *, disclosed_only: bool = False) -> list[Conversation]:
     """Every conversation with messages extraction has not read, oldest material first (with
     `disclosed_only`, of sources whose text may leave the machine: core/disclosure.py); documents
     left with nothing to read are marked done on the way."""
@@ -84,7 +86,7 @@ def line_text(line: MessageLine, *, owner_mark: bool = True, limit: int | None =
             f"{who}: {text}")
 
 
-async def windows(conn: aiosqlite.Connection, conversation: Conversation, *, budget: int) -> AsyncIterator[Window]:
+async def windows(conn: Store, conversation: Conversation, *, budget: int) -> AsyncIterator[Window]:
     """The unread lines in windows of about `budget` characters (a window holds at least one line;
     a line longer than the budget is cut for display)."""
     context: list[MessageLine] = []

@@ -11,8 +11,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 
-import aiosqlite
-
 from core.agent import prompts
 from core.agent.delimiters import neutralise
 from core.ledger import conversations
@@ -24,7 +22,7 @@ from core.ports import LLM, Completion, Progress, Usage, no_progress
 from core.times import utc_iso_precise
 from storage import ledger as store
 from storage import runs as run_store
-from storage.db import transaction
+from storage.db import Store
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +65,7 @@ class ExtractionResult:
 
 
 class Extractor:
-    def __init__(self, conn: aiosqlite.Connection, llm: LLM, ledger: Ledger, *, config: ExtractionConfig) -> None:
+    def __init__(self, conn: Store, llm: LLM, ledger: Ledger, *, config: ExtractionConfig) -> None:
         self.conn = conn
         self.llm = llm
         self.ledger = ledger
@@ -91,7 +89,7 @@ class Extractor:
                 await self._read(window, result)
                 result.windows += 1
                 progress("ledger", result.windows, None)
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 await store.finish_documents(self.conn, conversation.document_ids, at=self.ledger.now())
         return result
 
@@ -108,7 +106,7 @@ class Extractor:
 
     async def _read(self, window: Window, result: ExtractionResult) -> None:
         carried = await self._carried(window)
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             run_id = await run_store.start_run(self.conn, kind="ledger", role=ROLE, model=self.llm.model_for(ROLE),
                                                at=utc_iso_precise(self.ledger.clock()))
         usage, note = Usage(), ""
@@ -125,7 +123,7 @@ class Extractor:
             for rejection in checked.rejections:
                 result.rejected[rejection.reason] += 1
                 log.info("ledger: rejected in %s: %s", window.conversation.name, rejection)
-            async with transaction(self.conn):
+            async with self.conn.transaction():
                 stored = await self.ledger.store(checked.items, checked.updates, via="extraction", origin="extracted")
                 await store.mark_read(self.conn, [line.id for line in window.lines])
         except BaseException:
@@ -140,7 +138,7 @@ class Extractor:
                                    f"updated, {len(checked.rejections)} rejected")
 
     async def _finish(self, run_id: int, status: str, usage: Usage, note: str) -> None:
-        async with transaction(self.conn):
+        async with self.conn.transaction():
             await run_store.finish_run(self.conn, run_id, at=utc_iso_precise(self.ledger.clock()), status=status, steps=1,
                                        tool_errors=int(status != "done"), prompt_tokens=usage.prompt_tokens,
                                        completion_tokens=usage.completion_tokens, note=note)

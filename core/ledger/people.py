@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from core.ledger.book import OPEN, Ledger, LedgerItem
 from core.profile import EditRejected, section_body
 from storage import ledger as store
 from storage import people as people_store
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 RECENT_SOURCES = 5
 RELATIONSHIP_SECTION = "People & Relationships"
@@ -43,7 +45,7 @@ class PersonPage:
     bio_lines: tuple[str, ...] = ()  # the lines of bio.md's People & Relationships naming them, cited
 
 
-async def person_page(conn: aiosqlite.Connection, ledger: Ledger, name: str, *, bio: str = "") -> PersonPage:
+async def person_page(conn: Store, ledger: Ledger, name: str, *, bio: str = "") -> PersonPage:
     person = await ledger.person(name)
     items = await store.list_items(conn, store.ItemFilter(person_names=person.aliases))
 

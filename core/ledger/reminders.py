@@ -10,15 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta, tzinfo
 
-import aiosqlite
-
 from core.agent import prompts
 from core.errors import UserFacingError
 from core.ledger.book import OPEN, LedgerItem
 from core.ledger.text import day, headline, local_day, source_line
 from core.ports import LLM
 from storage import ledger as store
-from storage.db import transaction
+from storage.db import Store
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +46,7 @@ class ReminderBatch:
         return len(self.reminders)
 
 
-async def due(conn: aiosqlite.Connection, *, today: date) -> list[Reminder]:
+async def due(conn: Store, *, today: date) -> list[Reminder]:
     """Open promises due by today and owed items past their date, within the look-back, not yet
     reminded for this due date."""
     since = (today - LOOKBACK).isoformat()
@@ -109,12 +107,12 @@ def render(reminders: Sequence[Reminder], *, today: date, zone: tzinfo) -> str:
     return "\n".join(lines).strip()
 
 
-async def record(conn: aiosqlite.Connection, batch: ReminderBatch, *, at: str) -> None:
-    async with transaction(conn):
+async def record(conn: Store, batch: ReminderBatch, *, at: str) -> None:
+    async with conn.transaction():
         await store.record_reminders(conn, [r.key for r in batch.reminders], at=at)
 
 
-async def unrecord(conn: aiosqlite.Connection, batch: ReminderBatch) -> None:
+async def unrecord(conn: Store, batch: ReminderBatch) -> None:
     """The sending failed: these may be sent at the next slot."""
-    async with transaction(conn):
+    async with conn.transaction():
         await store.unrecord_reminders(conn, [r.key for r in batch.reminders])

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, tzinfo
-
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from core.ledger.book import OPEN, LedgerItem
 from core.ledger.text import day
 from core.times import parse_utc, utc_iso
 from core.types import Answer, Citation, Locator
 from storage import ledger as store
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 PROMISES = ("commitment", "owed")
 STILL_OPEN_SHOWN = 20
@@ -25,7 +27,7 @@ def _line(item: LedgerItem) -> str:
     return f"- {who}: {item.text}{due}{state} · #{item.id}"
 
 
-async def with_promises(answer: Answer, conn: aiosqlite.Connection, *, since: datetime, until: datetime,
+async def with_promises(answer: Answer, conn: Store, *, since: datetime, until: datetime,
                         zone: tzinfo) -> Answer:
     made = await store.list_items(conn, store.ItemFilter(kinds=PROMISES, said_since=utc_iso(since),
                                                          said_until=utc_iso(until)))

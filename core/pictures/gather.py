@@ -8,8 +8,7 @@ import logging
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import date, datetime, timedelta, timezone, tzinfo
-
-import aiosqlite
+from typing import TYPE_CHECKING
 
 from core.biographer import REPORT_KIND
 from core.dates import Period
@@ -23,6 +22,9 @@ from core.times import parse_utc, utc_iso
 from core.types import TimelineEvent
 from storage import activity
 from storage import people as people_store
+
+if TYPE_CHECKING:
+    from storage.db import Store
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +71,7 @@ def _ranked(counts: Counter[str]) -> tuple[NameCount, ...]:
 class Pictures:
     """Makes each picture from stored data only."""
 
-    def __init__(self, conn: aiosqlite.Connection, *, zone: tzinfo, owner_names: Iterable[str],
+    def __init__(self, conn: Store, *, zone: tzinfo, owner_names: Iterable[str],
                  timeline: Callable[[], Awaitable[list[TimelineEvent]]], clock: Callable[[], datetime]) -> None:
         self.conn = conn
         self.zone = zone

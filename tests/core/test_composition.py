@@ -9,7 +9,6 @@ from core.providers.whisper import WhisperTranscriber
 from core.types import SearchFilters
 from storage import people as people_store
 from storage import profile as profile_store
-from storage.db import transaction
 from tests.core.helpers import memory_at, whatsapp_export
 from tests.fakes.embedder import HashEmbedder
 
@@ -57,7 +56,7 @@ async def test_transcription_gets_names_from_the_profile_and_the_chats(tmp_path)
         memory.context = replace(memory.context, transcriber=transcriber)
         memory.ingestor.context = memory.context
         await memory.ingest([tmp_path / "WhatsApp Chat with Joaquim.txt"])
-        async with transaction(memory.conn):
+        async with memory.conn.transaction():
             await profile_store.write_profile(
                 memory.conn, before="", after="# Ana\n\nLives near Guimarães with Teodora.",
                 at="2024-05-01T00:00:00Z", kind="edit", section=None, old_text="", new_text="x",

@@ -5,7 +5,6 @@ from pathlib import Path
 from core.sources import forget_source, without_source
 from storage import profile as profile_store
 from storage import timeline as timeline_store
-from storage.db import transaction
 from tests.core.helpers import MAYA_CHAT, memory_at, whatsapp_export
 from tests.fakes.embedder import HashEmbedder
 
@@ -22,7 +21,7 @@ async def test_forget_removes_messages_vectors_raw_copy_timeline_and_profile_lin
     async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
         await memory.ingest([chat, tmp_path / "note.txt"])
         conn = memory.conn
-        async with transaction(conn):
+        async with conn.transaction():
             before = "# bio.md\n\n## People\n- Maya books ferries [doc1:0-60]\n- Teo has a studio [doc2:0-20]\n"
             await profile_store.write_profile(conn, before="", after=before, at="2024-01-01T00:00:00Z",
                                               kind="edit", section="People", old_text="",

@@ -338,12 +338,11 @@ async def test_text_streams_in_blocks_and_a_late_decoding_error_rolls_back(tmp_p
 async def test_concurrent_writers_on_one_connection_take_turns(tmp_path, sources):
     """Chat, imports and the scheduler share one connection in the bot: transactions must not
     nest. An ingest and other writes started together all land."""
-    from storage.db import transaction
     from storage.meta import get_meta, set_meta
 
     async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
         async def write(i: int) -> None:
-            async with transaction(memory.conn):
+            async with memory.conn.transaction():
                 await set_meta(memory.conn, f"k{i}", str(i))
                 await asyncio.sleep(0)
 

@@ -12,7 +12,7 @@ import pytest
 from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import vectors as vector_store
-from storage.db import open_database, transaction
+from storage.db import open_database
 from storage.keyword_reader import KeywordReader
 from storage.meta import set_meta
 from storage.vector_index import VectorIndex
@@ -21,7 +21,7 @@ DIM = 96  # not a multiple of 64: the last word of each vector is half padding
 
 
 async def _new_chunks(conn, n: int, *, tag: str, words: str = "plain words") -> list[int]:
-    async with transaction(conn):
+    async with conn.transaction():
         doc = await document_store.insert_document(
             conn, kind="text", name=f"{tag}.txt", identity=tag, source_path=None, content_hash=None,
             byte_size=None, raw_path=None)
@@ -35,7 +35,7 @@ async def _new_chunks(conn, n: int, *, tag: str, words: str = "plain words") -> 
 
 async def _old_chunks(conn, n: int) -> list[int]:
     """Chunks as a store of the time wrote them (the columns of migration 1 only)."""
-    async with transaction(conn):
+    async with conn.transaction():
         doc = await document_store.insert_document(
             conn, kind="text", name="old.txt", identity="old", source_path=None, content_hash=None,
             byte_size=None, raw_path=None)
@@ -51,7 +51,7 @@ async def _old_chunks(conn, n: int) -> list[int]:
 async def _store_at(path: Path):
     """A store whose vectors have DIM dimensions."""
     async with open_database(path) as conn:
-        async with transaction(conn):
+        async with conn.transaction():
             await set_meta(conn, "embedding_dim", str(DIM))
         yield conn
 
@@ -62,7 +62,7 @@ def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 async def _store(conn, ids: list[int], vectors: np.ndarray) -> None:
-    async with transaction(conn):
+    async with conn.transaction():
         await vector_store.store_vectors(conn, [(i, v.tobytes()) for i, v in zip(ids, vectors)],
                                          generation=await vector_store.generation(conn))
 
@@ -112,10 +112,10 @@ async def test_index_follows_inserts_replacements_deletions_and_folds(tmp_path: 
         await _agrees(conn, long_lived, rng)
         second = await _new_chunks(conn, 40, tag="b")
         await _store(conn, second, _unit(rng, 40))
-        async with transaction(conn):  # chunks deleted: their vectors go by cascade
+        async with conn.transaction():  # chunks deleted: their vectors go by cascade
             await conn.execute("DELETE FROM documents WHERE identity = 'a'")
         await _agrees(conn, long_lived, rng)
-        async with transaction(conn):
+        async with conn.transaction():
             await vector_store.fold_log(conn)
         await _agrees(conn, long_lived, rng)
         await _agrees(conn, VectorIndex(path), rng)  # a fresh process loads the same
@@ -134,7 +134,7 @@ async def test_a_batch_is_found_once_it_commits_and_a_deleted_chunk_at_once(tmp_
         assert index.search(vectors[0], shortlist=10, depth=3) == []  # not committed yet
         await other.execute("COMMIT")
         assert index.search(vectors[0], shortlist=10, depth=3)[0][0] == ids[0]
-        async with transaction(other):
+        async with other.transaction():
             await other.execute("DELETE FROM chunks WHERE id = ?", (ids[0],))
         assert ids[0] not in [cid for cid, _ in index.search(vectors[0], shortlist=10, depth=5)]
         index.close()
@@ -148,7 +148,7 @@ async def test_only_the_current_generation_is_searched(tmp_path: Path):
         await _store(conn, ids, _unit(rng, 20))
         index = VectorIndex(path)
         assert len(index.search(_unit(rng, 1)[0], shortlist=50, depth=50)) == 20
-        async with transaction(conn):
+        async with conn.transaction():
             await vector_store.start_generation(conn)
         await _store(conn, ids[:3], _unit(rng, 3))
         found = index.search(_unit(rng, 1)[0], shortlist=50, depth=50)
@@ -163,7 +163,7 @@ async def test_a_filter_restricts_the_scan_and_a_small_one_is_ranked_exactly(tmp
     path = tmp_path / "s.sqlite3"
     async with _store_at(path) as conn:
         notes = await _new_chunks(conn, 60, tag="notes")
-        async with transaction(conn):
+        async with conn.transaction():
             await conn.execute("UPDATE documents SET kind = 'chat' WHERE identity = 'notes'")
         others = await _new_chunks(conn, 60, tag="others")
         await _store(conn, notes + others, _unit(rng, 120))
@@ -198,7 +198,7 @@ async def test_an_older_store_gets_its_parts_built_by_the_migration(tmp_path: Pa
         async with open_database(path) as conn:
             ids = await _old_chunks(conn, 30)
             vectors = _unit(rng, 30)
-            async with transaction(conn):
+            async with conn.transaction():
                 await set_meta(conn, "embedding_dim", str(DIM))
                 await load_sqlite_vec(conn)  # as stores of that time always had it
                 await conn.execute(f"CREATE VIRTUAL TABLE chunk_vectors USING vec0(embedding bit[{DIM}])")

@@ -11,7 +11,6 @@ from datetime import datetime, timezone
 import sqlean
 
 from bot.cli import main
-from storage.db import set_busy_deadline
 from tests.frontends.conftest import OWNER, running_bot, telegram_settings
 
 MAYA = {"id": 777, "is_bot": False, "first_name": "Maya"}
@@ -46,7 +45,7 @@ def epoch(*args: int) -> int:
 async def test_forwards_wait_in_the_inbox_while_the_store_is_busy_then_are_saved(tmp_path, telegram_api):
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
     async with running_bot(settings) as (_, service):
-        set_busy_deadline(service.memory.conn, 0.5)
+        service.memory.conn.busy_deadline = 0.5
         with another_process_writing(settings.database_path, seconds=30) as release:
             for n in range(3):
                 await telegram_api.push(user=OWNER, text=f"ferry note {n}", forward_origin={

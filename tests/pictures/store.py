@@ -11,7 +11,6 @@ from core.service import Service
 from core.types import Conversation, Message, SourceDocument
 from storage import questions as question_store
 from storage import timeline as timeline_store
-from storage.db import transaction
 
 LISBON = ZoneInfo("Europe/Lisbon")
 WEEK_FIRST, WEEK_LAST = date(2024, 3, 25), date(2024, 3, 31)  # summer time starts on Sunday the 31st
@@ -104,7 +103,7 @@ async def fill(service: Service) -> None:
                                       time_start=datetime(2024, 3, 28, 21, tzinfo=LISBON))], index=False)
     await service.merge_people("Maya Costa", "Maya")
     conn = memory.conn
-    async with transaction(conn):
+    async with conn.transaction():
         # imported during the week: the week chat and the journal; the history long before
         await conn.execute("UPDATE documents SET imported_at = '2024-03-27T10:00:00+00:00' "
                            "WHERE identity IN ('fixture:week', 'fixture:journal')")

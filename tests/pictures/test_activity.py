@@ -9,7 +9,6 @@ from zoneinfo import ZoneInfo
 
 from core.pictures.gather import utc_offsets
 from storage import activity
-from storage.db import transaction
 
 LISBON = ZoneInfo("Europe/Lisbon")
 
@@ -24,7 +23,7 @@ def test_offsets_change_at_the_second_the_clocks_do():
 
 async def test_a_sender_is_one_whatever_the_case_and_days_are_local(pictured):
     conn = pictured.memory.conn
-    async with transaction(conn):
+    async with conn.transaction():
         await conn.executemany(
             "INSERT INTO messages (document_id, platform, conversation_key, sender, is_owner, time, kind, text, "
             "dedup_key, char_start, char_end) VALUES (1, 'whatsapp', 'x', ?, 0, ?, 'text', '', ?, 0, 0)",

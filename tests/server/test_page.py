@@ -22,7 +22,6 @@ from core.page_sessions import PageSessions
 from core.types import SearchFilters, TimelineEvent
 from storage import questions as question_store
 from storage import timeline as timeline_store
-from storage.db import transaction
 from tests.server.conftest import Running, running_server
 
 COOKIE = "biographer_session"
@@ -63,7 +62,7 @@ async def seed_biography(server: Running) -> dict[str, str]:
                     section="People & Relationships")
     await book.edit("", f"- Runs marathons; the knee hurts again [{knee}]", section="Identity")
     conn = service.memory.conn
-    async with transaction(conn):
+    async with conn.transaction():
         for date, title in (("2024-03", "Marathon training starts"), ("2024-03-14", "Knee hurts again"),
                             ("2019", "Moved to Lisbon")):
             await timeline_store.add_event(conn, date=date, title=title, detail="", locators=[knee], run_id=None,
