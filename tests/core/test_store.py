@@ -1,0 +1,69 @@
+"""The Store: transactions take turns on its one connection, roll back on error, wait for
+another process's write lock up to its deadline, and checkpoint the write-ahead log."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import sqlean
+
+from core.errors import StoreBusy
+from storage.db import open_database
+from storage.meta import get_meta, set_meta
+
+
+async def test_a_failed_transaction_leaves_nothing_behind(tmp_path):
+    async with open_database(tmp_path / "s.sqlite3") as store:
+        with pytest.raises(RuntimeError):
+            async with store.transaction():
+                await set_meta(store, "half", "written")
+                raise RuntimeError("the import broke halfway")
+        assert await get_meta(store, "half") is None
+        async with store.transaction():  # the lock was released: the next one goes through
+            await set_meta(store, "whole", "written")
+        assert await get_meta(store, "whole") == "written"
+
+
+async def test_a_write_waits_for_another_process_then_gives_up_with_store_busy(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    async with open_database(path, busy_deadline=0.6) as store:
+        other = sqlean.connect(str(path), isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        try:
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            with pytest.raises(StoreBusy):
+                async with store.transaction():
+                    pass
+            assert loop.time() - started >= 0.6
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        async with store.transaction():  # free again: it succeeds
+            await set_meta(store, "after", "1")
+
+
+async def test_a_write_that_outlasts_a_short_lock_succeeds(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    async with open_database(path, busy_deadline=30) as store:
+        other = sqlean.connect(str(path), isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")
+        release = asyncio.get_running_loop().call_later(1.5, lambda: other.execute("ROLLBACK"))
+        try:
+            async with store.transaction():  # longer than SQLite's own 1 s busy timeout
+                await set_meta(store, "waited", "yes")
+        finally:
+            release.cancel()
+            other.close()
+        assert await get_meta(store, "waited") == "yes"
+
+
+async def test_checkpoint_empties_the_write_ahead_log(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    async with open_database(path) as store:
+        async with store.transaction():
+            await set_meta(store, "k", "v" * 10_000)
+        assert path.with_name(path.name + "-wal").stat().st_size > 0
+        assert await store.checkpoint()
+        assert path.with_name(path.name + "-wal").stat().st_size == 0
