@@ -7,7 +7,8 @@ questions as queries.
 
 Three measures:
 - per store, as search runs (each conversation its own store; the shipped short list): the
-  semantic top 10 against the exact top 10 of that store;
+  semantic top 10 against the exact top 10 of that store, with the short list's vectors read
+  from the store (a one-shot command) and kept in memory at a byte per dimension (the bot);
 - pooled: every store's chunk vectors as one collection, short lists of several sizes;
 - with --messages: each of the ~5,900 messages embedded on its own and pooled (a larger, finer
   collection), short lists of several sizes.
@@ -62,27 +63,40 @@ def main() -> None:
     ap.add_argument("--messages", action="store_true")
     args = ap.parse_args()
     items = [json.loads(line) for line in (EVAL / "qa.jsonl").open() if line.strip()]
-    embedder = build_embedder(Settings())
+    import sqlean
+    first = next(p for p in sorted(STORES.iterdir()) if p.name.startswith("conv-"))
+    meta = sqlean.connect(str(first / "biographer.sqlite3"))
+    (model,) = meta.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+    meta.close()
+    embedder = build_embedder(Settings(), model)  # the model the stores were indexed with
     started = time.perf_counter()
     questions = np.asarray(embedder.embed([it["question"] for it in items], query=True), dtype=np.float32)
     out: dict = {"questions": len(items), "model": embedder.name}
 
     # per store, the shipped path: VectorIndex.search with the shipped short list
-    agree, total, vectors = 0, 0, []
+    agree, agree_kept, total, vectors = 0, 0, 0, []
     for store in sorted(p for p in STORES.iterdir() if p.name.startswith("conv-")):
         ids, matrix = store_vectors(store)
         vectors.append(matrix)
-        index = VectorIndex(store / "biographer.sqlite3")
+        index, kept = VectorIndex(store / "biographer.sqlite3"), VectorIndex(store / "biographer.sqlite3")
+        kept.keep_vectors()
         for it, q in zip(items, questions):
             if it["sample_id"] != store.name:
                 continue
             exact = set(ids[np.argsort(-(matrix @ q))[:10]].tolist())
-            ranked = index.search(q, shortlist=max(SEMANTIC_DEPTH * BIT_OVERSAMPLE, SHORTLIST),
-                                  depth=SEMANTIC_DEPTH)
-            agree += len(exact & {cid for cid, _ in ranked[:10]})
+            for reader in (index, kept):
+                ranked = reader.search(q, shortlist=max(SEMANTIC_DEPTH * BIT_OVERSAMPLE, SHORTLIST),
+                                       depth=SEMANTIC_DEPTH)
+                found = len(exact & {cid for cid, _ in ranked[:10]})
+                if reader is index:
+                    agree += found
+                else:
+                    agree_kept += found
             total += len(exact)
         index.close()
+        kept.close()
     out["per_store_semantic_top10_vs_exact"] = round(agree / total, 4)
+    out["per_store_semantic_top10_vs_exact_vectors_kept"] = round(agree_kept / total, 4)
     pooled = np.concatenate(vectors)
     out["pooled_chunks"] = {"vectors": len(pooled), "recall_by_shortlist": shortlist_recall(pooled, questions)}
 

@@ -140,6 +140,24 @@ async def test_hybrid_ranks_chunks_found_by_both_lists_first(tmp_path):
     assert len(hybrid) >= 2
 
 
+@pytest.mark.parametrize("spare", [0.0, 1.5], ids=["halves back to back", "halves at once"])
+async def test_a_query_vector_in_hand_ranks_the_same_whether_the_halves_run_at_once_or_not(
+        tmp_path, sources, monkeypatch, spare):
+    """With the query's vector given, the halves run at once when a core is free and back to
+    back when none is; either way search gives what it gives when it embeds the query itself."""
+    import core.search
+
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([sources])
+        await memory.warm_up()
+        query = "knee physio long run"
+        embedded = await memory.search(query)
+        monkeypatch.setattr(core.search, "spare_cores", lambda: spare)
+        given = await memory.searcher.search(query, query_vector=HashEmbedder().embed([query], query=True)[0])
+    assert [(h.locator, round(h.score, 6)) for h in given] == [(h.locator, round(h.score, 6)) for h in embedded]
+    assert given
+
+
 async def test_search_limit_and_bad_mode(tmp_path, sources):
     async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
         await memory.ingest([sources])

@@ -81,6 +81,8 @@ async def _brute_force(conn, query: np.ndarray) -> tuple[dict[int, int], dict[in
 
 
 async def _agrees(conn, index: VectorIndex, rng: np.random.Generator) -> None:
+    """The index finds what brute force over the store finds (with the vectors kept in memory, up
+    to their rounding)."""
     index.refresh()
     for query in _unit(rng, 4):
         hamming, cosine = await _brute_force(conn, query)
@@ -93,17 +95,24 @@ async def _agrees(conn, index: VectorIndex, rng: np.random.Generator) -> None:
         # a short list as long as the store is exact
         found = index.search(query, shortlist=len(hamming) + 5, depth=5)
         best = sorted(cosine, key=lambda i: -cosine[i])[:5]
-        assert [cid for cid, _ in found] == best
-        assert [round(s, 5) for _, s in found] == [round(cosine[i], 5) for i in best]
+        if index._vectors is None:
+            assert [cid for cid, _ in found] == best
+            assert [round(s, 5) for _, s in found] == [round(cosine[i], 5) for i in best]
+        else:  # a byte per dimension: each cosine within rounding, near ties in either order
+            assert all(abs(s - cosine[cid]) < 0.005 for cid, s in found)
+            assert all(cosine[cid] >= cosine[best[-1]] - 0.01 for cid, _ in found)
 
 
-async def test_index_follows_inserts_replacements_deletions_and_folds(tmp_path: Path, monkeypatch):
+@pytest.mark.parametrize("kept", [False, True], ids=["vectors read by id", "vectors kept in memory"])
+async def test_index_follows_inserts_replacements_deletions_and_folds(tmp_path: Path, monkeypatch, kept):
     monkeypatch.setattr(vector_store, "FOLD_ROWS", 50)  # fold often
     monkeypatch.setattr(vector_store, "PART_BITS", 5)  # parts of 32 ids: many parts
     rng = np.random.default_rng(1)
     path = tmp_path / "s.sqlite3"
     async with _store_at(path) as conn:
         long_lived = VectorIndex(path)
+        if kept:
+            long_lived.keep_vectors()
         first = await _new_chunks(conn, 120, tag="a")
         await _store(conn, first[:70], _unit(rng, 70))  # folded (>= 50 log rows)
         await _agrees(conn, long_lived, rng)
@@ -118,8 +127,27 @@ async def test_index_follows_inserts_replacements_deletions_and_folds(tmp_path: 
         async with conn.transaction():
             await vector_store.fold_log(conn)
         await _agrees(conn, long_lived, rng)
+        assert (long_lived._vectors is not None) == kept  # the path this case means to test
         await _agrees(conn, VectorIndex(path), rng)  # a fresh process loads the same
         long_lived.close()
+
+
+async def test_vectors_over_the_budget_are_read_from_the_store(tmp_path: Path):
+    rng = np.random.default_rng(3)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        ids = await _new_chunks(conn, 40, tag="a")
+        await _store(conn, ids, _unit(rng, 40))
+        async with conn.transaction():
+            await vector_store.fold_log(conn)
+        index = VectorIndex(path)
+        index.keep_vectors(budget_bytes=40 * (DIM + 4) - 1)  # one byte short (a byte a dimension, 4 for the scale)
+        await _agrees(conn, index, rng)
+        assert index._vectors is None
+        index.keep_vectors(budget_bytes=40 * (DIM + 4))
+        await _agrees(conn, index, rng)
+        assert index._vectors is not None
+        index.close()
 
 
 async def test_a_batch_is_found_once_it_commits_and_a_deleted_chunk_at_once(tmp_path: Path):
