@@ -2,7 +2,7 @@
 
 A query's sign bits are compared with all of them (Hamming distance: XOR and popcount over
 64-bit words, vectorised in blocks that stay in the CPU cache), the nearest few hundred form a
-short list, and the short list is ranked exactly by cosine with the float vectors read by id.
+short list, and the short list is ranked by cosine with the float vectors read by id.
 Memory: 8 bytes of id plus dim/8 bytes of bits per vector (56 MB per million at 384 dims).
 
 A long-running process (the bot, the server: `keep_vectors`) also keeps the vectors, as bytes
@@ -47,7 +47,8 @@ class VectorIndex:
         self._reset(generation=None, dim=0)
 
     def keep_vectors(self, budget_bytes: int = VECTOR_BUDGET_BYTES) -> None:
-        """Keep the float vectors in memory from the next refresh on, while they fit the budget."""
+        """Keep the vectors in memory (a byte per dimension) from the next refresh on, while they
+        fit the budget."""
         with self._lock:
             self._vector_budget = budget_bytes
             self._reset(generation=None, dim=0)  # reloaded, vectors included, at the next refresh

@@ -141,7 +141,7 @@ async def test_vectors_over_the_budget_are_read_from_the_store(tmp_path: Path):
         async with conn.transaction():
             await vector_store.fold_log(conn)
         index = VectorIndex(path)
-        index.keep_vectors(budget_bytes=40 * (DIM + 4) - 1)  # one byte short (a byte a dimension, 4 for the scale)
+        index.keep_vectors(budget_bytes=40 * (DIM + 4) - 1)  # a byte short (a byte a dimension, 4 for scale)
         await _agrees(conn, index, rng)
         assert index._vectors is None
         index.keep_vectors(budget_bytes=40 * (DIM + 4))
