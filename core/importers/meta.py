@@ -75,8 +75,11 @@ class MetaImporter(ImporterBase):
         head = head.removeprefix(_BOM)  # some tools and unzippers add one; Meta does not
         if not head.lstrip().startswith(b"{"):
             return False
-        dyi = b'"participants"' in head and (b'"sender_name"' in head or b'"timestamp_ms"' in head
-                                              or _MESSAGE_FILE.match(path.name) is not None)
+        dyi = (b'"participants"' in head and (b'"sender_name"' in head or b'"timestamp_ms"' in head
+                                               or _MESSAGE_FILE.match(path.name) is not None)
+               # trimmed copies (parser libraries' fixtures, hand-cut threads) keep only the
+               # messages, whose two keys are Meta's own
+               or (b'"messages"' in head and b'"sender_name"' in head and b'"timestamp_ms"' in head))
         e2ee = b'"threadName"' in head or (b'"senderName"' in head and b'"participants"' in head)
         return dyi or e2ee
 

@@ -52,9 +52,11 @@ def normalize_line(line: str) -> str:
 _AMPM = r"(?:[AaPp]\.? ?[Mm]\.?|午前|午後|上午|下午|오전|오후|ص|م|SA|CH|vorm\.|nachm\.)"
 _TIME = rf"(?:{_AMPM} ?)?\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?: ?{_AMPM})?"
 _DATE = r"\d{1,4}[./-] ?\d{1,2}[./-] ?[A-Z]?\d{1,4}\.?(?: ?BE)?"
-IOS_HEADER = re.compile(rf"^\[(?P<ts>{_DATE}[,،]?(?: klo)? {_TIME}|{_TIME}, {_DATE})\] (?P<rest>.*)$")
-ANDROID_HEADER = re.compile(rf"^(?P<ts>{_DATE}[,،]? {_TIME}) [-–] (?P<rest>.*)$")
-LEGACY_IOS_HEADER = re.compile(rf"^(?P<ts>{_DATE}[,،]? {_TIME}): (?P<rest>.*)$")
+# between date and time: a comma (Arabic's too), and Finnish phones' "klo" (o'clock), on iOS and Android
+_BETWEEN = r"[,،]?(?: klo)?"
+IOS_HEADER = re.compile(rf"^\[(?P<ts>{_DATE}{_BETWEEN} {_TIME}|{_TIME}, {_DATE})\] (?P<rest>.*)$")
+ANDROID_HEADER = re.compile(rf"^(?P<ts>{_DATE}{_BETWEEN} {_TIME}) [-–] (?P<rest>.*)$")
+LEGACY_IOS_HEADER = re.compile(rf"^(?P<ts>{_DATE}{_BETWEEN} {_TIME}): (?P<rest>.*)$")
 # Android before about 2015 wrote no year: `18 Mar 12:14 - Name: text`, `Mar 5, 8:11 PM - ...`
 _MONTH_WORD = r"[^\W\d_]{3,9}\.?"
 NO_YEAR = "android-no-year"
@@ -65,7 +67,7 @@ FLAVOURS: dict[str, re.Pattern[str]] = {
     NO_YEAR: NO_YEAR_HEADER,
 }
 
-_TS_DATE_FIRST = re.compile(rf"^(?P<date>{_DATE})[,،]?(?: klo)? (?P<time>{_TIME})$")
+_TS_DATE_FIRST = re.compile(rf"^(?P<date>{_DATE}){_BETWEEN} (?P<time>{_TIME})$")
 _TS_TIME_FIRST = re.compile(rf"^(?P<time>{_TIME}), (?P<date>{_DATE})$")
 _DATE_PARTS = re.compile(
     r"^(?P<a>\d{1,4})[./-] ?(?P<b>\d{1,2})[./-] ?(?P<era>[A-Z])?(?P<c>\d{1,4})\.?(?P<be> ?BE)?$"
@@ -195,7 +197,7 @@ def resolve_time(ts: str, *, day_first: bool, zone: tzinfo) -> datetime | None:
 
 # an attached file named in the body: Android "IMG-….jpg (file attached)", iOS "<attached: …>"
 _ANDROID_FILE = re.compile(r"^(?P<file>[^\s<>][^<>]*?\.\w{2,5}) \([^()]{3,40}\)$")
-_IOS_ATTACHED = re.compile(r"<[^<>:：]{2,20}[:：] ?(?P<file>[^<>]+?\.\w{2,5})>\s*$")
+_IOS_ATTACHED = re.compile(r"< ?[^<>:：]{2,20}[:：] ?(?P<file>[^<>]+?\.\w{2,5}) ?>\s*$")
 # Android "<Media omitted>" in any language: one short phrase in angle brackets
 _MEDIA_OMITTED = re.compile(r"^<[^<>\d]{3,40}>$")
 # view-once media is written as "null"; an edit as "This message was edited" on its own

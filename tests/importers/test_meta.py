@@ -107,3 +107,24 @@ async def test_sticker_shares_and_bom_are_kept_and_what_is_left_out_is_counted(
         report = await memory.ingest([path], index=False)
     assert report.messages_added == 3
     assert report.skipped == {"unsent messages": 1, "reactions": 1}
+
+
+def test_a_thread_trimmed_to_its_messages_is_still_read(tmp_path: Path, context: ImportContext) -> None:
+    """chat-miner's Instagram fixture (MIT): only `messages`, no participants or title. It was
+    read as a plain JSON document with no messages."""
+    from core.importers import default_importers
+    from core.importers.meta import MetaImporter
+    from core.importers.registry import pick_importer
+
+    source = Path(__file__).parent / "data" / "meta" / "chat-miner-instagram.json"
+    folder = tmp_path / "janedoe_123"
+    folder.mkdir()
+    path = folder / "test_export.json"
+    path.write_bytes(source.read_bytes())
+    assert isinstance(pick_importer(path, default_importers()), MetaImporter)
+    [(document, messages)] = parse_all(path, context)
+    assert [(m.sender, m.text, m.time) for m in messages] == [
+        ("Jane Doe", "Hello John!", datetime(2019, 12, 24, 11, 23, tzinfo=timezone.utc)),
+        ("John Doe", "Hello Jane!", datetime(2020, 1, 17, 20, 49, tzinfo=timezone.utc)),
+    ]
+    assert document.conversation.key.endswith(":janedoe_123")

@@ -130,6 +130,10 @@ def test_partner_of_chat_txt_comes_from_the_participants(tmp_path: Path, context
         ("[05/03/2024, 21:07:44] Teo: ok", True, datetime(2024, 3, 5, 21, 7, 44)),  # iOS 24 h
         ("[3/5/24 21.07.44] Teo: ok", False, datetime(2024, 3, 5, 21, 7, 44)),  # iOS dotted time
         ("[5.3.2024 klo 21.07.44] Teo: ok", True, datetime(2024, 3, 5, 21, 7, 44)),  # fi
+        ("5.3.2024 klo 21.07 - Teo: ok", True, datetime(2024, 3, 5, 21, 7)),  # fi, Android
+        ("03-06-2018, 01.55 PM - Teo: ok", True, datetime(2018, 6, 3, 13, 55)),  # dotted 12 h
+        ("[2018/06/13, 21:25:15] Teo: ok", False, datetime(2018, 6, 13, 21, 25, 15)),  # iOS year first
+        ("3/6/2018 1:55 p. m. - Teo: ok", False, datetime(2018, 3, 6, 13, 55)),  # es-US, no comma
         ("[21:07:44, 3/5/24] Teo: ok", False, datetime(2024, 3, 5, 21, 7, 44)),  # vi, time first
         ("[3/5/2567 BE, 21:07:44] Teo: ok", False, datetime(2024, 3, 5, 21, 7, 44)),  # Buddhist
         ("[3/5/R6, 21:07:44] Teo: ok", False, datetime(2024, 3, 5, 21, 7, 44)),  # Reiwa
@@ -283,6 +287,16 @@ def test_zip_with_voice_note_and_document(tmp_path: Path) -> None:
     [(plan, _)] = documents[1:]
     assert plan.kind == "docx" and "# Lisbon plan" in (plan.text or "")
     assert plan.name.startswith("00000015-plan.docx (shared in")
+
+
+def test_attachment_markers_with_spaces_inside_the_brackets(tmp_path: Path, context: ImportContext) -> None:
+    """`< attached: FILE >`, as whatsapp-chat-parser's tests (MIT) carry it, is media like `<attached: FILE>`."""
+    chat = ("3/6/18, 1:55 p.m. - Teo: < attached: 00000042-PHOTO-2020-06-07-15-13-20.jpg >\n"
+            "3/6/18, 1:56 p.m. - Teo: \u200e<attached: 00000043-PHOTO-2020-06-07-15-14-20.jpg>\n")
+    messages = only_messages(write(tmp_path, "WhatsApp Chat with Teo.txt", chat), context)
+    assert [m.attachments for m in messages] == [("00000042-PHOTO-2020-06-07-15-13-20.jpg",),
+                                                 ("00000043-PHOTO-2020-06-07-15-14-20.jpg",)]
+    assert all("attached" not in m.text for m in messages)
 
 
 def test_zip_with_cp437_names_and_localised_chat_name(tmp_path: Path, context: ImportContext) -> None:
