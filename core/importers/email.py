@@ -423,7 +423,11 @@ def single_email(path: Path, parsed: EmailMessage, context: ImportContext,
 
 
 def looks_like_headers(head: bytes) -> bool:
-    lines = head.replace(b"\r\n", b"\n").split(b"\n")[:40]
+    """An RFC 822 header block: it opens with a header line and holds two of the usual headers
+    before the first blank line (a relay's mail may carry pages of Received, Authentication and
+    anti-spam headers before its From and Subject)."""
+    block = head.replace(b"\r\n", b"\n").split(b"\n\n", 1)[0]
+    lines = block.split(b"\n")
     if not lines or not _HEADER_LINE.match(lines[0]):
         return False
     known = sum(1 for line in lines if line.lower().startswith(_KNOWN_HEADERS))

@@ -27,6 +27,10 @@ from core.importers.whatsapp import WhatsAppImporter
 from core.importers.whatsapp_ios import WhatsAppIOSImporter
 from core.importers.whatsapp_zip import WhatsAppZipImporter
 
+#: Microsoft's compound file (CDFV2): Outlook .msg, Word .doc, Excel .xls
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
 def default_importers() -> list[Importer]:
     """Most specific first: a WhatsApp export is also a .txt file."""
     return [
@@ -54,6 +58,10 @@ def pick_importer(path: Path, importers: list[Importer]) -> Importer:
             return importer
     if head.startswith(ZIP_MAGIC):
         open_zip(path).close()  # a damaged or cut-short zip says so here, rather than "unknown"
+    if head.startswith(OLE_MAGIC):  # Outlook's .msg, old Word and Excel files
+        raise UnsupportedFormat(path.name, "is an Outlook message or an old Office file, which "
+                                "Biographer cannot read", hint="save it from Outlook or Office as "
+                                ".eml, .docx or PDF (or export the mail folder as mbox) and import that")
     if not looks_like_text(head):
         raise UnsupportedFormat(path.name, "is not a format Biographer knows",
                                 hint="see the README's table of supported sources")

@@ -142,3 +142,18 @@ def test_a_folder_of_every_format_with_one_corrupt_file(tmp_path: Path, capsys) 
                       "file) (download or export the archive again)"]
     # WhatsApp, e-mail, two iMessage chats, the journal, Instagram, Telegram
     assert "added 7 documents" in out and "1 failed" in out
+
+
+def test_an_outlook_message_is_named_with_what_to_do(tmp_path: Path, capsys) -> None:
+    """An Outlook .msg (a Microsoft compound file, as SpamScope/mail-parser's `mail_outlook_1`)
+    is refused in one line that says how to get it in, and the rest of the folder is read."""
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    (folder / "invoice.msg").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    (folder / "note.md").write_text("# Note\n\nBought the ferry tickets.\n", encoding="utf-8")
+    code = main(["ingest", "--data-dir", str(tmp_path / "data"), "--no-index", str(folder)])
+    out = capsys.readouterr()
+    assert code == 1
+    line = next(line for line in (out.out + out.err).splitlines() if "invoice.msg" in line)
+    assert "Outlook" in line and ".eml" in line
+    assert "added 1 documents" in out.out + out.err

@@ -260,3 +260,26 @@ async def test_mbox_starting_with_a_blank_line_and_its_undated_mail(tmp_path: Pa
     assert report.remarks == {"e-mails with no date at all, kept undated": 1}
     assert documents[1] == ("E-mail: Archive (undated)",
                             "1 e-mails with no usable Date, Received or mbox date: undated", None)
+
+
+def test_a_relayed_mail_with_pages_of_headers_and_no_extension_is_an_email(tmp_path: Path,
+                                                                             context: ImportContext) -> None:
+    """As SpamScope/mail-parser's `mail_test_17` (Apache-2.0) came: saved with no extension, its
+    From and Subject after some 80 lines of Received, Authentication-Results and anti-spam
+    headers. It was refused as a file of unknown extension."""
+    from core.importers import default_importers
+    from core.importers.email import EmlImporter
+    from core.importers.registry import pick_importer
+
+    relay = "".join(f"X-IronPort-Data{i}: A9a23:{'P' * 60}\r\n {'q' * 70}\r\n" for i in range(40))
+    mail = ("Received: from relay.example.net (198.51.100.7) by mx.example.org\r\n"
+            " with SMTP; Mon, 10 Oct 2022 15:11:35 -0500\r\n" + relay +
+            "From: Banco <avisos@banco.example>\r\nTo: ana@example.org\r\n"
+            "Subject: Transferencia recibida\r\nDate: Mon, 10 Oct 2022 15:11:32 -0500\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\n\r\nRecibiste una transferencia.\r\n")
+    path = tmp_path / "mail_test_17"
+    path.write_bytes(mail.encode())
+    assert isinstance(pick_importer(path, default_importers()), EmlImporter)
+    [message] = only_messages(path, context)
+    assert message.sender == "Banco"
+    assert "Recibiste una transferencia." in message.text
