@@ -36,6 +36,16 @@ _HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]{1,40}: ")
 _KNOWN_HEADERS = (b"from:", b"date:", b"subject:", b"received:", b"message-id:", b"to:",
                   b"mime-version:", b"return-path:", b"delivered-to:")
 _LATIN_LABELS = {"us-ascii", "ascii", "iso-8859-1", "latin-1", "latin1", "windows-1252", "cp1252"}
+# Mailers label text with a charset its bytes outgrow: GBK text as gb2312, Windows Korean as
+# euc-kr. Decode with the superset the label has come to mean, as browsers do (WHATWG Encoding).
+_SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "chinese": "gb18030",
+              "euc-kr": "cp949", "ks_c_5601-1987": "cp949", "shift_jis": "cp932", "sjis": "cp932",
+              "x-sjis": "cp932", "big5": "big5hkscs", "tis-620": "cp874", "iso-8859-11": "cp874",
+              "iso-8859-9": "cp1254", "iso-8859-8-i": "iso-8859-8"}
+
+
+def _superset(charset: str) -> str:
+    return _SUPERSETS.get(charset.lower(), charset)
 
 # where a reply's quotation of the earlier mail begins
 _QUOTE_HEADERS = re.compile(
@@ -56,12 +66,19 @@ def decode_part(part: EmailMessage) -> str:
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         return str(payload or "")
-    declared = (part.get_content_charset() or "utf-8").lower()
+    declared = _superset((part.get_content_charset() or "utf-8").lower())
     order = ["utf-8", declared, "cp1252"] if declared in _LATIN_LABELS else [declared, "utf-8"]
     for charset in order:
         try:
             return payload.decode(charset)
         except (LookupError, UnicodeDecodeError):
+            continue
+    # a few broken bytes (a character cut where a line was wrapped) in otherwise good text: keep
+    # the text in its own charset and mark only those bytes, rather than misread it all as cp1252
+    for charset in order:
+        try:
+            return payload.decode(charset, errors="replace")
+        except LookupError:
             continue
     return payload.decode("cp1252", errors="replace")
 
@@ -202,7 +219,8 @@ def _decoded(raw: object) -> str:
     text = _raw_text(raw)
     if "=?" in text:
         try:
-            text = str(make_header(decode_header(text)))
+            text = str(make_header([(words, _superset(charset) if charset else charset)
+                                    for words, charset in decode_header(text)]))
         except (ValueError, LookupError, UnicodeDecodeError, AssertionError):
             pass  # malformed encoded words: keep them as written
     return " ".join(text.split())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 from datetime import datetime, timezone
 from pathlib import Path
@@ -283,3 +284,26 @@ def test_a_relayed_mail_with_pages_of_headers_and_no_extension_is_an_email(tmp_p
     [message] = only_messages(path, context)
     assert message.sender == "Banco"
     assert "Recibiste una transferencia." in message.text
+
+
+def test_gbk_text_labelled_gb2312_and_a_broken_byte_in_utf8_are_read(tmp_path: Path,
+                                                                       context: ImportContext) -> None:
+    """Two things real mail does (SpamScope/mail-parser's `mail_test_9` and `mail_test_6`,
+    Apache-2.0): GBK text labelled gb2312, whose subject was left as raw encoded words; and one
+    cut character in a UTF-8 body, which turned the whole Russian text into cp1252 mojibake."""
+    subject = "王堃的发票"  # 堃 is GBK, not GB2312
+    gbk = base64.b64encode(subject.encode("gbk")).decode()
+    chinese = (f"From: a@example.cn\r\nTo: b@example.org\r\nSubject: =?gb2312?B?{gbk}?=\r\n"
+               "Date: Mon, 26 Dec 2016 13:33:31 +0800\r\nMIME-Version: 1.0\r\n"
+               "Content-Type: text/plain; charset=gb2312\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+               f"{base64.b64encode(subject.encode('gbk')).decode()}\r\n").encode()
+    russian = ("From: b@example.ru\r\nTo: c@example.org\r\nSubject: Profile\r\n"
+               "Date: Sat, 15 Jul 2017 09:18:41 +0000\r\nMIME-Version: 1.0\r\n"
+               "Content-Type: text/plain; charset=UTF-8\r\n\r\n").encode() + \
+        "Профиль и сообщения".encode() + b" \xd1f. " + "Контакты".encode() + b"\r\n"
+    (tmp_path / "cn.eml").write_bytes(chinese)
+    (tmp_path / "ru.eml").write_bytes(russian)
+    [cn] = only_messages(tmp_path / "cn.eml", context)
+    [ru] = only_messages(tmp_path / "ru.eml", context)
+    assert subject in cn.text and "=?gb2312?" not in cn.text
+    assert "Профиль и сообщения" in ru.text and "Контакты" in ru.text and "Ð" not in ru.text
