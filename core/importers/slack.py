@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -128,13 +129,25 @@ def _sender(obj: dict[str, Any], workspace: Workspace) -> tuple[str, str | None]
     return name.strip(), user_id or (obj.get("bot_id") if isinstance(obj.get("bot_id"), str) else None)
 
 
+def _attachments_text(obj: dict[str, Any]) -> str:
+    """What an integration's message says in its legacy attachments (GitHub, Jira, RSS bots post
+    with empty `text`): each one's pretext, title and text, or its fallback line."""
+    lines = []
+    for item in obj.get("attachments") or []:
+        if not isinstance(item, dict):
+            continue
+        parts = [str(item[k]).strip() for k in ("pretext", "title", "text") if item.get(k)]
+        lines.extend(parts or ([str(item["fallback"]).strip()] if item.get("fallback") else []))
+    return "\n".join(line for line in lines if line)
+
+
 def to_message(obj: dict[str, Any], workspace: Workspace, context: ImportContext) -> Message | None:
     subtype = obj.get("subtype")
     if obj.get("type", "message") != "message" or subtype in _GONE_SUBTYPES or not obj.get("ts"):
         return None
     ts = str(obj["ts"])
     sender, sender_id = _sender(obj, workspace)
-    text = render_text(str(obj.get("text") or ""), workspace).strip()
+    text = render_text(str(obj.get("text") or "") or _attachments_text(obj), workspace).strip()
     files = tuple(str(f.get("name") or f.get("title")) for f in obj.get("files") or []
                   if isinstance(f, dict) and (f.get("name") or f.get("title")))
     if files:
@@ -176,25 +189,26 @@ def _conversation(folder: str, workspace: Workspace, context: ImportContext) -> 
 
 
 def _messages(day_names: list[str], open_member: Opener, workspace: Workspace,
-              context: ImportContext) -> Iterator[Message]:
+              context: ImportContext, skipped: Counter[str]) -> Iterator[Message]:
     for day in day_names:
         with open_member(day) as f, json_errors(day):
             for obj in ijson.items(f, "item", use_float=True):
                 message = to_message(obj, workspace, context) if isinstance(obj, dict) else None
                 if message is not None:
                     yield message
+                elif isinstance(obj, dict) and obj.get("subtype") in _GONE_SUBTYPES:
+                    skipped["deleted or superseded messages"] += 1
+                else:
+                    skipped["messages with nothing to read"] += 1
 
 
 def _document(folder: str, day_names: list[str], open_member: Opener, workspace: Workspace,
               context: ImportContext, digest: str) -> SourceDocument:
     conversation = _conversation(folder, workspace, context)
-    return SourceDocument(
-        kind="slack",
-        name=conversation.name,
-        identity=f"file:{digest}#{conversation.key}",
-        conversation=conversation,
-        messages=_messages(day_names, open_member, workspace, context),
-    )
+    document = SourceDocument(kind="slack", name=conversation.name,
+                              identity=f"file:{digest}#{conversation.key}", conversation=conversation)
+    document.messages = _messages(day_names, open_member, workspace, context, document.skipped)
+    return document
 
 
 def is_export_folder(folder: Path) -> bool:

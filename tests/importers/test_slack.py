@@ -95,3 +95,31 @@ def test_bots_and_unknown_notices() -> None:
     assert notice.kind == "system"
     assert render_text("<mailto:a@b.org|a@b.org> <!subteam^S1|@design>", workspace) == "mailto:a@b.org @design".replace(
         "mailto:a@b.org", "a@b.org (mailto:a@b.org)")
+
+
+def test_integration_posts_keep_their_words_and_nothing_vanishes_uncounted(context: ImportContext) -> None:
+    """slack-export-viewer's test archive (MIT): 94 of its 158 messages are GitHub posts with
+    empty `text` and their words in legacy attachments. They vanished without a count."""
+    path = Path(__file__).parent / "data" / "slack" / "slack-export-viewer-testarchive.zip"
+    documents = parse_all(path, context)
+    messages = [m for _, ms in documents for m in ms]
+    assert len(messages) == 158
+    assert sum(sum(d.skipped.values()) for d, _ in documents) == 0
+    commits = [m for m in messages if "Handle null state; resolves #1" in m.text]
+    assert len(commits) == 1
+    assert commits[0].text.startswith("[traveling-sailor:master] 1 new commit by hfaran:")
+
+
+def test_messages_left_out_are_counted(tmp_path: Path, context: ImportContext) -> None:
+    (tmp_path / "users.json").write_text(json.dumps([{"id": "U1", "name": "ana", "real_name": "Ana"}]))
+    (tmp_path / "channels.json").write_text(json.dumps([{"id": "C1", "name": "general", "members": ["U1"]}]))
+    (tmp_path / "general").mkdir()
+    day = tmp_path / "general" / "2024-03-05.json"
+    day.write_text(json.dumps([
+        {"type": "message", "user": "U1", "text": "ferry at nine", "ts": "1709672000.000100"},
+        {"type": "message", "user": "U1", "text": "", "ts": "1709672001.000100"},
+        {"type": "message", "subtype": "tombstone", "text": "This message was deleted.", "ts": "1709672002.000100"},
+    ]))
+    [(document, messages)] = parse_all(day, context)
+    assert [m.text for m in messages] == ["ferry at nine"]
+    assert document.skipped == {"messages with nothing to read": 1, "deleted or superseded messages": 1}
