@@ -47,6 +47,7 @@ _SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "chines
 def _superset(charset: str) -> str:
     return _SUPERSETS.get(charset.lower(), charset)
 
+
 # where a reply's quotation of the earlier mail begins
 _QUOTE_HEADERS = re.compile(
     r"^(?:On|Am|Le|El|Il|Em|Op) [^\n]{0,200}(?:\n[^\n]{0,200})?"
