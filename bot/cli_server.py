@@ -29,7 +29,7 @@ async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     port = args.port if args.port is not None else (settings.api_port or DEFAULT_PORT)
     # with the model (when one is configured): answers to open questions on the page need it
     async with cli_service(settings, model=True) as service:
-        await service.warm_up()
+        await service.warm_up(vector_memory_mb=settings.search_vector_memory_mb)
         async with serving(service, settings, host=args.host or settings.api_host, port=port) as url:
             clients = await service.list_clients()
             print(f"memory server on {url}: REST {url}/v1, MCP {url}/mcp, OpenAPI {url}/openapi.json", flush=True)

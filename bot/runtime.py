@@ -53,7 +53,7 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
                               hint="set BIOGRAPHER_TELEGRAM_TOKEN and/or BIOGRAPHER_DISCORD_TOKEN (see .env.example)")
     async with open_runtime_service(settings) as service, AsyncExitStack() as stack:
         await service.replay_inbox()
-        await service.warm_up()
+        await service.warm_up(vector_memory_mb=settings.search_vector_memory_mb)
         commands = Commands(service, forward_quiet=settings.telegram_forward_burst_seconds)
         notifiers = [await stack.enter_async_context(cls(settings, commands).running()) for cls in classes]
         if not notifiers:

@@ -138,10 +138,10 @@ class Memory:
         """The store's languages, its embedding model and the one its languages call for."""
         return await self.indexer.advice()
 
-    async def warm_up(self) -> None:
+    async def warm_up(self, *, vector_budget_bytes: int | None = None) -> None:
         """Load what searches keep in memory (the vector index) now, not at the first search:
         for long-running processes (the bots, the server)."""
-        await self.searcher.warm_up()
+        await self.searcher.warm_up(vector_budget_bytes=vector_budget_bytes)
 
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.index_pending(progress=progress)

@@ -110,10 +110,12 @@ class Service:
 
     # ------------------------------------------------------------ the memory: find and read
 
-    async def warm_up(self) -> None:
+    async def warm_up(self, *, vector_memory_mb: int | None = None) -> None:
         """Load what search keeps in memory now, so a long-running process (the bots, the server)
-        answers its first question as fast as its hundredth."""
-        await self.memory.warm_up()
+        answers its first question as fast as its hundredth; its vectors too while they fit
+        `vector_memory_mb` (None: the index's default)."""
+        await self.memory.warm_up(
+            vector_budget_bytes=None if vector_memory_mb is None else vector_memory_mb << 20)
 
     async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
                      filters: SearchFilters = SearchFilters()) -> list[SearchHit]:
