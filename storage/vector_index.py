@@ -131,7 +131,7 @@ class VectorIndex:
     def _load_vectors(self, cur: sqlean.Cursor, listing: list[tuple[int, int, int]]) -> None:
         """The vectors of every part as bytes, when they fit the budget: a part whose version is
         unchanged keeps the rows it had; the others are read afresh."""
-        if len(self._ids) * (self._dim + 4) > self._vector_budget or not len(self._ids):
+        if not self._vector_budget or len(self._ids) * (self._dim + 4) > self._vector_budget:
             self._vectors, self._part_vectors = None, {}
             return
         kept: dict[int, tuple[int, Bytes]] = {}
