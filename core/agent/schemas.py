@@ -13,6 +13,7 @@ from jsonschema.exceptions import ValidationError
 
 from core.agent.delimiters import attribute
 from core.agent.ledger_tools import LEDGER_SCHEMAS
+from core.agent.tool_markup import unwrapped_arguments
 
 MAX_SEARCH = 20
 MAX_WINDOW = 3000
@@ -137,6 +138,7 @@ def parse_arguments(schema: dict, raw: str) -> dict:
     except json.JSONDecodeError as error:
         raise ToolError(f"the arguments of {name} are not valid JSON ({error.msg} at char {error.pos}); "
                         "send one JSON object") from None
+    args = unwrapped_arguments(args)
     if not isinstance(args, dict):
         raise ToolError(f"the arguments of {name} must be a JSON object")
     # null means "not given"; small models write numbers and booleans as strings

@@ -36,6 +36,24 @@ def _call(obj: object, n: int, tools: Collection[str], *, tagged: bool) -> ToolC
     return ToolCall(id=f"text_call_{n}", name=name, arguments=arguments)
 
 
+_ENVELOPE_KEYS = frozenset({"name", "function", "tool", "type", "arguments", "parameters"})
+
+
+def unwrapped_arguments(args: object) -> object:
+    """Arguments that repeat the call's own envelope, `{"function": "record_ledger", "arguments":
+    {...}}`, as small models write inside a native call (Qwen2.5-Coder-1.5B did), are the inner
+    object; anything else is returned as it is."""
+    if not isinstance(args, dict) or not set(args) <= _ENVELOPE_KEYS:
+        return args
+    inner = args.get("arguments", args.get("parameters"))
+    if isinstance(inner, str):
+        try:
+            inner = json.loads(inner)
+        except json.JSONDecodeError:
+            return args
+    return inner if isinstance(inner, dict) else args
+
+
 def _json(text: str) -> object:
     try:
         return json.loads(text)

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from jsonschema import Draft202012Validator
 
+from core.agent.tool_markup import unwrapped_arguments
+
 KINDS = ("commitment", "owed", "recommendation", "fact")
 CATEGORIES = ("book", "show", "film", "podcast", "music", "place", "product", "article", "person", "other")
 FACT_TYPES = ("relationship", "life_event", "request", "other")
@@ -117,6 +119,7 @@ def parse(raw: str | dict) -> Proposals:
             raw = json.loads(raw or "{}")
         except json.JSONDecodeError as error:
             raise BadProposal(f"the arguments are not valid JSON ({error.msg} at char {error.pos})") from None
+    raw = unwrapped_arguments(raw)
     errors = sorted(_VALIDATOR.iter_errors(raw), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]

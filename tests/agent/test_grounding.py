@@ -48,6 +48,20 @@ def test_tool_markup_in_text_is_parsed_and_never_shown() -> None:
     assert broken.name == "search"
 
 
+def test_arguments_that_repeat_the_call_envelope_are_unwrapped() -> None:
+    """Qwen2.5-Coder-1.5B, in the ledger evaluation, sent a native call whose arguments were
+    `{"function": "record_ledger", "arguments": {...}}`; it was refused as unexpected properties."""
+    from core.agent.schemas import parse_arguments, tool_schemas
+    from core.ledger.proposals import parse
+
+    [search] = [s for s in tool_schemas(("search",)) if s["function"]["name"] == "search"]
+    wrapped = '{"function": "search", "arguments": {"query": "Porto", "limit": 3}}'
+    assert parse_arguments(search, wrapped) == {"query": "Porto", "limit": 3}
+    as_text = '{"name": "search", "parameters": "{\\"query\\": \\"Porto\\"}"}'
+    assert parse_arguments(search, as_text) == {"query": "Porto"}
+    assert parse('{"function": "record_ledger", "arguments": {"items": [], "updates": []}}').items == ()
+
+
 async def test_a_call_written_as_text_runs(seeded: Service, fake_openai: FakeOpenAIServer) -> None:
     loc = await locator_of(seeded, "lease Porto")
     fake_openai.text_call("search", {"query": "lease Porto"}, prefix="Let me look.\n")
