@@ -165,7 +165,10 @@ class Extractor:
                     {"role": "user", "content": render_window(window, carried)}]
         usage = Usage()
         for attempt in (1, 2):
-            completion = await self.llm.complete(messages, tools=[tool_schema()], role=ROLE)
+            # the one tool must be called, with empty lists when there is nothing (where the server lets
+            # a call be required; the reply is read either way)
+            completion = await self.llm.complete(messages, tools=[tool_schema()], role=ROLE,
+                                                 tool_choice="required")
             usage = usage + completion.usage
             try:
                 return _proposals(completion), usage, ""

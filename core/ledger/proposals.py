@@ -26,7 +26,8 @@ _EVIDENCE = {
         "quote": {"type": "string", "minLength": 1, "maxLength": 400,
                   "description": "words copied exactly from that line"}}},
 }
-_DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "YYYY-MM-DD"}
+# [0-9], not \d: servers that turn the schema into a grammar (llama.cpp) know no \d
+_DATE = {"type": "string", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "YYYY-MM-DD"}
 _ITEM = {
     "type": "object", "additionalProperties": False, "required": ["kind", "text", "evidence"],
     "properties": {
@@ -112,6 +113,33 @@ def _cited(values: list[dict]) -> tuple[Cited, ...]:
     return tuple(Cited(v["locator"].strip(), v["quote"]) for v in values)
 
 
+_DATETIME = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ][0-9:.]+(?:Z|[+-][0-9:]+)?$")
+
+
+def _tidied(raw: object) -> object:
+    """What small models write that means no more than the schema allows: `null` for a field
+    left out, and a due date with a time of day (the day is what a promise is due on)."""
+    if not isinstance(raw, dict):
+        return raw
+    tidy = {}
+    for key in ("items", "updates"):
+        value = raw.get(key)
+        if isinstance(value, list):
+            value = [_tidied_entry(entry) for entry in value]
+        if value is not None:
+            tidy[key] = value
+    return tidy | {k: v for k, v in raw.items() if k not in ("items", "updates")}
+
+
+def _tidied_entry(entry: object) -> object:
+    if not isinstance(entry, dict):
+        return entry
+    entry = {k: v for k, v in entry.items() if v is not None}
+    if isinstance(entry.get("due"), str) and (moment := _DATETIME.match(entry["due"].strip())):
+        entry["due"] = moment.group(1)
+    return entry
+
+
 def parse(raw: str | dict) -> Proposals:
     """Arguments (JSON text or an object) checked against the schema; BadProposal otherwise."""
     if isinstance(raw, str):
@@ -119,7 +147,7 @@ def parse(raw: str | dict) -> Proposals:
             raw = json.loads(raw or "{}")
         except json.JSONDecodeError as error:
             raise BadProposal(f"the arguments are not valid JSON ({error.msg} at char {error.pos})") from None
-    raw = unwrapped_arguments(raw)
+    raw = _tidied(unwrapped_arguments(raw))
     errors = sorted(_VALIDATOR.iter_errors(raw), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]

@@ -64,3 +64,16 @@ def test_proposals_are_checked_against_their_schema():
                           "updates/0/due")):
         with pytest.raises(BadProposal, match=problem):
             parse(raw)
+
+
+def test_what_small_models_write_for_left_out_fields_and_due_times_is_read():
+    """Seen from Qwen2.5-Coder-1.5B in the ledger evaluation: `null` for optional fields, a due
+    date with a time of day, and the call's envelope repeated inside its arguments."""
+    raw = ('{"function": "record_ledger", "arguments": {"items": [{"kind": "owed", "text": "The tent",'
+           ' "person": "Mark", "title": null, "same_as": null, "due": "2024-04-27T10:00:00",'
+           ' "evidence": [{"locator": "doc1:0-40", "quote": "my tent"}]}], "updates": null}}')
+    [item] = parse(raw).items
+    assert (item.title, item.same_as, item.due) == (None, None, "2024-04-27")
+    with pytest.raises(BadProposal, match="items/0/due"):
+        parse('{"items": [{"kind": "owed", "text": "x", "due": "next Saturday",'
+              ' "evidence": [{"locator": "a", "quote": "b"}]}]}')
