@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+import tempfile
+import zipfile
 from collections.abc import Iterator
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import ijson
 
 from core.errors import ImportFailed
+from core.importers.archive import ZIP_MAGIC, copy_member_to, member_name, open_zip
 from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.jsonstream import json_errors
 from core.types import Conversation, Message, SourceDocument
@@ -248,3 +252,60 @@ class DiscordPackageImporter(ImporterBase):
                 kind="text" if row.get("Contents") else "media",
             )
 
+
+
+# what of the downloaded package is read: the messages folder and the account's own name; the rest
+# (activity analytics of hundreds of MB, servers, programs) holds no words of the owner's
+_PACKAGE_MEMBER = re.compile(
+    r"^(?P<root>(?:[^/]+/)*?)(?P<path>messages/index\.json|messages/c?\d+/(?:channel|messages)\.(?:json|csv)"
+    r"|account/user\.json)$", re.IGNORECASE)
+
+
+def _package_members(archive: zipfile.ZipFile) -> list[tuple[zipfile.ZipInfo, PurePosixPath]] | None:
+    """The package's members worth reading, each with its path below the package's top folder;
+    None when the zip holds no channel's messages."""
+    found = []
+    for info in archive.infolist():
+        match = _PACKAGE_MEMBER.match(member_name(info))
+        if match and not info.is_dir():
+            found.append((info, PurePosixPath(match["path"].lower())))
+    if not any(path.name in ("messages.json", "messages.csv") for _, path in found):
+        return None
+    return found
+
+
+class DiscordPackageZipImporter(ImporterBase):
+    """Discord's data package as it is downloaded (`package.zip`): each channel's messages, read
+    as the unzipped package is (DiscordPackageImporter), the rest of the package left alone."""
+
+    name = "discord"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if not head.startswith(ZIP_MAGIC):
+            return False
+        try:
+            with zipfile.ZipFile(path) as archive:
+                return _package_members(archive) is not None
+        except (zipfile.BadZipFile, OSError):
+            return False
+
+    def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        archive = open_zip(path)
+        with archive, tempfile.TemporaryDirectory(prefix="biographer-discord-") as tmp:
+            members = _package_members(archive)
+            if members is None:
+                raise ImportFailed(path.name, "is a zip without Discord messages in it",
+                                   hint="import the package.zip Discord sent, or its messages folder")
+            folder = Path(tmp)
+            for info, below in members:  # names checked by the pattern: no '..', no absolute paths
+                local = folder.joinpath(*below.parts)
+                local.parent.mkdir(parents=True, exist_ok=True)
+                copy_member_to(archive, info, local)
+            importer = DiscordPackageImporter()
+            for channel in sorted(p for p in (folder / "messages").iterdir() if p.is_dir()):
+                messages = next((channel / n for n in ("messages.json", "messages.csv")
+                                 if (channel / n).is_file()), None)
+                if messages is not None:
+                    # the store reads a document's messages before asking for the next one: the
+                    # extracted files stay until then, in this generator's frame
+                    yield from importer.parse(messages, context)

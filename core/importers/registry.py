@@ -14,7 +14,7 @@ from core.importers.telegram import TelegramImporter
 from core.importers.telegram_html import TelegramHtmlImporter
 from core.importers.text import TextImporter, looks_like_text
 from core.importers.audio import AudioImporter
-from core.importers.discord import DiscordChatExporterImporter, DiscordPackageImporter
+from core.importers.discord import DiscordChatExporterImporter, DiscordPackageImporter, DiscordPackageZipImporter
 from core.importers.documents import DocumentImporter
 from core.importers.email import EmlImporter, EmlxImporter, MboxImporter
 from core.importers.image import ImageImporter
@@ -35,7 +35,7 @@ def default_importers() -> list[Importer]:
     """Most specific first: a WhatsApp export is also a .txt file."""
     return [
         # chat exports, recognised by content (zips and named files of a known export first)
-        WhatsAppZipImporter(), SlackImporter(), SignalExportImporter(),
+        WhatsAppZipImporter(), SlackImporter(), DiscordPackageZipImporter(), SignalExportImporter(),
         WhatsAppImporter(), TelegramImporter(), TelegramHtmlImporter(),
         DiscordChatExporterImporter(), DiscordPackageImporter(), MetaImporter(),
         ChatGPTImporter(), ClaudeImporter(),

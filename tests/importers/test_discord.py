@@ -110,3 +110,32 @@ async def test_discord_package_folder_imports_only_messages(tmp_path: Path, embe
     async with memory_at(tmp_path / "data", embedder) as memory:
         report = await memory.ingest([tmp_path / "package" / "Messages"], index=False)
     assert report.errors == [] and report.documents_added == 1 and report.messages_added == 1
+
+
+async def test_the_package_zip_as_downloaded_imports_only_its_messages(tmp_path: Path, embedder) -> None:
+    """Discord sends `package.zip`; it was refused as an unknown format. Read as it is, it gives
+    each channel's messages and nothing of the account, activity or servers folders."""
+    import zipfile
+
+    from core.importers import default_importers, pick_importer
+    from core.importers.discord import DiscordPackageZipImporter
+    from tests.core.helpers import memory_at
+
+    channel = make_package(tmp_path)
+    (channel / "messages.json").write_text(
+        '[{"ID": 1, "Timestamp": "2024-03-05 21:07:44", "Contents": "see you at the gate", "Attachments": ""}]')
+    activity = tmp_path / "package" / "Activity" / "analytics"
+    activity.mkdir(parents=True)
+    (activity / "events-2024-00000-of-00001.json").write_text('{"event_type": "app_opened"}\n' * 50)
+    archive = tmp_path / "package.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for file in (tmp_path / "package").rglob("*"):
+            if file.is_file():
+                z.write(file, file.relative_to(tmp_path / "package").as_posix())
+    assert isinstance(pick_importer(archive, default_importers()), DiscordPackageZipImporter)
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        report = await memory.ingest([archive], index=False)
+        hits = await memory.search("gate", mode="keyword")
+    assert report.errors == [] and report.documents_added == 1 and report.messages_added == 1
+    assert [h.document for h in hits] == ["Discord: Direct Message with teo.ramos#0"]
+    assert hits[0].speakers == ("mara.lind",)
