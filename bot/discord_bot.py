@@ -138,7 +138,8 @@ class BiographerClient(discord.Client):
         intents = discord.Intents.default()
         intents.message_content = True  # DMs need it to read text; enable it in the developer portal
         intents.dm_messages = True
-        super().__init__(intents=intents)
+        # answers quote sources, which may hold "@everyone" or <@id>: nobody is ever pinged by them
+        super().__init__(intents=intents, allowed_mentions=discord.AllowedMentions.none())
         self.frontend = frontend
         self.tree = BiographerTree(self)
         for command in COMMANDS:

@@ -74,6 +74,17 @@ async def test_owner_dm_is_answered_and_a_stranger_is_refused_once(tmp_path, dis
     assert stats["documents"] == 0 and stats["messages"] == 0  # nothing of the stranger's kept
 
 
+async def test_an_answer_quoting_mentions_pings_nobody(tmp_path, discord_api):
+    """An answer may quote a source holding "@everyone" or <@id>: sent with no mention allowed."""
+    answer = 'Maya wrote "@everyone dinner at 8" and tagged <@6666> [1].'
+    async with running(discord_settings(tmp_path), discord_api, service_factory=scripted(answer)):
+        await discord_api.direct_message(OWNER, "What did Maya plan?")
+        await discord_api.wait_for(lambda: answer in discord_api.texts())
+    [sent] = [s for s in discord_api.sent if isinstance(s.body, dict) and s.content == answer]
+    allowed = sent.body["allowed_mentions"]
+    assert allowed["parse"] == [] and not allowed.get("users") and not allowed.get("roles")
+
+
 async def test_slash_command_in_the_dm_answers(tmp_path, discord_api):
     async with running(discord_settings(tmp_path), discord_api) as (_, service):
         await service.memory.save([SourceDocument(kind="journal", name="A day in Tavira", identity="j:1",
