@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -66,6 +67,7 @@ class _Chat:
         self.name = folder.name
         self.context = context
         self.all_owner = folder.name == _NOTE_TO_SELF
+        self.skipped: Counter[str] = Counter()  # what was left out, for the import's summary
 
     def message(self, *, sender: str, time: datetime, body: str, attachments: list[str],
                 sticker: str | None, call: bool = False) -> Message | None:
@@ -75,6 +77,7 @@ class _Chat:
             labels.append(sticker)
         text = " ".join(p for p in (*labels, body.strip()) if p)
         if not text:
+            self.skipped["empty messages"] += 1
             return None
         return Message(
             sender=sender or "No-Sender",
@@ -87,10 +90,13 @@ class _Chat:
 
     def from_json(self, obj: dict[str, Any]) -> Message | None:
         if obj.get("deleted") or not obj.get("date"):
+            self.skipped["deleted messages" if obj.get("deleted") else "undated messages"] += 1
             return None
+        call = bool(obj.get("call"))
+        body = str(obj.get("body") or "") or (("Missed call" if obj.get("missed") else "Call") if call else "")
         return self.message(sender=str(obj.get("sender") or ""), time=_local(str(obj["date"]), self.context),
-                            body=str(obj.get("body") or ""), attachments=_attachment_names(obj.get("attachments")),
-                            sticker=_sticker(obj.get("sticker")), call=bool(obj.get("call")))
+                            body=body, attachments=_attachment_names(obj.get("attachments")),
+                            sticker=_sticker(obj.get("sticker")), call=call)
 
 
 def _json_messages(path: Path, chat: _Chat) -> Iterator[Message]:
@@ -140,6 +146,7 @@ def _md_message(header: re.Match[str], lines: list[str], chat: _Chat) -> Message
         kept.append(_MD_LINK.sub("", line).rstrip())
     body = "\n".join(kept).strip()
     if body == _DELETED:
+        chat.skipped["deleted messages"] += 1
         return None
     seconds = clock if clock.count(":") == 2 else f"{clock}:00"
     return chat.message(sender=sender, time=_local(f"{day}T{seconds}", chat.context), body=body,
@@ -175,10 +182,8 @@ class SignalExportImporter(ImporterBase):
         title = "Signal: Note to Self" if chat.all_owner else f"Signal with {chat.name}"
         conversation = Conversation(platform="signal", key=f"signal:{chat.name}", name=title,
                                     participants=("Me", *sorted(others)), is_group=len(others) > 1)
-        yield SourceDocument(
-            kind="signal",
-            name=title,
-            identity=f"file:{file_sha256(path)}",
-            conversation=conversation,
-            messages=read(path, chat),
-        )
+        chat.skipped.clear()  # counted again as the store reads the messages
+        document = SourceDocument(kind="signal", name=title, identity=f"file:{file_sha256(path)}",
+                                  conversation=conversation, messages=read(path, chat))
+        document.skipped = chat.skipped
+        yield document

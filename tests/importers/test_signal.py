@@ -47,3 +47,24 @@ def test_group_chat(tmp_path: Path) -> None:
     [(document, messages)] = parse_all(chat / "data.json", ImportContext())
     assert document.conversation.is_group
     assert [(m.sender, m.is_owner) for m in messages] == [("Teo Ramos", False), ("Ana", False), ("Me", True)]
+
+
+def test_calls_are_kept_and_deleted_messages_counted(context: ImportContext, tmp_path: Path) -> None:
+    """signal-export writes a call as an empty body with `call` (and `missed`) set and a deleted
+    message with `deleted` (carderne/signal-export sigexport/models.py, MIT): the call vanished
+    and the deletion went uncounted."""
+    import json
+
+    folder = tmp_path / "Mara Lind"
+    folder.mkdir()
+    base = {"quote": "", "sticker": None, "reactions": [], "attachments": [], "deleted": False,
+            "call": False, "missed": False}
+    rows = [base | {"date": "2024-03-05T21:07:44", "sender": "Me", "body": "ferry?"},
+            base | {"date": "2024-03-05T21:09:10", "sender": "Mara Lind", "body": "", "deleted": True},
+            base | {"date": "2024-03-05T21:13:00", "sender": "Mara Lind", "body": "", "call": True, "missed": True},
+            base | {"date": "2024-03-05T21:20:00", "sender": "Me", "body": "", "call": True}]
+    (folder / "data.json").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    [(document, messages)] = parse_all(folder / "data.json", context)
+    assert [(m.sender, m.kind, m.text) for m in messages] == [
+        ("Me", "text", "ferry?"), ("Mara Lind", "system", "Missed call"), ("Me", "system", "Call")]
+    assert document.skipped == {"deleted messages": 1}
