@@ -42,7 +42,7 @@ T = TypeVar("T")
 
 
 class _NothingNew(Exception):
-    """Every message of a stream was already stored: roll the empty document back."""
+    """No message of a stream is new (all stored already, or none at all): roll the document back."""
 
 
 class _ImporterCrashed(ImportFailed):
@@ -311,7 +311,10 @@ class Ingestor:
                 else:
                     await self._save_prose(document, document_id, report, progress, source)
         except _NothingNew:
-            report.documents_skipped = 1
+            if report.messages_skipped:
+                report.documents_skipped = 1  # every message is in the store already
+            else:  # nothing to store at all, which is no sign of an earlier import
+                report.skipped["conversations with no messages"] += 1
             return report
         except BiographerError:
             raise

@@ -1,8 +1,8 @@
 """Claude's data export (`conversations.json`): conversations with `chat_messages`, each sent by
 `human` (the owner) or `assistant`. One document per conversation.
 
-A message's words are its `text` content blocks; thinking, tool calls and tool results are left
-out (the flat `text` field repeats the thinking as prose and stubs tools out, so it is only the
+A message's words are its `text` content blocks (and a voice note's transcript); thinking, tool
+calls and tool results are left out (the flat `text` field repeats the thinking as prose and stubs tools out, so it is only the
 fallback). When the export records branches (`parent_message_uuid` and the conversation's
 `current_leaf_message_uuid`), only the branch the owner last saw is kept.
 """
@@ -43,12 +43,21 @@ def current_branch(conversation: dict[str, Any]) -> list[dict[str, Any]]:
     return path
 
 
+def _block_words(block: object) -> str:
+    """A content block's words: a text block's text, a voice note's transcript."""
+    if not isinstance(block, dict):
+        return ""
+    if block.get("type") == "text" and isinstance(block.get("text"), str):
+        return block["text"].strip()
+    if block.get("type") == "voice_note" and isinstance(block.get("transcript"), str) and block["transcript"].strip():
+        return f"[voice note] {block['transcript'].strip()}"
+    return ""
+
+
 def _words(message: dict[str, Any]) -> str:
     blocks = message.get("content")
     if isinstance(blocks, list) and blocks:
-        texts = [b["text"] for b in blocks
-                 if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
-        return "\n\n".join(t.strip() for t in texts if t.strip())
+        return "\n\n".join(words for words in map(_block_words, blocks) if words)
     text = message.get("text")
     return text.strip() if isinstance(text, str) else ""
 

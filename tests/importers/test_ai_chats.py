@@ -123,6 +123,34 @@ def test_claude_export_keeps_words_not_thinking_or_tools(tmp_path: Path, context
     assert answer.time == datetime(2025, 5, 2, 8, 0, 20, tzinfo=timezone.utc)
 
 
+def test_claude_voice_notes_keep_their_transcript_and_empty_chats_are_counted(tmp_path: Path,
+                                                                               context: ImportContext) -> None:
+    """As echomine's content-fidelity fixtures (MIT) have them: a voice note is a `voice_note`
+    block with a `transcript` (it was dropped, so the conversation vanished), and a conversation
+    with no messages at all is counted, not reported as "already imported"."""
+    import asyncio
+
+    from tests.core.helpers import memory_at
+    from tests.fakes.embedder import HashEmbedder
+
+    voice = {"uuid": "conv-voice", "name": "Voice Note Test", "created_at": "2025-10-01T18:00:00Z",
+             "chat_messages": [{"uuid": "m1", "text": "", "sender": "human", "created_at": "2025-10-01T18:00:01Z",
+                                "content": [{"type": "voice_note", "transcript": "Can you help me with my Python code?"}]}]}
+    empty = {"uuid": "conv-empty", "name": "Nothing", "created_at": "2025-10-02T18:00:00Z", "chat_messages": []}
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([voice, empty]), encoding="utf-8")
+    [(_, [message]), (_, [])] = parse_all(path, context)
+    assert message.is_owner and message.text == "[voice note] Can you help me with my Python code?"
+
+    async def ingest():
+        async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+            return await memory.ingest([path], index=False)
+
+    report = asyncio.run(ingest())
+    assert (report.documents_added, report.documents_skipped) == (1, 0)
+    assert report.skipped == {"conversations with no messages": 1}
+
+
 def test_claude_and_chatgpt_are_told_apart(tmp_path: Path) -> None:
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps(_claude_export()), encoding="utf-8")
