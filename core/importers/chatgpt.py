@@ -9,6 +9,7 @@ their output (code, browsing, image generation), reasoning summaries.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -22,6 +23,17 @@ _COMPANIONS = frozenset({"user.json", "message_feedback.json", "model_comparison
 _TEXT_TYPES = frozenset({"text", "multimodal_text"})
 _MEDIA_LABELS = {"image_asset_pointer": "[image]", "audio_asset_pointer": "[audio]",
                  "video_container_asset_pointer": "[video]"}
+
+
+# ChatGPT's answers with web sources carry its rendering markup in private-use characters: a
+# citation token `\ue200cite\ue202turn0search1\ue201`, and \ue203 ... \ue204 around a cited span.
+# The owner never saw them as characters; they would only pollute reading and keyword search.
+_CITATION_TOKEN = re.compile("\ue200[^\ue201]{0,200}\ue201")
+_RENDER_MARKS = re.compile("[\ue200-\ue2ff]")
+
+
+def _without_markup(text: str) -> str:
+    return _RENDER_MARKS.sub("", _CITATION_TOKEN.sub("", text))
 
 
 def looks_like_chatgpt(head: bytes) -> bool:
@@ -71,7 +83,7 @@ def _visible_text(message: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
     pieces: list[str] = []
     for part in content.get("parts") or []:
         if isinstance(part, str):
-            pieces.append(part)
+            pieces.append(_without_markup(part))
         elif isinstance(part, dict):
             kind = part.get("content_type")
             if kind == "audio_transcription" and isinstance(part.get("text"), str):

@@ -156,3 +156,24 @@ def test_claude_and_chatgpt_are_told_apart(tmp_path: Path) -> None:
     path.write_text(json.dumps(_claude_export()), encoding="utf-8")
     assert isinstance(pick_importer(path, default_importers()), ClaudeImporter)
     assert isinstance(pick_importer(DATA / "conversations.json", default_importers()), ChatGPTImporter)
+
+
+def test_chatgpt_web_citation_markup_is_not_kept(tmp_path: Path, context: ImportContext) -> None:
+    """Answers with web sources carry private-use markup (echomine's golden master 003, MIT):
+    `\\ue203` ... `\\ue204` around cited spans and `\\ue200cite\\ue202turn0search1\\ue201` tokens."""
+    answer = ("\ue203To enhance your Gmail management, use the Gmail API.\ue204 "
+              "\ue200cite\ue202turn0search1\ue201\n- \ue203Enable the Gmail API.\ue204")
+    mapping = {
+        "root": {"id": "root", "message": None, "parent": None, "children": ["u"]},
+        "u": {"id": "u", "parent": "root", "children": ["a"], "message": {
+            "id": "u", "author": {"role": "user"}, "create_time": 1_700_000_000.0,
+            "content": {"content_type": "text", "parts": ["How do I manage Gmail from Java?"]}}},
+        "a": {"id": "a", "parent": "u", "children": [], "message": {
+            "id": "a", "author": {"role": "assistant"}, "create_time": 1_700_000_010.0,
+            "content": {"content_type": "text", "parts": [answer]}}},
+    }
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([{"id": "c1", "title": "Gmail", "create_time": 1_700_000_000.0,
+                                 "mapping": mapping, "current_node": "a"}]), encoding="utf-8")
+    [(_, [_, reply])] = parse_all(path, context)
+    assert reply.text == "To enhance your Gmail management, use the Gmail API. \n- Enable the Gmail API."
