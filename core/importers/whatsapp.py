@@ -297,16 +297,23 @@ def detect_flavour(lines: list[str]) -> str | None:
 
 
 def looks_like_whatsapp(text: str) -> bool:
-    lines = [line for line in text.split("\n")[:40] if line.strip()]
-    if len(lines) > 1 and not text.endswith("\n"):
-        lines = lines[:-1]  # the head may cut the last line
+    """A chat export: it opens with message headers, and headers stay frequent. Judged on the
+    first 40 lines, or, when a long message (a forwarded notice, a signature) fills those, on the
+    whole head, where headers must still be one line in twenty."""
+    every = [line for line in text.split("\n") if line.strip()]
+    if len(every) > 1 and not text.endswith("\n"):
+        every = every[:-1]  # the head may cut the last line
+    lines = every[:40]
     flavour = detect_flavour(lines)
     if flavour is None:
         return False
     pattern = FLAVOURS[flavour]
     hits = sum(1 for line in lines if pattern.match(normalize_line(line)))
-    # multi-line messages add unprefixed lines, but headers should still be frequent
-    return hits >= 1 and hits * 3 >= len(lines)
+    if hits >= 1 and hits * 3 >= len(lines):
+        return True
+    opens_with_headers = sum(1 for line in lines[:5] if pattern.match(normalize_line(line))) >= 2
+    all_hits = sum(1 for line in every if pattern.match(normalize_line(line)))
+    return opens_with_headers and all_hits >= 10 and all_hits * 20 >= len(every)
 
 
 def decode_head(head: bytes) -> str:

@@ -13,7 +13,7 @@ from core.chunking import MessageChunker
 from core.errors import ImportFailed, UnsupportedFormat
 from core.importers import default_importers, pick_importer
 from core.importers.base import ImportContext
-from core.importers.whatsapp import resolve_time
+from core.importers.whatsapp import WhatsAppImporter, resolve_time
 from core.importers.whatsapp_zip import WhatsAppZipImporter
 from tests.importers.conftest import only_messages, parse_all
 
@@ -335,3 +335,24 @@ def test_android_minute_resolution_keeps_order(tmp_path: Path, context: ImportCo
     messages = only_messages(write(tmp_path, "WhatsApp Chat with Teo.txt", lines), context)
     assert [m.text for m in messages] == [f"message {i}" for i in range(5)]
     assert max(m.time for m in messages) - min(m.time for m in messages) == timedelta(0)
+
+
+def test_a_chat_opening_with_a_long_message_is_still_a_chat(tmp_path: Path, context: ImportContext) -> None:
+    """20 of the ~430 real exports collected in starkdmi/whats_json open with a long forwarded
+    notice or signature, so headers were under a third of the first 40 lines and the whole chat
+    was stored as one plain-text document."""
+    notice = "\n".join(f"line {n} of the dean's circular" for n in range(45))
+    chat = ("8/10/22, 9:25 AM - Messages and calls are end-to-end encrypted. No one outside of this chat, "
+            "not even WhatsApp, can read or listen to them. Tap to learn more.\n"
+            f"8/12/22, 8:41 AM - +91 80917 73465: Respected All,\n{notice}\n"
+            + "".join(f"8/{13 + n // 10}/22, 10:{n % 60:02d} AM - Utkarsh: note {n}\n" for n in range(30)))
+    path = write(tmp_path, "chat.txt", chat)
+    from core.importers import default_importers, pick_importer
+
+    assert isinstance(pick_importer(path, default_importers()), WhatsAppImporter)
+    messages = only_messages(path, context)
+    assert len(messages) == 31 and messages[0].text.startswith("Respected All,\nline 0")
+    # a note that merely opens with two chat-like lines stays a note
+    note = write(tmp_path, "notes.txt", "1/2/24, 10:00 - Ana: call Maya\n1/2/24, 10:05 - Ana: buy milk\n"
+                 + "\n".join(f"thought {n}" for n in range(60)) + "\n")
+    assert not isinstance(pick_importer(note, default_importers()), WhatsAppImporter)

@@ -72,16 +72,19 @@ def test_notices_and_placeholders_in_every_language(tmp_path: Path, name: str) -
 
 
 def test_the_2016_android_encryption_notices_are_notices(tmp_path: Path) -> None:
-    """The wording Android wrote in 2016 (as in lucasrodes/whatstk's `pokemon.txt`, GPL-3.0)."""
+    """The wordings Android wrote in 2016-2019 (as in lucasrodes/whatstk's `pokemon.txt` and the
+    chats collected in starkdmi/whats_json, GPL-3.0)."""
     chat = ("06.08.2016, 13:18 - Messages you send to this group are now secured with end-to-end "
             "encryption. Tap for more info.\n"
             "06.08.2016, 13:19 - Messages you send to this chat and calls are now secured with "
             "end-to-end encryption. Tap for more info.\n"
+            "06.08.2016, 13:20 - Messages to this group are now secured with end-to-end encryption. "
+            "Tap for more info.\n"
             "06.08.2016, 13:23 - Ash Ketchum: Hey guys!\n")
     path = tmp_path / "WhatsApp Chat with Pokemon Chat.txt"
     path.write_text(chat, encoding="utf-8")
     [(document, messages)] = parse_all(path, ImportContext())
-    assert document.skipped["notices"] == 2
+    assert document.skipped["notices"] == 3
     assert [(m.sender, m.text) for m in messages] == [("Ash Ketchum", "Hey guys!")]
 
 
