@@ -14,7 +14,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import IO
@@ -431,8 +431,32 @@ _NAME_IN_FILE = re.compile(
 )
 
 
+_FILE_NAMES = Path(__file__).with_name("whatsapp_file_names.txt")
+
+
+@cache
+def _file_name_patterns() -> tuple[re.Pattern[str], ...]:
+    """Android's name for an exported chat in each language (whatsapp_file_names.txt), with the
+    chat's name as a group; any run of spaces (Czech and Russian names hold no-break spaces)."""
+    patterns = []
+    templates = [line.strip() for line in _FILE_NAMES.read_text(encoding="utf-8").splitlines()
+                 if "%s" in line and not line.startswith("#")]
+    for line in sorted(templates, key=len, reverse=True):  # the longest wording that fits wins
+        before, _, after = line.strip().partition("%s")
+        words = [r"\s+".join(map(re.escape, part.split())) for part in (before, after)]
+        space_before = r"\s*" if before and not before[-1].isspace() else (r"\s+" if before else "")
+        space_after = r"\s*" if after and not after[0].isspace() else (r"\s+" if after else "")
+        patterns.append(re.compile(
+            rf"^{words[0]}{space_before}(?P<name>.+?){space_after}{words[1]}(?:\s*\(\d+\))?$", re.I))
+    return tuple(patterns)
+
+
 def partner_from_name(*names: str) -> str | None:
+    """The chat's name in the name WhatsApp gave its export, in any of its languages."""
     for name in names:
+        for pattern in _file_name_patterns():
+            if (match := pattern.match(name.strip())):
+                return match["name"].strip()
         match = _NAME_IN_FILE.search(name)
         if match:
             return match["name"].strip()

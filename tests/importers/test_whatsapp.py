@@ -356,3 +356,22 @@ def test_a_chat_opening_with_a_long_message_is_still_a_chat(tmp_path: Path, cont
     note = write(tmp_path, "notes.txt", "1/2/24, 10:00 - Ana: call Maya\n1/2/24, 10:05 - Ana: buy milk\n"
                  + "\n".join(f"thought {n}" for n in range(60)) + "\n")
     assert not isinstance(pick_importer(note, default_importers()), WhatsAppImporter)
+
+
+@pytest.mark.parametrize(("file_name", "chat"), [
+    ("Chat WhatsApp s\u00a0uživatelem Dmitry S.txt", "Dmitry S"),  # cs, as exported (no-break space)
+    ("Чат WhatsApp с\u00a0контактом Dmitry S.txt", "Dmitry S"),  # ru, as exported
+    ("Teo ile WhatsApp Sohbeti.txt", "Teo"),  # tr: the name comes first
+    ("Rahul के साथ WhatsApp चैट.txt", "Rahul"),  # hi
+    ("WhatsApp-keskustelu henkilön Teo kanssa.txt", "Teo"),  # fi
+    ("Trò chuyện WhatsApp với Lan (1).txt", "Lan"),  # vi, a second download
+    ("TeoとのWhatsAppチャット.txt", "Teo"),  # ja: no spaces at all
+])
+def test_the_chat_is_named_from_its_file_in_every_language(tmp_path: Path, context: ImportContext,
+                                                           file_name: str, chat: str) -> None:
+    """Android names an export "WhatsApp Chat with X" in the phone's language (the names of
+    whats_json's real Czech and Russian exports were kept whole: "Chat WhatsApp s uživatelem
+    Dmitry S")."""
+    path = write(tmp_path, file_name, "05/03/2024, 21:07 - Teo: ok\n05/03/2024, 21:08 - Ana: ok\n")
+    [(document, _)] = parse_all(path, context)
+    assert document.conversation is not None and document.conversation.key == f"whatsapp:{chat}"
