@@ -18,6 +18,7 @@ from functools import cache, lru_cache
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import IO
+from urllib.parse import unquote
 
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, MONTH_NUMBERS, file_sha256
@@ -452,8 +453,9 @@ def _file_name_patterns() -> tuple[re.Pattern[str], ...]:
 
 
 def partner_from_name(*names: str) -> str | None:
-    """The chat's name in the name WhatsApp gave its export, in any of its languages."""
-    for name in names:
+    """The chat's name in the name WhatsApp gave its export, in any of its languages (a file
+    saved from a web mail may keep its name URL-encoded: `WhatsApp%20Chat%20with%20Maya`)."""
+    for name in (unquote(n) if "%" in n else n for n in names):
         for pattern in _file_name_patterns():
             if (match := pattern.match(name.strip())):
                 return match["name"].strip()

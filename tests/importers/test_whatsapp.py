@@ -366,6 +366,7 @@ def test_a_chat_opening_with_a_long_message_is_still_a_chat(tmp_path: Path, cont
     ("WhatsApp-keskustelu henkilön Teo kanssa.txt", "Teo"),  # fi
     ("Trò chuyện WhatsApp với Lan (1).txt", "Lan"),  # vi, a second download
     ("TeoとのWhatsAppチャット.txt", "Teo"),  # ja: no spaces at all
+    ("WhatsApp%20Chat%20with%20Maya%20Lind.txt", "Maya Lind"),  # saved from a web mail, URL-encoded
 ])
 def test_the_chat_is_named_from_its_file_in_every_language(tmp_path: Path, context: ImportContext,
                                                            file_name: str, chat: str) -> None:
