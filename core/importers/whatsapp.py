@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from datetime import date, datetime, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 from pathlib import Path
 from typing import IO
 from urllib.parse import unquote
@@ -63,9 +63,14 @@ _MONTH_WORD = r"[^\W\d_]{3,9}\.?"
 NO_YEAR = "android-no-year"
 NO_YEAR_HEADER = re.compile(
     rf"^(?P<ts>(?:\d{{1,2}} {_MONTH_WORD}|{_MONTH_WORD} \d{{1,2}}),? {_TIME}) [-–] (?P<rest>.*)$")
+# Android about 2013 wrote the month as a word, and the time first: `19:23, 28 Aug 2013 - Name: text`
+MONTH_NAMED = "android-month-named"
+_NAMED_DATE = rf"(?:\d{{1,2}} {_MONTH_WORD},? \d{{4}}|{_MONTH_WORD} \d{{1,2}},? \d{{4}})"
+MONTH_NAMED_HEADER = re.compile(
+    rf"^(?P<ts>{_TIME}, {_NAMED_DATE}|{_NAMED_DATE},? {_TIME}) [-–] (?P<rest>.*)$")
 FLAVOURS: dict[str, re.Pattern[str]] = {
     "ios": IOS_HEADER, "android": ANDROID_HEADER, "legacy-ios": LEGACY_IOS_HEADER,
-    NO_YEAR: NO_YEAR_HEADER,
+    NO_YEAR: NO_YEAR_HEADER, MONTH_NAMED: MONTH_NAMED_HEADER,
 }
 
 _TS_DATE_FIRST = re.compile(rf"^(?P<date>{_DATE}){_BETWEEN} (?P<time>{_TIME})$")
@@ -144,7 +149,29 @@ def no_year_stamp(ts: str) -> tuple[int, int, tuple[int, int, int]] | None:
     return month, int(match["d1"] or match["d2"]), clock
 
 
+_NAMED_STAMP = re.compile(
+    rf"^(?:(?P<t1>{_TIME}), )?(?:(?P<d1>\d{{1,2}}) (?P<m1>{_MONTH_WORD}),? |(?P<m2>{_MONTH_WORD}) "
+    rf"(?P<d2>\d{{1,2}}),? )(?P<year>\d{{4}})(?:,? (?P<t2>{_TIME}))?$")
+
+
+def named_time(ts: str, zone: tzinfo) -> datetime | None:
+    """The time of a header whose month is a word (`19:23, 28 Aug 2013`, `Aug 28, 2013, 7:23 PM`)."""
+    match = _NAMED_STAMP.match(ts)
+    if not match or not (match["t1"] or match["t2"]):
+        return None
+    month = MONTH_NUMBERS.get((match["m1"] or match["m2"]).rstrip(".").lower())
+    clock = _clock(match["t1"] or match["t2"])
+    if month is None or clock is None:
+        return None
+    try:
+        return datetime(int(match["year"]), month, int(match["d1"] or match["d2"]), *clock, tzinfo=zone)
+    except ValueError:
+        return None
+
+
 def _stamp_ok(flavour: str, ts: str) -> bool:
+    if flavour == MONTH_NAMED:
+        return named_time(ts, timezone.utc) is not None
     return bool(no_year_stamp(ts) if flavour == NO_YEAR else _split_stamp(ts))
 
 
@@ -595,6 +622,8 @@ def iter_messages(stream: ChatStream, scan: _Scan, context: ImportContext, *, ch
             when = None
         elif years is not None:
             when = years.resolve(header.ts, context.timezone)
+        elif scan.flavour == MONTH_NAMED:
+            when = named_time(header.ts, context.timezone)
         else:
             when = resolve_time(header.ts, day_first=day_first, zone=context.timezone)
         if header is None or when is None:

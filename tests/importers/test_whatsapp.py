@@ -376,3 +376,18 @@ def test_the_chat_is_named_from_its_file_in_every_language(tmp_path: Path, conte
     path = write(tmp_path, file_name, "05/03/2024, 21:07 - Teo: ok\n05/03/2024, 21:08 - Ana: ok\n")
     [(document, _)] = parse_all(path, context)
     assert document.conversation is not None and document.conversation.key == f"whatsapp:{chat}"
+
+
+def test_android_2013_headers_with_the_month_as_a_word(tmp_path: Path) -> None:
+    """`19:23, 28 Aug 2013 - Name: text`: the time first and the month as a word, as Android wrote
+    around 2013 (a chat collected in starkdmi/whats_json: TanayGahlot/HowDataAffectDecision)."""
+    chat = ("19:23, 28 Aug 2013 - Tanay: the subject is set\n"
+            "19:07, 20 Sep 2013 - Viresh: hello all\nsecond line\n"
+            "08:15, 3 Oct 2013 - Tanay: see you\n")
+    context = ImportContext(timezone=ZoneInfo("UTC"))
+    messages = only_messages(write(tmp_path, "WhatsApp Chat with NITG.txt", chat), context)
+    assert [(m.sender, m.text, m.time.replace(tzinfo=None)) for m in messages] == [
+        ("Tanay", "the subject is set", datetime(2013, 8, 28, 19, 23)),
+        ("Viresh", "hello all\nsecond line", datetime(2013, 9, 20, 19, 7)),
+        ("Tanay", "see you", datetime(2013, 10, 3, 8, 15)),
+    ]
