@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import ImportFailed
@@ -21,6 +22,18 @@ MAX_RATIO = 200
 _RATIO_FLOOR = 1 << 20  # small members may compress extremely well (runs of spaces); ignore them
 
 ZIP_MAGIC = b"PK\x03\x04"
+
+
+def zip_holds(path: Path, head: bytes, find: Callable[[zipfile.ZipFile], object | None]) -> bool:
+    """Whether `path` is a zip in which `find` finds what an importer reads (for a sniff: a
+    damaged zip is no match here; opening it for real says what is wrong with it)."""
+    if not head.startswith(ZIP_MAGIC):
+        return False
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return find(archive) is not None
+    except (zipfile.BadZipFile, OSError):
+        return False
 
 
 def member_name(info: zipfile.ZipInfo) -> str:

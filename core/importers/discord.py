@@ -17,7 +17,7 @@ from typing import Any
 import ijson
 
 from core.errors import ImportFailed
-from core.importers.archive import ZIP_MAGIC, copy_member_to, member_name, open_zip
+from core.importers.archive import copy_member_to, member_name, open_zip, zip_holds
 from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.jsonstream import json_errors
 from core.types import Conversation, Message, SourceDocument
@@ -281,13 +281,7 @@ class DiscordPackageZipImporter(ImporterBase):
     name = "discord"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not head.startswith(ZIP_MAGIC):
-            return False
-        try:
-            with zipfile.ZipFile(path) as archive:
-                return _package_members(archive) is not None
-        except (zipfile.BadZipFile, OSError):
-            return False
+        return zip_holds(path, head, _package_members)
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         archive = open_zip(path)

@@ -25,7 +25,7 @@ from typing import IO, Any
 import ijson
 
 from core.errors import ImportFailed
-from core.importers.archive import ZIP_MAGIC, member_name, open_zip
+from core.importers.archive import ZIP_MAGIC, member_name, open_zip, zip_holds
 from core.importers.base import ImportContext, ImporterBase, file_sha256, read_head
 from core.importers.jsonstream import json_errors
 from core.types import Conversation, Message, SourceDocument
@@ -244,11 +244,7 @@ class SlackImporter(ImporterBase):
 
     def sniff(self, path: Path, head: bytes) -> bool:
         if head.startswith(ZIP_MAGIC):
-            try:
-                with zipfile.ZipFile(path) as archive:
-                    return _zip_layout(archive) is not None
-            except (zipfile.BadZipFile, OSError):
-                return False
+            return zip_holds(path, head, _zip_layout)
         if path.suffix.lower() != ".json":
             return False
         if is_export_folder(path.parent):

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from core.errors import ImportFailed, UserFacingError
-from core.importers.archive import ZIP_MAGIC, copy_member_to, member_name, open_zip
+from core.importers.archive import copy_member_to, member_name, open_zip, zip_holds
 from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.documents import DocumentImporter
 from core.importers.media import can_read, media_words
@@ -82,13 +82,7 @@ class WhatsAppZipImporter(ImporterBase):
     name = "whatsapp"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not head.startswith(ZIP_MAGIC):
-            return False
-        try:
-            with zipfile.ZipFile(path) as archive:
-                return find_chat_member(archive) is not None
-        except (zipfile.BadZipFile, OSError):
-            return False
+        return zip_holds(path, head, find_chat_member)
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         archive = open_zip(path)
