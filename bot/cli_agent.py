@@ -7,11 +7,12 @@ import argparse
 import asyncio
 import secrets
 import sys
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli_args import add_json_option, cli_service, count, date_text, print_json, stderr
+from bot.cli_args import add_command, add_json_option, cli_service, count, date_text, print_json, stderr
 
 if TYPE_CHECKING:
     from core.agent.config import AnalysisStatus
@@ -249,12 +250,7 @@ async def cmd_usage(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
-    def command(name: str, help: str, example: str, handler) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
-                           epilog=f"example:\n  {example}", parents=[parent],
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-        p.set_defaults(handler=handler)
-        return p
+    command = partial(add_command, sub, parent)
 
     p = command("remember", "keep something about your life as a dated source (questions are not kept)",
                 'biographer remember "I started swimming lessons today" --when 2024-05-06', cmd_remember)

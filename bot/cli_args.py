@@ -21,6 +21,17 @@ if TYPE_CHECKING:
 MAX_COUNT = 10_000  # a page, a limit: more than anyone reads, small enough to never overflow
 
 
+def add_command(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser, name: str, help: str,
+                example: str, handler) -> argparse.ArgumentParser:
+    """A subcommand in the house form: its help as a sentence, an example under it, the shared
+    options (`parent`), and the function that runs it."""
+    p = sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
+                       epilog=f"example:\n  {example}", parents=[parent],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(handler=handler)
+    return p
+
+
 def count(minimum: int = 1, maximum: int = MAX_COUNT):
     """An argparse type for a whole number in [minimum, maximum]."""
     def parse(value: str) -> int:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli_args import (add_filter_options, add_json_option, cli_service, count, filters_from, print_json,
-                          stderr)
+from bot.cli_args import (add_command, add_filter_options, add_json_option, cli_service, count, filters_from,
+                          print_json, stderr)
 
 if TYPE_CHECKING:
     from core.config import Settings
@@ -253,12 +254,7 @@ async def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
-    def command(name: str, help: str, example: str, handler) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
-                           epilog=f"example:\n  {example}", parents=[parent],
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-        p.set_defaults(handler=handler)
-        return p
+    command = partial(add_command, sub, parent)
 
     p = command("ingest", "import files or folders (chat exports, notes, documents, recordings)",
                 "biographer ingest ~/Downloads/WhatsApp\\ Chat\\ with\\ Maya.zip ~/journal/", cmd_ingest)
