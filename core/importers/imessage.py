@@ -12,10 +12,10 @@ import sqlean
 
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.importers.sqlite_files import SQLITE_MAGIC, read_only_uri, table_names
 from core.types import Conversation, Message, SourceDocument
 
 APPLE_EPOCH = 978307200  # 2001-01-01 in Unix seconds
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _REQUIRED_TABLES = {"message", "handle", "chat", "chat_message_join"}
 _GROUP_STYLE = 43
 
@@ -73,7 +73,7 @@ def _connect(path: Path) -> sqlean.Connection:
         # multi-thread mode allows a connection used by one thread at a time; Python's default
         # check refuses any other thread ("SQLite objects created in a thread can only be used
         # in that same thread"), which stopped every chat.db after its first chat.
-        conn = sqlean.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        conn = sqlean.connect(read_only_uri(path), uri=True, check_same_thread=False)
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlean.OperationalError as error:
         hint = ("quit Messages, or copy chat.db with chat.db-wal and chat.db-shm and import the copy"
@@ -95,19 +95,12 @@ class IMessageImporter(ImporterBase):
     name = "imessage"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not head.startswith(_SQLITE_MAGIC):
+        if not head.startswith(SQLITE_MAGIC):
             return False
         if path.suffix.lower() == ".db" and path.stem.lower() in {"chat", "sms"}:
             return True
-        try:
-            conn = sqlean.connect(f"file:{path}?mode=ro", uri=True)
-            try:
-                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            finally:
-                conn.close()
-        except sqlean.DatabaseError:
-            return False
-        return _REQUIRED_TABLES <= tables
+        tables = table_names(path)
+        return tables is not None and _REQUIRED_TABLES <= tables
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         conn = _connect(path)

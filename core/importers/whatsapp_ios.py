@@ -22,9 +22,9 @@ import sqlean
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.imessage import apple_time
+from core.importers.sqlite_files import SQLITE_MAGIC, read_only_uri, table_names
 from core.types import Conversation, Message, SourceDocument
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _REQUIRED = {"ZWAMESSAGE": {"Z_PK", "ZCHATSESSION", "ZMESSAGEDATE", "ZISFROMME", "ZTEXT"},
              "ZWACHATSESSION": {"Z_PK", "ZCONTACTJID", "ZPARTNERNAME"}}
 _GROUP_SESSION = 1
@@ -46,9 +46,8 @@ def _columns(conn: sqlean.Connection) -> dict[str, set[str]]:
 def _open(path: Path) -> tuple[sqlean.Connection, str]:
     """A read-only connection, and a note when the database had to be opened as immutable (a
     copy in a read-only folder: changes still in its -wal file are then not seen)."""
-    uri = path.resolve().as_uri()
     try:
-        conn = sqlean.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+        conn = sqlean.connect(read_only_uri(path), uri=True, check_same_thread=False)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return conn, ""
     except sqlean.OperationalError as error:
@@ -60,7 +59,7 @@ def _open(path: Path) -> tuple[sqlean.Connection, str]:
         raise ImportFailed(path.name, f"is not a readable SQLite database ({error})",
                            hint="copy ChatStorage.sqlite again (with its -wal and -shm files)") from None
     try:
-        conn = sqlean.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+        conn = sqlean.connect(read_only_uri(path, immutable=True), uri=True, check_same_thread=False)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlean.DatabaseError as error:
         raise ImportFailed(path.name, f"cannot be read as a database ({error})",
@@ -164,15 +163,10 @@ class WhatsAppIOSImporter(ImporterBase):
     name = "whatsapp"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not head.startswith(_SQLITE_MAGIC):
+        if not head.startswith(SQLITE_MAGIC):
             return False
-        try:
-            conn = sqlean.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-            try:
-                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            finally:
-                conn.close()
-        except sqlean.DatabaseError:
+        tables = table_names(path)
+        if tables is None:
             return path.name.lower() == "chatstorage.sqlite"  # parse says what is wrong with it
         return set(_REQUIRED) <= tables
 

@@ -74,6 +74,16 @@ def test_chat_db(tmp_path: Path, context: ImportContext) -> None:
     assert [m.sender for m in gm] == ["ana@example.com"]
 
 
+def test_a_database_in_a_folder_named_with_a_hash_is_read(tmp_path: Path, context: ImportContext) -> None:
+    """It was opened as `file:{path}?mode=ro`, where `#` starts a URI fragment: the folder
+    "Backups #2" became "Backups " and the database was not found."""
+    folder = tmp_path / "Backups #2"
+    folder.mkdir()
+    path = make_chat_db(folder / "messages.db")  # not named chat.db: recognised by its tables
+    assert pick_importer(path, default_importers()).name == "imessage"
+    assert len(parse_all(path, context)) == 2
+
+
 def test_apple_time_units() -> None:
     assert apple_time(NS_2024) == apple_time(NS_2024 // 10**9)
 
