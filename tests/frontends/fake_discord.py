@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
+
+from tests.frontends.waiting import wait_until
 
 APPLICATION_ID = 555000
 BOT_USER = {"id": str(APPLICATION_ID), "username": "biographer", "discriminator": "0", "global_name": "Biographer",
@@ -260,14 +261,5 @@ class FakeDiscord:
         return [s.content for s in self.replies() if s.content]
 
     async def wait_for(self, condition: Callable[[], Any], *, timeout: float = 15.0) -> Any:
-        deadline = time.monotonic() + timeout
-        async with self._changed:
-            while not (result := condition()):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise AssertionError(f"timed out; sent so far: {[(s.method, s.path, s.body) for s in self.sent]}")
-                try:
-                    await asyncio.wait_for(self._changed.wait(), min(remaining, 0.2))
-                except TimeoutError:
-                    pass
-        return result
+        return await wait_until(self._changed, condition, timeout=timeout, so_far=lambda: (
+            f"sent so far: {[(s.method, s.path, s.body) for s in self.sent]}"))

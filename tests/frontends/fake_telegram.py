@@ -15,6 +15,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.frontends.waiting import wait_until
+
 BOT_USER = {"id": 999000, "is_bot": True, "first_name": "Biographer", "username": "test_biographer_bot"}
 
 
@@ -175,17 +177,8 @@ class FakeTelegram:
 
     async def wait_for(self, condition: Callable[[], Any], *, timeout: float = 15.0) -> Any:
         """Wait until `condition()` is truthy (checked whenever the bot calls the API)."""
-        deadline = time.monotonic() + timeout
-        async with self._changed:
-            while not (result := condition()):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise AssertionError(f"timed out; calls so far: {[(c.method, c.params) for c in self.calls]}")
-                try:
-                    await asyncio.wait_for(self._changed.wait(), min(remaining, 0.2))
-                except TimeoutError:
-                    pass
-        return result
+        return await wait_until(self._changed, condition, timeout=timeout, so_far=lambda: (
+            f"calls so far: {[(c.method, c.params) for c in self.calls]}"))
 
 
 def _decode(value: str) -> Any:
