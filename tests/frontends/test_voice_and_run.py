@@ -59,17 +59,7 @@ async def test_run_starts_the_bot_and_stops_cleanly(tmp_path, telegram_api, monk
 
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
 
-    def open_runtime_service(settings):
-        from contextlib import asynccontextmanager
-
-        @asynccontextmanager
-        async def opened():
-            async with service_at(settings) as service:
-                yield service
-
-        return opened()
-
-    monkeypatch.setattr(runtime, "open_runtime_service", open_runtime_service)
+    monkeypatch.setattr(runtime, "open_runtime_service", service_at)  # the test's store and model
     stop = asyncio.Event()
     server = asyncio.create_task(serve(settings, stop))
     await telegram_api.wait_for(lambda: telegram_api.sent("setMyCommands"))
@@ -86,17 +76,7 @@ async def test_run_without_any_bot_runs_the_scheduler_alone(tmp_path, monkeypatc
 
     settings = telegram_settings(tmp_path / "data", "http://127.0.0.1:9", telegram_token=None)
 
-    def open_runtime_service(settings):
-        from contextlib import asynccontextmanager
-
-        @asynccontextmanager
-        async def opened():
-            async with service_at(settings) as service:
-                yield service
-
-        return opened()
-
-    monkeypatch.setattr(runtime, "open_runtime_service", open_runtime_service)
+    monkeypatch.setattr(runtime, "open_runtime_service", service_at)  # the test's store and model
     stop = asyncio.Event()
     server = asyncio.create_task(serve(settings, stop))
     await asyncio.sleep(0.5)
