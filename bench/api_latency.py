@@ -36,7 +36,7 @@ from bench.latency import DIM, SEED, VOCAB, vocabulary  # noqa: E402
 from bot.server.run import serving  # noqa: E402
 from core.config import Settings  # noqa: E402
 from core.importers import ImportContext  # noqa: E402
-from core.memory import Memory  # noqa: E402
+from core.memory.facade import Memory  # noqa: E402
 from core.service import Service  # noqa: E402
 from storage.db import open_database  # noqa: E402
 

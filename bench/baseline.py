@@ -1,6 +1,6 @@
 """The simplest exact hybrid search a user could write, for comparison in bench/latency.py: every
 float vector in one NumPy matrix (exact cosine), FTS5 bm25 for the keywords, the two halves one
-after the other, then the same fusion (core/ranking.py) and chunk reads as Biographer."""
+after the other, then the same fusion (core/memory/ranking.py) and chunk reads as Biographer."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import sqlean
 
-from core import ranking
-from storage.keyword_query import keyword_query
+from core.memory import ranking
+from storage.keyword.query import keyword_query
 from storage.chunks import StoredChunk
 
-HYBRID_DEPTH, SEMANTIC_DEPTH = 100, 50  # the same candidate depths as core/search.py
+HYBRID_DEPTH, SEMANTIC_DEPTH = 100, 50  # the same candidate depths as core/memory/search.py
 
 
 class NumpyBaseline:

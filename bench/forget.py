@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from bench.chat_store import RandomEmbedder, bench_arguments, copy_store, ensure_store  # noqa: E402
 from bot.compose import open_memory  # noqa: E402
 from core.config import Settings  # noqa: E402
-from core.backups import take_backup  # noqa: E402
+from core.privacy.backups import take_backup  # noqa: E402
 
 
 def _sizes(settings: Settings) -> dict:

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.baseline import NumpyBaseline  # noqa: E402
-from core.search import Searcher  # noqa: E402
+from core.memory.search import Searcher  # noqa: E402
 from storage import chunks as chunk_store  # noqa: E402
 from storage import documents as document_store  # noqa: E402
 from storage import vectors as vector_store  # noqa: E402

@@ -3,7 +3,7 @@ from bench/locomo.py, which drives the real CLI through the harness).
 
 The keyword and semantic candidate lists come from the real `Searcher.keyword`/`Searcher.semantic`
 at the shipped depths (cached per question; a depth-100 semantic list too); each variant is a
-fusion function over them. The "shipped" variant runs core/ranking.py itself and reproduces the
+fusion function over them. The "shipped" variant runs core/memory/ranking.py itself and reproduces the
 CLI's figures exactly; variants that need more keyword queries use a read-only connection to the
 store, and the "linesem" ones embed every message line first (about 30 s). Scoring is the harness's own
 (`recall.score`, imported from ../shared/eval/locomo/recall.py).

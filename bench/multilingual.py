@@ -1,7 +1,7 @@
 """Retrieval in the owner's languages: recall@10 of questions in French, Indonesian, Italian,
 Japanese, Korean and Chinese over chats in those languages, with the English-only and the
 multilingual embedding model side by side, and keyword search with the old index (FTS5 Porter on
-everything) and the new one (storage/keyword_terms.py).
+everything) and the new one (storage/keyword/terms.py).
 
     python bench/multilingual.py --xpersona PATH   # PATH: a checkout of HLTCHKUST/Xpersona
 
@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from storage.keyword_query import ENGLISH_STOP_WORDS as STOP_WORDS  # noqa: E402  (the English list the old index's queries dropped)
+from storage.keyword.query import ENGLISH_STOP_WORDS as STOP_WORDS  # noqa: E402  (the English list the old index's queries dropped)
 
 QUESTIONS = ROOT / "bench" / "multilingual" / "questions.json"
 STORES = ROOT / "bench" / "stores-multilingual"
@@ -107,7 +107,7 @@ def embedding_cost(store: Path, questions: list[str]) -> dict[str, dict[str, flo
     each model in this process, medians of 3 rounds."""
     from bot.compose import build_embedder
     from core.config import Settings
-    from core.indexer import embedding_text
+    from core.memory.indexer import embedding_text
 
     texts = [embedding_text(row[0]) for row in sqlite3.connect(f"file:{store / 'biographer.sqlite3'}?mode=ro", uri=True)
              .execute("SELECT text FROM chunks ORDER BY id LIMIT 64")]

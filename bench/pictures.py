@@ -93,7 +93,7 @@ async def build(path: Path, n: int) -> None:
 
 async def measure(path: Path, runs: int) -> dict:
     from core.importers import ImportContext
-    from core.memory import Memory
+    from core.memory.facade import Memory
     from core.service import Service
 
     zone = ZoneInfo("Europe/Lisbon")

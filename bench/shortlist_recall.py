@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from bench.locomo import EVAL, STORES  # noqa: E402
 from bot.compose import build_embedder  # noqa: E402
 from core.config import Settings  # noqa: E402
-from core.search import BIT_OVERSAMPLE, SEMANTIC_DEPTH, SHORTLIST  # noqa: E402
+from core.memory.search import BIT_OVERSAMPLE, SEMANTIC_DEPTH, SHORTLIST  # noqa: E402
 from storage.vector_index import VectorIndex, hamming_distances, smallest  # noqa: E402
 from storage.vectors import sign_words  # noqa: E402
 

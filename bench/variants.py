@@ -73,7 +73,7 @@ for a in (0.5, 0.6, 0.7, 0.8):
 
 import sqlite3  # noqa: E402
 
-from storage.keyword_query import ENGLISH_STOP_WORDS, keyword_query  # noqa: E402
+from storage.keyword.query import ENGLISH_STOP_WORDS, keyword_query  # noqa: E402
 
 _LINE_DB: dict[int, sqlite3.Connection] = {}
 
@@ -117,7 +117,7 @@ for wk, wl, ws in ((1, 1, 0.5), (1, 1, 1), (0.5, 1, 0.5), (1, 0.5, 0.5), (0, 1, 
 
 from datetime import timedelta  # noqa: E402
 
-from core.ranking import query_dates  # noqa: E402
+from core.memory.ranking import query_dates  # noqa: E402
 from core.times import parse_utc as parse_time  # noqa: E402
 
 
@@ -277,7 +277,7 @@ VARIANTS["budget merge 9000 d50"] = make_budget(budget=9000, depth=50)
 VARIANTS["budget merge 9000 a0.7 g0.3"] = make_budget(alpha=0.7, gamma=0.3, budget=9000)
 
 
-# ---------------------------------------------------------------- the shipped ranking (core/ranking.py)
+# ---------------------------------------------------------------- the shipped ranking (core/memory/ranking.py)
 
 from core import ranking  # noqa: E402
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 async def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
     """Back the store and its raw copies up into DATA_DIR/backups, or list the backups."""
-    from core.backups import backup_names
+    from core.privacy.backups import backup_names
 
     if args.list:
         print("\n".join(str(p) for p in backup_names(settings.backup_dir)) or "no backups yet")
@@ -28,7 +28,7 @@ async def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
     """Replace the store with a backup, after a confirmation; the store as it was is kept aside."""
-    from core.backups import restore_backup
+    from core.privacy.backups import restore_backup
     from core.errors import UserFacingError
 
     if not args.yes:

@@ -67,7 +67,7 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
     from bot.compose import open_service
     from bot.scheduler import build_runner
     from core.config import env_files
-    from core.gate import AgentGate
+    from core.biographer.gate import AgentGate
 
     data_dir = settings.data_dir.resolve()
     report: dict[str, Any] = {

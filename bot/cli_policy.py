@@ -1,5 +1,5 @@
 """`biographer policy`: what of each source, or each kind of source, may leave the machine for a
-remote model (allow, descriptors_only, deny; see core/disclosure.py)."""
+remote model (allow, descriptors_only, deny; see core/privacy/disclosure.py)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from bot.cli_args import cli_service, count, print_json
 
 if TYPE_CHECKING:
-    from core.clients import ClientInfo
+    from core.serving.clients import ClientInfo
     from core.config import Settings
 
 _FORMAT = argparse.RawDescriptionHelpFormatter
@@ -43,7 +43,7 @@ async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_clients(args: argparse.Namespace, settings: Settings) -> int:
     """Add, list or revoke the clients that may use the memory server."""
-    from core.clients import parse_operations, parse_sections
+    from core.serving.clients import parse_operations, parse_sections
     from core.errors import UserFacingError
 
     async with cli_service(settings, model=False) as service:
@@ -85,7 +85,7 @@ async def cmd_clients(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _may(info: ClientInfo) -> str:
-    from core.clients import PAGE
+    from core.serving.clients import PAGE
 
     if PAGE in info.operations:
         return f"client {info.name!r} opens the local web page (everything the owner sees and does there)"

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 from bot.render import forgotten_text, ingest_summary, render_answer, render_stats, sources_text, split_message
 from core.errors import UserFacingError
-from core.forwards import BurstCollector, Forwarded, burst_summary
-from core.gate import AgentGate
+from core.chat.forwards import BurstCollector, Forwarded, burst_summary
+from core.biographer.gate import AgentGate
 from core.ledger.book import OPEN, LedgerItem, LedgerQuery
 from core.ledger.proposals import CATEGORIES
 from core.ledger.text import headline, items_text, person_text

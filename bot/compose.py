@@ -13,10 +13,10 @@ from core.agent.config import AgentConfig
 from core.config import AUTO_EMBEDDING_MODEL, Settings, is_local_url
 from core.errors import UserFacingError
 from core.importers.base import ImportContext
-from core.memory import Memory, open_store
-from core.owners import follow_owner_aliases
+from core.memory.facade import Memory, open_store
+from core.memory.owners import follow_owner_aliases
 from core.ports import LLM, Describer, Embedder, Transcriber
-from core.preferences import ScheduleDefaults
+from core.schedule.preferences import ScheduleDefaults
 from core.providers.lazy import LazyEmbedder
 from core.service import Service
 
@@ -54,9 +54,9 @@ def build_embedder(settings: Settings, model: str | None = None) -> Embedder:
 
 def configured_embedder(settings: Settings) -> Embedder:
     """The embedder the store is opened with, loaded on first use: "auto" chooses between the
-    bundled models by the store's languages (core/embedding_choice.py)."""
+    bundled models by the store's languages (core/memory/embedding_choice.py)."""
     if settings.embedding_model == AUTO_EMBEDDING_MODEL and settings.embedding_backend == "local":
-        from core.embedding_choice import AutoEmbedder
+        from core.memory.embedding_choice import AutoEmbedder
 
         return AutoEmbedder(lambda model: build_embedder(settings, model))
     return LazyEmbedder(lambda: build_embedder(settings), remote=settings.embedding_is_remote)

@@ -107,7 +107,7 @@ class ThrottledStatus:
 
 
 def forgotten_text(forgotten: Any) -> str:
-    """What /forget removed (a core.sources.Forgotten)."""
+    """What /forget removed (a core.memory.sources.Forgotten)."""
     document = forgotten.document
     also = []
     if forgotten.profile_lines:

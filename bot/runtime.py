@@ -14,7 +14,7 @@ from bot.commands import Commands
 from bot.scheduler import Broadcast, build_runner, running_scheduler
 from core.config import Settings
 from core.errors import UserFacingError
-from core.jobs import Notifier
+from core.schedule.jobs import Notifier
 from core.service import Service
 
 log = logging.getLogger(__name__)

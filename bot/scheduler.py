@@ -13,9 +13,9 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from core.config import Settings
-from core.gate import AgentGate
+from core.biographer.gate import AgentGate
 from core.service import Service
-from core.jobs import JobRunner, Notifier
+from core.schedule.jobs import JobRunner, Notifier
 
 log = logging.getLogger(__name__)
 

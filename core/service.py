@@ -13,23 +13,23 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.backups import take_backup
+from core.privacy.backups import take_backup
 from core.agent.config import AgentConfig, AnalysisStatus
-from core.capture import journal_identity_prefix, save_photos, save_recording
-from core.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
-from core.disclosure import Disclosure, PolicyChange
+from core.chat.capture import journal_identity_prefix, save_photos, save_recording
+from core.serving.clients import OWNER, Client, ClientBook, ClientInfo, IssuedToken
+from core.privacy.disclosure import Disclosure, PolicyChange
 from core.errors import ModelUnavailable, StoreBusy, UserFacingError
-from core.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
-from core.inbox import Inbox
+from core.chat.forwards import Forwarded, forwards_document, forwards_from_payload, forwards_payload
+from core.chat.inbox import Inbox
 from core.times import Clock, utc_iso, utc_now
-from core.jobs import PromptBook
-from core.memory import Memory
-from core.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
-from core.page_sessions import NewSession, PageSession, PageSessions
+from core.schedule.jobs import PromptBook
+from core.memory.facade import Memory
+from core.serving.memory_api import Filters, IndexState, ListPage, MemoryApi, ReadAnswer, SearchAnswer
+from core.serving.page_sessions import NewSession, PageSession, PageSessions
 from core.ports import LLM, Progress, no_progress
-from core.preferences import PreferenceStore, Preferences, ScheduleDefaults
-from core.saves import SavedRecord, SaveBook, SaveRequest
-from core.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
+from core.schedule.preferences import PreferenceStore, Preferences, ScheduleDefaults
+from core.serving.saves import SavedRecord, SaveBook, SaveRequest
+from core.memory.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
                         SearchFilters, SearchHit, SourceText, TimelineEvent)
 from storage import people as people_store
@@ -39,8 +39,8 @@ from storage import runs as run_store
 from storage.db import busy_notice
 
 if TYPE_CHECKING:
-    from core.biographer import Biographer
-    from core.embedding_choice import EmbeddingAdvice
+    from core.biographer.runs import Biographer
+    from core.memory.embedding_choice import EmbeddingAdvice
     from core.ledger.book import Ledger, LedgerItem, LedgerQuery
     from core.ledger.extraction import ExtractionResult
     from core.ledger.people import PersonPage
@@ -85,7 +85,7 @@ class Service:
     # on first use: `biographer grep` and the like never pay for them
     @cached_property
     def biographer(self) -> Biographer:
-        from core.biographer import Biographer
+        from core.biographer.runs import Biographer
 
         return Biographer(self.memory, self.llm, config=self.config, clock=self.clock)
 
@@ -222,7 +222,7 @@ class Service:
 
     async def set_policy(self, target: str, policy: str) -> PolicyChange:
         """What of a source (its number) or of a kind of source may leave the machine: allow,
-        descriptors_only or deny (core/disclosure.py). With a remote embedding endpoint its
+        descriptors_only or deny (core/privacy/disclosure.py). With a remote embedding endpoint its
         passages are embedded again under it (denied: their vectors go now)."""
         change = await self.disclosure.set(target, policy)
         await self.memory.policy_changed(change.documents, change.policy)
@@ -254,7 +254,7 @@ class Service:
 
     async def forget(self, source_id: int) -> Forgotten:
         """Delete a source and everything taken from it, erased from the store's file and from
-        every backup (see core.sources.forget_source)."""
+        every backup (see core.memory.sources.forget_source)."""
         return await self.memory.forget(source_id)
 
     async def export_sources(self, path: Path) -> Path:
@@ -263,8 +263,8 @@ class Service:
 
     async def export_all(self, directory: Path) -> dict[str, int]:
         """Everything, to take away: JSON lines, bio.md and its history, and a Markdown vault
-        (see core/export.py); returns what was written, by kind."""
-        from core.export import export_all
+        (see core/privacy/export.py); returns what was written, by kind."""
+        from core.privacy.export import export_all
 
         written = await export_all(self.memory.conn, directory, read_document=self.memory.searcher.read_document,
                                    bio=await self.bio(), history=await self.bio_history(limit=2**31),
@@ -275,7 +275,7 @@ class Service:
     async def _export_ledger(self, path: Path) -> int:
         from dataclasses import asdict
 
-        from core.export import JsonLines
+        from core.privacy.export import JsonLines
 
         out = JsonLines(path)
         for item in await ledger_store.export_items(self.memory.conn):
@@ -306,7 +306,7 @@ class Service:
 
     async def follow_owner_aliases(self) -> int:
         """Mark the stored messages again from the owner's aliases; how many changed."""
-        from core.owners import follow_owner_aliases
+        from core.memory.owners import follow_owner_aliases
 
         return await follow_owner_aliases(self.memory.conn, self.memory.context, force=True) or 0
 

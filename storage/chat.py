@@ -47,11 +47,11 @@ class PeriodDocument:
     kind: str
     time_start: str | None
     time_end: str | None
-    policy: str  # what may leave the machine of it (core/disclosure.py)
+    policy: str  # what may leave the machine of it (core/privacy/disclosure.py)
 
 
 def _disclosed(only: bool) -> str:
-    """A condition keeping the documents whose policy lets their text leave (core/disclosure.py)."""
+    """A condition keeping the documents whose policy lets their text leave (core/privacy/disclosure.py)."""
     return f"AND {effective_policy_sql('d')} = 'allow'" if only else ""
 
 

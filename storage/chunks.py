@@ -28,7 +28,7 @@ class ChunkRecord:
     speakers: tuple[str, ...]
     identity: str
     text_hash: str
-    language: str = ""  # ISO 639-1 (storage/languages.py); "" unknown: indexed by script alone
+    language: str = ""  # ISO 639-1 (storage/keyword/languages.py); "" unknown: indexed by script alone
 
 
 @dataclass(frozen=True)

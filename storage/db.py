@@ -20,7 +20,7 @@ import aiosqlite
 import sqlean
 
 from core.errors import StoreBusy  # the one error vocabulary, shared by every layer
-from storage import keyword_terms
+from storage.keyword import terms as keyword_terms
 from storage.migrations import apply_migrations
 from storage.permissions import private_file, secure_data_dir
 
@@ -62,7 +62,7 @@ def _connect_sync(path: Path) -> sqlean.Connection:
     if _has_old_vector_table(conn):
         _load_sqlite_vec(conn)
     conn.row_factory = sqlean.Row
-    keyword_terms.register(conn)  # the keyword index's trigger calls it (storage/schema_languages.py)
+    keyword_terms.register(conn)  # the keyword index's trigger calls it (storage/schema/languages.py)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")

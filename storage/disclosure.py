@@ -1,4 +1,4 @@
-"""The owner's disclosure policies: what of each source may leave the machine (core/disclosure.py
+"""The owner's disclosure policies: what of each source may leave the machine (core/privacy/disclosure.py
 says what each policy means). A source's own policy wins over its kind's; neither: allow."""
 
 from __future__ import annotations

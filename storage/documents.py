@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import aiosqlite
 
 from storage.meta import set_meta
-from storage.schema_ids import HIGH_WATER
+from storage.schema.ids import HIGH_WATER
 
 if TYPE_CHECKING:
     from storage.db import Store
@@ -76,7 +76,7 @@ async def insert_document(
     participants: list[str] | None = None,
     note: str = "",
 ) -> int:
-    """Insert a document under an id never given before (see storage/schema_ids.py); call inside
+    """Insert a document under an id never given before (see storage/schema/ids.py); call inside
     a transaction."""
     async with conn.execute(
             "SELECT MAX(COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0),"

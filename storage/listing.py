@@ -11,7 +11,7 @@ import aiosqlite
 
 from storage.chunks import ChunkFilter, StoredChunk
 from storage.chunks import _stored as stored_chunk  # reads the first ten columns of _SELECT below
-from storage.schema_server import GENERATION
+from storage.schema.server import GENERATION
 
 if TYPE_CHECKING:
     from storage.db import Store

@@ -76,7 +76,7 @@ async def message_at(conn: Store, document_id: int, position: int) -> MessageAt 
 
 async def frequent_senders(conn: Store, *, limit: int, without_denied: bool = False) -> list[str]:
     """Sender names, most messages first; with `without_denied`, counting only messages of sources
-    whose policy does not deny them (core/disclosure.py)."""
+    whose policy does not deny them (core/privacy/disclosure.py)."""
     denied = (f"AND m.document_id NOT IN (SELECT d.id FROM documents d WHERE {effective_policy_sql('d')} = 'deny')"
               if without_denied else "")
     async with conn.execute(

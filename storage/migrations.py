@@ -1,10 +1,11 @@
 """Numbered, append-only schema migrations, each recorded in `_migrations` when applied.
 
-Never edit an applied migration: add a new one. Migrations live in storage/schema*.py modules,
-which are found and imported automatically. Numbers are claimed per area so parallel work
-does not collide: 1-9 memory core, 10-19 importers/people, 20-29 biographer/profile,
-30-39 front ends/scheduler, 60-69 security and reliability (160-169 when it must follow the
-later areas' migrations).
+Never edit an applied migration, and never renumber one (stores in the field recorded it by its
+number): add a new one. Migrations live in the modules of storage/schema/, one per part of the
+product, found and imported automatically, and run in the order of their numbers. The numbers
+up to 171 were once claimed in ranges per part of the product; a new migration simply takes the
+next number after the highest (tests/core/test_store.py holds the list, so a gap or a number
+below the highest shows up in review).
 """
 
 from __future__ import annotations
@@ -30,17 +31,22 @@ def migration(number: int) -> Callable[[Migration], Migration]:
     return register
 
 
+async def run_statements(conn: Store, statements: list[str]) -> None:
+    """Execute DDL one statement at a time (executescript would commit the migration's transaction)."""
+    for statement in statements:
+        await conn.execute(statement)
+
+
 def _load_schema_modules() -> None:
-    """Import every storage/schema*.py so its migrations register themselves: a feature adds
-    its schema module without editing a shared list."""
+    """Import every module of storage/schema/ so its migrations register themselves: a part of the
+    product adds its schema module without editing a shared list."""
     import importlib
     import pkgutil
 
-    import storage
+    from storage import schema
 
-    for module in pkgutil.iter_modules(storage.__path__):
-        if module.name.startswith("schema"):
-            importlib.import_module(f"storage.{module.name}")
+    for module in pkgutil.iter_modules(schema.__path__):
+        importlib.import_module(f"storage.schema.{module.name}")
 
 
 async def apply_migrations(conn: Store) -> None:

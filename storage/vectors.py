@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from storage.db import Store
 
 #: chunks.embedded: 0 waits for a vector; 1 has one of its text; 2 withheld from a remote embedding
-#: endpoint by the owner's policy (no vector); 3 has one of its descriptor only (core/disclosure.py)
+#: endpoint by the owner's policy (no vector); 3 has one of its descriptor only (core/privacy/disclosure.py)
 WAITING, OF_TEXT, WITHHELD, OF_DESCRIPTOR = 0, 1, 2, 3
 PART_BITS = 12  # parts of 4096 chunk ids: folding new vectors rewrites about 200 KB
 FOLD_ROWS = 1024  # log rows that make a writer fold the log into the parts

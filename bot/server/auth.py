@@ -10,7 +10,7 @@ from collections.abc import Callable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.server.errors import TooLarge, TooManyRequests, error_response
-from core.clients import Client
+from core.serving.clients import Client
 from core.errors import UserFacingError
 from core.service import Service
 

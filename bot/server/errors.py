@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from starlette.responses import JSONResponse
 
-from core.api_errors import Conflict, NotAuthenticated, NotFound, NotPermitted
+from core.serving.api_errors import Conflict, NotAuthenticated, NotFound, NotPermitted
 from core.errors import EmbeddingModelMismatch, ModelUnavailable, StoreBusy, UserFacingError
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from bot.server.errors import error_body, status_of
 from bot.server.operations import Operations
 from bot.server.schemas import ListRequest, ReadRequest, SaveToolRequest, SearchRequest
-from core.clients import Client
+from core.serving.clients import Client
 from core.errors import UserFacingError
 
 INSTRUCTIONS = (

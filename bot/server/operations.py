@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from bot.server.indexing import BackgroundIndexer
 from bot.server.schemas import ListRequest, ReadRequest, SaveRequestBody, SearchRequest
-from core.clients import Client
-from core.memory_api import MAX_LIMIT, MAX_LIST_LIMIT, Filters
-from core.saves import MAX_SAVE_CHARS, SaveRequest
+from core.serving.clients import Client
+from core.serving.memory_api import MAX_LIMIT, MAX_LIST_LIMIT, Filters
+from core.serving.saves import MAX_SAVE_CHARS, SaveRequest
 from core.service import Service
 
 

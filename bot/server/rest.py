@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from bot.server.operations import Operations
 from bot.server.schemas import (CapabilitiesOut, ErrorOut, ListOut, ListRequest, ReadOut, ReadRequest, SaveOut,
                                 SaveRequestBody, SearchOut, SearchRequest)
-from core.clients import Client
+from core.serving.clients import Client
 from core.errors import UserFacingError
 
 router = APIRouter(prefix="/v1")

@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.memory_api import LIST_STATUSES, MAX_LIMIT, MAX_LIST_LIMIT, MAX_WINDOW
-from core.saves import MAX_FIELD_CHARS, MAX_SAVE_CHARS
-from core.sections import DEFAULT_SAVE_SECTION, SAVE_KINDS
+from core.serving.memory_api import LIST_STATUSES, MAX_LIMIT, MAX_LIST_LIMIT, MAX_WINDOW
+from core.serving.saves import MAX_FIELD_CHARS, MAX_SAVE_CHARS
+from core.serving.sections import DEFAULT_SAVE_SECTION, SAVE_KINDS
 
 DATE = ("a date or period: 2024, 2024-03, 2024-03-05, an ISO date and time, today, yesterday, last week, "
         "3 days ago (read in the owner's time zone)")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from core.agent.delimiters import neutralise
-from storage.keyword_query import ENGLISH_STOP_WORDS as STOP_WORDS
+from storage.keyword.query import ENGLISH_STOP_WORDS as STOP_WORDS
 from core.types import CITED_LOCATORS, LOCATOR_PATTERN, Answer, Citation, Locator
 
 REMOVED_MARK = "[citation removed: not among the sources read]"

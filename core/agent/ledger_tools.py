@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
     
     from core.agent.tools import Turn
-    from core.memory import Memory
-    from core.profile_book import ProfileBook
+    from core.memory.facade import Memory
+    from core.biographer.profile_book import ProfileBook
 
 MAX_LISTED = 200
 SAVED_FROM = "Told to the biographer"

@@ -13,11 +13,11 @@ from core.agent.citations import Evidence, claim_problems, said_by_owner
 from core.agent.delimiters import neutralise, source_block
 from core.agent.ledger_tools import LedgerTools
 from core.agent.schemas import MAX_SEARCH, MAX_WINDOW, Catalogue, ToolError, parse_arguments
-from core.disclosure import ALLOW, DENY, DESCRIPTORS_ONLY, WITHHELD, Disclosure
+from core.privacy.disclosure import ALLOW, DENY, DESCRIPTORS_ONLY, WITHHELD, Disclosure
 from core.errors import UserFacingError
-from core.memory import Memory
-from core.profile import EditRejected
-from core.profile_book import ProfileBook
+from core.memory.facade import Memory
+from core.biographer.profile import EditRejected
+from core.biographer.profile_book import ProfileBook
 from core.times import parse_utc, utc_iso_precise
 from core.types import Locator, SearchFilters
 from storage import documents as document_store
@@ -50,7 +50,7 @@ class Turn:
 class Toolbox(LedgerTools):
     """`remote`: the model reading the results is elsewhere, so sources are shown by the owner's
     disclosure policy: a denied source's passages are counted as withheld, a descriptors_only
-    source's shown by kind, people and date only (core/disclosure.py)."""
+    source's shown by kind, people and date only (core/privacy/disclosure.py)."""
 
     def __init__(self, *, memory: Memory, book: ProfileBook, zone: tzinfo, remember: Remember,
                  remote: bool = False) -> None:

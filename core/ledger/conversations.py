@@ -53,7 +53,7 @@ def _thread_of(head: str) -> str:
 
 async def pending(conn: Store, *, disclosed_only: bool = False) -> list[Conversation]:
     """Every conversation with messages extraction has not read, oldest material first (with
-    `disclosed_only`, of sources whose text may leave the machine: core/disclosure.py); documents
+    `disclosed_only`, of sources whose text may leave the machine: core/privacy/disclosure.py); documents
     left with nothing to read are marked done on the way."""
     groups: dict[tuple[str, str], list[tuple]] = {}
     for row in await store.pending_documents(conn, exclude_kinds=NOT_CONVERSATIONS, disclosed_only=disclosed_only):

@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from storage.keyword_query import ENGLISH_STOP_WORDS as STOP_WORDS
+from storage.keyword.query import ENGLISH_STOP_WORDS as STOP_WORDS
 
 # the commonest function words of the other languages owners write in (English ones come from
-# storage/keyword_query.py); they say nothing about which promise it is
+# storage/keyword/query.py); they say nothing about which promise it is
 _OTHER_STOP_WORDS = frozenset("""
 que para com por uma umas uns dos das nos nas pelo pela mas como mais muito isso esse essa este esta
 teu tua seu sua meu minha voce você eu tu ele ela nao não sim vou vai vais

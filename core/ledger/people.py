@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.ledger.book import OPEN, Ledger, LedgerItem
-from core.profile import EditRejected, section_body
+from core.biographer.profile import EditRejected, section_body
 from storage import ledger as store
 from storage import people as people_store
 

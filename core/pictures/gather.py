@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING
 
-from core.biographer import REPORT_KIND
+from core.biographer.runs import REPORT_KIND
 from core.dates import Period
 from core.errors import UserFacingError
 from core.pictures import KINDS, Picture

@@ -14,7 +14,7 @@ from core.providers.openai_errors import Endpoint, endpoint_errors
 class OpenAIEmbedder:
     """Queries and passages are sent alike; a model that needs prefixes is wrapped
     (core/providers/prefixes.py). `remote` unless the endpoint is on this machine: then the
-    owner's disclosure policy filters what is sent (core/disclosure.py)."""
+    owner's disclosure policy filters what is sent (core/privacy/disclosure.py)."""
 
     def __init__(self, *, model: str, base_url: str | None, api_key: str | None,
                  batch_size: int = 64, timeout: float = 60.0, remote: bool | None = None) -> None:

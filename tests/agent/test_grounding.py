@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from core.agent.loop import CONTINUE, CUT_MARK, EMPTY_ANSWER, NUDGE
 from core.agent.tool_markup import parse_text_calls
-from core.biographer import CUT_REPORT, NOT_READ, UNCHECKED
+from core.biographer.runs import CUT_REPORT, NOT_READ, UNCHECKED
 from core.config import Settings
 from core.providers.openai_chat import OpenAIChat
 from core.service import Service

@@ -3,7 +3,7 @@ fed back, and the step budget forcing a final answer."""
 
 from __future__ import annotations
 
-from core.biographer import UNCHECKED
+from core.biographer.runs import UNCHECKED
 from core.service import Service
 from storage import runs as run_store
 from tests.fakes.openai_server import FakeOpenAIServer

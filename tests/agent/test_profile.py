@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from core.errors import UserFacingError
-from core.profile import EditRejected, apply_edit, skeleton
+from core.biographer.profile import EditRejected, apply_edit, skeleton
 from core.service import Service
 from tests.agent.test_loop import locator_of, tool_messages
 from tests.fakes.openai_server import FakeOpenAIServer

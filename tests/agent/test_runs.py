@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from core.biographer import TokenCapReached
+from core.biographer.runs import TokenCapReached
 from core.config import Settings
 from core.service import Service
 from core.types import SearchFilters

@@ -7,7 +7,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from core.importers import ImportContext
-from core.memory import Memory
+from core.memory.facade import Memory
 from storage.db import open_database
 
 

@@ -2,7 +2,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from core.chunking import MAX_CHARS, OVERLAP, MessageChunker, prose_spans, render_message
+from core.memory.chunking import MAX_CHARS, OVERLAP, MessageChunker, prose_spans, render_message
 from core.types import Chunk, Message
 
 T0 = datetime(2024, 3, 5, 21, 7, tzinfo=timezone(timedelta(hours=1)))
@@ -146,7 +146,7 @@ def test_streamed_prose_gives_the_same_chunks_in_any_block_size(block_size):
         parts.append(rng.choice([". ", "\n", "\n\n", " ", "!\n   \n", "   "]))
     text = "  " + "".join(parts)
     blocks = [text[i:i + block_size] for i in range(0, len(text), block_size)]
-    from core.chunking import stream_prose_spans
+    from core.memory.chunking import stream_prose_spans
 
     streamed = list(stream_prose_spans(iter(blocks)))
     assert [(s, e) for s, e, _ in streamed] == list(prose_spans(text))

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from core.sources import forget_source, without_source
+from core.memory.sources import forget_source, without_source
 from storage import profile as profile_store
 from storage import timeline as timeline_store
 from tests.core.helpers import MAYA_CHAT, memory_at, whatsapp_export
@@ -73,7 +73,7 @@ def test_cli_forget_asks_for_confirmation_unless_told(tmp_path: Path, capsys):
 
 
 def test_forget_reaches_citations_inside_a_bracket_of_several():
-    from core.sources import without_source
+    from core.memory.sources import without_source
 
     bio = ("- Lives in Porto [doc1:0-10, doc2:5-9]\n"
            "- Moved for the bakery job [doc1:20-40; doc1:50-60]\n"

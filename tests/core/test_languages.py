@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from storage.keyword_query import keyword_query
-from storage.keyword_terms import index_text
-from storage.languages import detect_language
+from storage.keyword.query import keyword_query
+from storage.keyword.terms import index_text
+from storage.keyword.languages import detect_language
 from tests.core.helpers import memory_at
 from tests.fakes.embedder import HashEmbedder
 

@@ -145,14 +145,14 @@ async def test_a_query_vector_in_hand_ranks_the_same_whether_the_halves_run_at_o
         tmp_path, sources, monkeypatch, spare):
     """With the query's vector given, the halves run at once when a core is free and back to
     back when none is; either way search gives what it gives when it embeds the query itself."""
-    import core.search
+    import core.memory.search
 
     async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
         await memory.ingest([sources])
         await memory.warm_up()
         query = "knee physio long run"
         embedded = await memory.search(query)
-        monkeypatch.setattr(core.search, "spare_cores", lambda: spare)
+        monkeypatch.setattr(core.memory.search, "spare_cores", lambda: spare)
         given = await memory.searcher.search(query, query_vector=HashEmbedder().embed([query], query=True)[0])
     assert [(h.locator, round(h.score, 6)) for h in given] == [(h.locator, round(h.score, 6)) for h in embedded]
     assert given
@@ -278,8 +278,7 @@ async def test_an_interrupted_ingest_leaves_nothing_half_written_and_resumes(tmp
     export = whatsapp_export(tmp_path / "WhatsApp Chat with Maya.txt", lines)
     (tmp_path / "note.txt").write_text("first file, saved before the interruption", encoding="utf-8")
 
-    from core import ingest as ingest_module
-
+    from core.memory import ingest as ingest_module
     async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
         await memory.ingest([tmp_path / "note.txt"])
         original = ingest_module.MESSAGE_BATCH

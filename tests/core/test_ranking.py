@@ -1,4 +1,4 @@
-"""core/ranking.py on its own: pure functions, no store, no model."""
+"""core/memory/ranking.py on its own: pure functions, no store, no model."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from core.ranking import DATE_BOOST, KEYWORD_WEIGHT, MIN_SHARE, fuse_scores, query_dates, rank, relevance
-from storage.keyword_query import keyword_query
+from core.memory.ranking import DATE_BOOST, KEYWORD_WEIGHT, MIN_SHARE, fuse_scores, query_dates, rank, relevance
+from storage.keyword.query import keyword_query
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.indexer import REINDEX_KEY
+from core.memory.indexer import REINDEX_KEY
 from storage.meta import get_meta
 from tests.core.helpers import memory_at
 from tests.fakes.embedder import HashEmbedder, OtherHashEmbedder
@@ -145,7 +145,7 @@ async def test_a_killed_reindex_keeps_semantic_search_and_a_rerun_completes(tmp_
 
 
 async def test_warm_up_loads_the_index_and_a_forgotten_source_is_folded_away(tmp_path: Path, monkeypatch):
-    from core.sources import forget_source
+    from core.memory.sources import forget_source
     from storage import vectors as vector_store
 
     monkeypatch.setattr(vector_store, "FOLD_ROWS", 5)

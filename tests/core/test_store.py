@@ -67,3 +67,15 @@ async def test_checkpoint_empties_the_write_ahead_log(tmp_path):
         assert path.with_name(path.name + "-wal").stat().st_size > 0
         assert await store.checkpoint()
         assert path.with_name(path.name + "-wal").stat().st_size == 0
+
+
+def test_migrations_are_one_sequence_after_the_numbers_already_in_the_field():
+    """Applied numbers never change; every migration after them takes the next number."""
+    from storage.migrations import MIGRATIONS, _load_schema_modules
+
+    _load_schema_modules()
+    in_the_field = [1, 10, 20, 30, 40, 60, 70, 100, 110, 111, 112, 120, 130, 140, 160, 170, 171]
+    numbers = sorted(MIGRATIONS)
+    assert numbers[:len(in_the_field)] == in_the_field
+    newer = numbers[len(in_the_field):]
+    assert newer == list(range(172, 172 + len(newer)))

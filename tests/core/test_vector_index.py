@@ -13,7 +13,7 @@ from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import vectors as vector_store
 from storage.db import open_database
-from storage.keyword_reader import KeywordReader
+from storage.keyword.reader import KeywordReader
 from storage.meta import set_meta
 from storage.vector_index import VectorIndex
 
@@ -243,7 +243,7 @@ async def test_an_older_store_gets_its_parts_built_by_the_migration(tmp_path: Pa
 
 @pytest.mark.parametrize("ranges", [1, 3])
 async def test_keyword_ranges_searched_apart_give_the_same_best(tmp_path: Path, monkeypatch, ranges):
-    import storage.keyword_reader as keyword_reader
+    import storage.keyword.reader as keyword_reader
 
     monkeypatch.setattr(keyword_reader, "SPLIT_FROM", 0)
     path = tmp_path / "s.sqlite3"

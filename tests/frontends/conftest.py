@@ -11,7 +11,7 @@ import pytest
 from bot.commands import Commands
 from bot.telegram import TelegramFrontend
 from core.config import Settings
-from core.preferences import ScheduleDefaults
+from core.schedule.preferences import ScheduleDefaults
 from core.service import Service
 from tests.core.helpers import memory_at
 from tests.fakes.embedder import HashEmbedder

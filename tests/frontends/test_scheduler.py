@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.scheduler import build_runner, running_scheduler
-from core.jobs import latest_slot
+from core.schedule.jobs import latest_slot
 from tests.frontends.conftest import OWNER, running_bot, telegram_settings
 from tests.frontends.fakes import Question, ScriptedService
 

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.chunking import MessageChunker
+from core.memory.chunking import MessageChunker
 from core.errors import ImportFailed, UnsupportedFormat
 from core.importers import default_importers, pick_importer
 from core.importers.base import ImportContext

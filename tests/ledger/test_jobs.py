@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bot.scheduler import build_runner
-from core.gate import AgentGate
+from core.biographer.gate import AgentGate
 from tests.ledger.conftest import item, locator, proposals, whatsapp
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from bot.scheduler import build_runner
-from core.jobs import ledger_reminders
+from core.schedule.jobs import ledger_reminders
 from core.providers.openai_chat import OpenAIChat
 from tests.ledger.harness import Clock, lena_on_telegram, lena_service, lena_settings
 
@@ -94,7 +94,7 @@ class FailingNotifier:
 
 
 async def test_a_reminder_that_could_not_be_sent_is_sent_at_the_next_slot(tmp_path, settings):
-    from core.preferences import Preferences
+    from core.schedule.preferences import Preferences
 
     preferences = Preferences(timezone="Europe/Lisbon", question_time="19:00", questions_per_day=1,
                               quiet_hours="off", report_day="sun", report_time="18:00")

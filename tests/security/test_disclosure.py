@@ -14,7 +14,7 @@ import pytest
 from bot.cli import main
 from bot.compose import open_service
 from core.config import Settings
-from core.disclosure import WITHHELD, descriptor, provider_safe
+from core.privacy.disclosure import WITHHELD, descriptor, provider_safe
 from core.providers.openai_chat import OpenAIChat
 from core.providers.openai_embedder import OpenAIEmbedder
 from core.types import Conversation, Message, SourceDocument

@@ -16,7 +16,7 @@ import pytest
 from bot.cli import main
 from bot.compose import open_memory
 from core.config import Settings
-from core.sources import export_sources
+from core.memory.sources import export_sources
 from storage.backup import backup_database
 from tests.fakes.embedder import HashEmbedder
 

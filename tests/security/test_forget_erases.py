@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from bot.cli import main
-from core.sources import forget_source
+from core.memory.sources import forget_source
 from storage import people as people_store
 from storage.db import store_files
 from tests.core.helpers import memory_at, whatsapp_export

@@ -17,7 +17,7 @@ from mcp import Client as McpClient
 from mcp.client.streamable_http import streamable_http_client
 
 from bot.server.run import serving
-from core.clients import OPERATIONS
+from core.serving.clients import OPERATIONS
 from core.config import Settings
 from core.ports import LLM
 from core.service import Service

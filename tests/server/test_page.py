@@ -17,8 +17,8 @@ import pytest
 from bot.cli import main
 from bot.server.page.markdown import render_markdown
 from bot.server.page.views import timeline_zoom
-from core.api_errors import NotAuthenticated
-from core.page_sessions import PageSessions
+from core.serving.api_errors import NotAuthenticated
+from core.serving.page_sessions import PageSessions
 from core.types import SearchFilters, TimelineEvent
 from storage import questions as question_store
 from storage import timeline as timeline_store

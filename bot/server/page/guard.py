@@ -23,7 +23,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from core.page_sessions import PageSession
+from core.serving.page_sessions import PageSession
 
 COOKIE = "biographer_session"
 CSRF_FIELD = "csrf"
@@ -119,7 +119,7 @@ class PageGuard:
 
 async def current_session(request: Request) -> PageSession:
     """The session the cookie names (a FastAPI dependency of every page and post)."""
-    from core.api_errors import NotAuthenticated
+    from core.serving.api_errors import NotAuthenticated
 
     try:
         return await request.app.state.service.page_session(request.cookies.get(COOKIE))

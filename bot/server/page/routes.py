@@ -15,12 +15,12 @@ from bot.server.page import guard, views
 from bot.server.page.guard import current_session, posted_by_page
 from bot.server.page.imports import ImportJobs
 from bot.server.page.markdown import link_citations, render_markdown
-from core.api_errors import NotAuthenticated
+from core.serving.api_errors import NotAuthenticated
 from core.dates import parse_bound
 from core.errors import UserFacingError
-from core.memory_api import MAX_LIMIT, Filters
-from core.page_sessions import PageSession
-from core.profile import citations_in
+from core.serving.memory_api import MAX_LIMIT, Filters
+from core.serving.page_sessions import PageSession
+from core.biographer.profile import citations_in
 from core.service import Service
 
 router = APIRouter(include_in_schema=False)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
-from core.profile import unified_diff
+from core.biographer.profile import unified_diff
 from core.times import parse_utc
 from core.types import ProfileEdit, TimelineEvent
 

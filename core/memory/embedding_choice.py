@@ -1,0 +1,118 @@
+"""Which embedding model a store gets when the owner names none (BIOGRAPHER_EMBEDDING_MODEL=auto,
+the default): all-MiniLM-L6-v2 while most of its text is English (fast, and what English stores
+always had), the multilingual multilingual-e5-small when most is not (MiniLM knows English only:
+on other languages its semantic search is close to random). The choice is made from the text saved
+before the first vectors are written, then recorded: a store never mixes two models. When the
+text changes its mind later, the owner is told and offered `biographer reindex`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.config import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
+from core.ports import Embedder
+from core.providers.lazy import LazyEmbedder
+from storage import chunks as chunk_store
+from storage.keyword.languages import NAMES, UNKNOWN
+
+if TYPE_CHECKING:
+    from storage.db import Store
+
+#: the models "auto" chooses between (both ship in packages, neither needs a network)
+AUTO_MODELS = (DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL)
+NOT_ENGLISH_SHARE = 0.5  # of the text whose language could be told
+
+
+@dataclass(frozen=True)
+class LanguageMix:
+    """Characters of stored text per language ("" for text too short to tell)."""
+
+    chars: dict[str, int]
+
+    @property
+    def told(self) -> int:
+        return sum(n for language, n in self.chars.items() if language != UNKNOWN)
+
+    @property
+    def not_english(self) -> float:
+        """The share of the text of known language that is not English."""
+        told = self.told
+        return (told - self.chars.get("en", 0)) / told if told else 0.0
+
+    def describe(self, *, top: int = 3) -> str:
+        """"82% Russian, 15% English" (shares of the text whose language could be told)."""
+        told = self.told
+        ranked = sorted(((n, lang) for lang, n in self.chars.items() if lang != UNKNOWN and n), reverse=True)
+        shown = [f"{round(100 * n / told)}% {NAMES.get(lang, lang)}" for n, lang in ranked[:top]]
+        return ", ".join(shown) or "not known yet"
+
+    def main_language(self) -> str:
+        ranked = sorted(((n, lang) for lang, n in self.chars.items() if lang != UNKNOWN), reverse=True)
+        return NAMES.get(ranked[0][1], ranked[0][1]) if ranked else "unknown"
+
+
+async def language_mix(conn: Store) -> LanguageMix:
+    return LanguageMix({language: chars for language, (_, chars) in (await chunk_store.language_counts(conn)).items()})
+
+
+def pick_model(mix: LanguageMix) -> str:
+    return MULTILINGUAL_EMBEDDING_MODEL if mix.not_english > NOT_ENGLISH_SHARE else DEFAULT_EMBEDDING_MODEL
+
+
+class AutoEmbedder(LazyEmbedder):
+    """An Embedder whose model is chosen by the indexer (`choose`) before it embeds: the store's
+    recorded model, or the one its languages call for. Loads the model on first use; both
+    candidates run here (`remote` False)."""
+
+    def __init__(self, load: Callable[[str], Embedder]) -> None:
+        super().__init__(lambda: load(self.name))  # dim, max_tokens and embed go through `model`
+        self._load_model = load
+        self._loaded: dict[str, Embedder] = {}
+        self.chosen: str | None = None
+
+    def choose(self, model: str) -> None:
+        self.chosen = model
+
+    @property
+    def model(self) -> Embedder:
+        if self.name not in self._loaded:
+            self._loaded[self.name] = self._load_model(self.name)
+        return self._loaded[self.name]
+
+    @property
+    def name(self) -> str:
+        return self.chosen or DEFAULT_EMBEDDING_MODEL  # known without loading it
+
+
+@dataclass(frozen=True)
+class EmbeddingAdvice:
+    """What the owner should know about the store's embedding model and its languages."""
+
+    recorded: str | None  # the store's model (None: nothing embedded yet)
+    recommended: str  # the model its languages call for
+    mix: LanguageMix
+    automatic: bool  # BIOGRAPHER_EMBEDDING_MODEL is "auto"
+
+    @property
+    def note(self) -> str:
+        """A sentence when the store's model does not suit its text; "" otherwise."""
+        if self.recorded != DEFAULT_EMBEDDING_MODEL or self.recommended != MULTILINGUAL_EMBEDDING_MODEL:
+            return ""
+        how = ("run `biographer reindex`" if self.automatic else
+               f"run `BIOGRAPHER_EMBEDDING_MODEL={MULTILINGUAL_EMBEDDING_MODEL} biographer reindex` "
+               "(and keep that setting)")
+        return (f"Most of your text is not in English ({self.mix.describe()}), but this store's embedding "
+                f"model, {DEFAULT_EMBEDDING_MODEL}, knows English only, so searching by meaning finds little "
+                f"in it: {how} to switch to the multilingual {MULTILINGUAL_EMBEDDING_MODEL} (keyword search "
+                "and grep work meanwhile).")
+
+
+def chosen_note(model: str, mix: LanguageMix) -> str:
+    """What the owner is told when "auto" picks the multilingual model for a new store."""
+    if model != MULTILINGUAL_EMBEDDING_MODEL:
+        return ""
+    return (f"Most of your text is not in English ({mix.describe()}): it is searched by meaning with the "
+            f"multilingual embedding model {MULTILINGUAL_EMBEDDING_MODEL}.")
+

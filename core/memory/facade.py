@@ -1,0 +1,191 @@
+"""The memory core's facade: save sources, index them, search, grep and read them back."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.importers.base import ImportContext, Importer
+from core.ports import Embedder, Progress, no_progress
+from core.memory.search import PersonNames, Searcher
+from core.memory.sources import Forgotten, clean_raw_copies, forget_source
+from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
+from core.memory.spelling_hints import spelling_hints
+from core.errors import UserFacingError
+from storage import chunks as chunk_store
+from storage import documents as document_store
+from storage import messages as message_store
+from storage import people as people_store
+from storage import profile as profile_store
+from storage.db import Store, open_database
+from storage.meta import get_meta
+
+if TYPE_CHECKING:
+    from core.memory.embedding_choice import EmbeddingAdvice
+    from core.memory.indexer import Indexer
+    from core.memory.ingest import Ingestor
+
+
+@asynccontextmanager
+async def open_store(path: Path, *, busy_seconds: float,
+                     private_folders: Sequence[Path] = ()) -> AsyncIterator[Store]:
+    """The store at `path` (created and migrated if needed), whose writes wait up to `busy_seconds`
+    for another process's write lock; it and `private_folders` are made owner-only."""
+    async with open_database(path, private_folders=private_folders, busy_deadline=busy_seconds) as store:
+        yield store
+
+
+class Memory:
+    def __init__(self, conn: Store, *, embedder: Embedder, context: ImportContext,
+                 raw_dir: Path, backup_dir: Path | None = None, importers: list[Importer] | None = None,
+                 person_names: PersonNames | None = None) -> None:
+        self.conn = conn
+        self.raw_dir = raw_dir
+        self.backup_dir = backup_dir
+        self.embedder = embedder
+        self.context = context
+        self.raw_dir = raw_dir
+        self._importers = importers
+        # the person filter matches every name the people table knows for that person
+        self.searcher = Searcher(conn, embedder,
+                                 person_names=person_names or (lambda name: people_store.names_of(conn, name)))
+
+    # importing and embedding load the importers and numpy: only the commands that need them pay
+    @cached_property
+    def ingestor(self) -> Ingestor:
+        from core.importers import default_importers
+        from core.memory.ingest import Ingestor
+
+        return Ingestor(self.conn, importers=self._importers or default_importers(), context=self.context,
+                        raw_dir=self.raw_dir)
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        from core.memory.indexer import Indexer
+
+        return Indexer(self.conn, self.embedder)
+
+    async def ingest(self, paths: Sequence[Path], *, progress: Progress = no_progress,
+                     index: bool = True) -> IngestReport:
+        """Save every file (each document in one transaction), then embed what is new.
+
+        With `index=False` the model is not even loaded: saving needs none, and a model mismatch
+        is reported when indexing runs."""
+        if index:
+            await self.indexer.check_model()
+        if self.context.transcriber is not None or self.context.describer is not None:
+            await self.refresh_spelling_hints()
+        report = await self.ingestor.ingest_paths(paths, progress=progress)
+        if report.messages_added:
+            await people_store.sync_from_messages(self.conn)
+        if index:
+            await self.indexer.index_pending(progress=progress)
+        if report.chunks_added:
+            report.notes.extend(await self.embedding_notes())
+        return report
+
+    async def embedding_notes(self) -> list[str]:
+        """What the owner should hear about the embedding model after an import: the model "auto"
+        just picked for their languages, or that the store's model no longer suits its text."""
+        from core.memory.embedding_choice import chosen_note, language_mix
+
+        notes = []
+        if self.indexer.chose:
+            notes.append(chosen_note(self.indexer.chose, await language_mix(self.conn)))
+            self.indexer.chose = None
+        notes.append((await self.indexer.advice()).note)
+        return [note for note in notes if note]
+
+    async def save(self, documents: Sequence[SourceDocument], *, index: bool = True) -> IngestReport:
+        """Save documents made elsewhere (forwarded messages, the owner's own words)."""
+        await self.indexer.check_model()
+        report = IngestReport()
+        for document in documents:
+            report.merge(await self.ingestor.save_document(document))
+        if report.messages_added:
+            await people_store.sync_from_messages(self.conn)
+        if index:
+            await self.indexer.index_pending()
+        return report
+
+    async def refresh_spelling_hints(self) -> Sequence[str]:
+        """Names the transcriber and the vision model should spell right, from the profile
+        (bio.md) and the people who write most, as they are now."""
+        profile = await profile_store.get_profile(self.conn) or ""
+        names = await message_store.frequent_senders(self.conn, limit=200)
+        self.context = replace(self.context, spelling_hints=tuple(spelling_hints(profile, names)))
+        self.ingestor.context = self.context
+        return self.context.spelling_hints
+
+    async def forget(self, document_id: int) -> Forgotten:
+        """Delete a source and everything taken from it, here and in every backup (see
+        core.memory.sources.forget_source)."""
+        return await forget_source(self.conn, document_id, raw_dir=self.raw_dir, backup_dir=self.backup_dir)
+
+    async def clean_raw_copies(self) -> int:
+        """Delete the raw copies no source refers to; returns how many."""
+        return await clean_raw_copies(self.conn, self.raw_dir)
+
+    async def policy_changed(self, document_ids: list[int], policy: str) -> int:
+        """A disclosure policy changed for these sources (see Indexer.policy_changed)."""
+        return await self.indexer.policy_changed(document_ids, policy)
+
+    async def embedding_advice(self) -> EmbeddingAdvice:
+        """The store's languages, its embedding model and the one its languages call for."""
+        return await self.indexer.advice()
+
+    async def warm_up(self, *, vector_budget_bytes: int | None = None) -> None:
+        """Load what searches keep in memory (the vector index) now, not at the first search:
+        for long-running processes (the bots, the server)."""
+        await self.searcher.warm_up(vector_budget_bytes=vector_budget_bytes)
+
+    async def index_pending(self, *, progress: Progress = no_progress) -> int:
+        return await self.indexer.index_pending(progress=progress)
+
+    async def reindex(self, *, progress: Progress = no_progress) -> int:
+        return await self.indexer.reindex(progress=progress)
+
+    async def check_filters(self, filters: SearchFilters) -> None:
+        """A kind the store does not hold is a mistake to point out, not an empty result."""
+        if not filters.kinds:
+            return
+        held = await document_store.kinds(self.conn)
+        unknown = [k for k in filters.kinds if k not in held]
+        if unknown:
+            raise UserFacingError(f"no sources of kind {', '.join(map(repr, unknown))}",
+                                  hint="kinds in your store: " + (", ".join(held) or "none yet"))
+
+    async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
+                     filters: SearchFilters = SearchFilters()) -> list[SearchHit]:
+        await self.check_filters(filters)
+        if mode != "keyword":
+            await self.indexer.check_model()
+        return await self.searcher.search(query, limit=limit, mode=mode, filters=filters)
+
+    async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,
+                   newest_first: bool = True, filters: SearchFilters = SearchFilters()) -> GrepPage:
+        await self.check_filters(filters)
+        return await self.searcher.grep(pattern, regex=regex, page=page, page_size=page_size,
+                                        newest_first=newest_first, filters=filters)
+
+    async def read(self, locator: Locator | str, *, window: int = 0) -> SourceText:
+        return await self.searcher.read(locator, window=window)
+
+    async def stats(self) -> dict:
+        chunks, pending = await chunk_store.count_chunks(self.conn)
+        kinds = {k.kind: {"documents": k.documents, "chunks": k.chunks}
+                 for k in await document_store.count_by_kind(self.conn)}
+        messages = await message_store.count_messages(self.conn)
+        return {
+            "documents": sum(k["documents"] for k in kinds.values()),
+            "chunks": chunks,
+            "chunks_pending_index": pending,
+            "messages": messages,
+            "by_kind": kinds,
+            "embedding_model": await get_meta(self.conn, "embedding_model"),
+            "embedding_dim": int(await get_meta(self.conn, "embedding_dim") or 0) or None,
+        }

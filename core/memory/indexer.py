@@ -1,0 +1,166 @@
+"""Embedding saved chunks in batches, resumable: each batch commits, so a kill loses nothing done.
+A reindex replaces vectors batch by batch: until a chunk's turn comes, its old vector serves."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import numpy as np
+
+from core.privacy.disclosure import DENY, DESCRIPTORS_ONLY, descriptor, provider_safe
+from core.memory.embedding_choice import AUTO_MODELS, AutoEmbedder, EmbeddingAdvice, language_mix, pick_model
+from core.errors import EmbeddingModelMismatch
+from core.ports import Embedder, Progress, no_progress
+from storage import chunks as chunk_store
+from storage import disclosure as disclosure_store
+from storage import vectors as vector_store
+from storage.db import Store
+from storage.meta import delete_meta, get_meta, set_meta
+
+REINDEX_KEY = "reindex_model"  # set while a full reindex with this model is unfinished
+
+_STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d\] ", re.M)
+
+
+def embedding_text(chunk_text: str) -> str:
+    """Chunk text without the per-line timestamps: they carry no meaning for the model and would
+    use up its short window (MiniLM reads 256 tokens)."""
+    return _STAMP.sub("", chunk_text)
+
+
+class Indexer:
+    def __init__(self, conn: Store, embedder: Embedder, *, batch_size: int = 64) -> None:
+        self.conn = conn
+        self.embedder = embedder
+        self.batch_size = batch_size
+        self.chose: str | None = None  # the model "auto" picked for this store, when it just did
+
+    @property
+    def automatic(self) -> bool:
+        return isinstance(self.embedder, AutoEmbedder)
+
+    async def check_model(self) -> None:
+        """Record the model on first use; refuse to mix vectors of two models afterwards. With
+        "auto", the store's own model, or for a store with none yet the one its text calls for,
+        recorded once there is text to tell by."""
+        recorded = await get_meta(self.conn, "embedding_model")
+        if isinstance(self.embedder, AutoEmbedder):
+            if recorded is not None:
+                self.embedder.choose(recorded if recorded in AUTO_MODELS else AUTO_MODELS[0])
+            else:
+                mix = await language_mix(self.conn)
+                self.embedder.choose(pick_model(mix))
+                if not mix.chars:
+                    return  # nothing saved yet: chosen when there is
+                self.chose = self.embedder.name
+        if recorded is None:
+            async with self.conn.transaction():
+                await set_meta(self.conn, "embedding_model", self.embedder.name)
+                await set_meta(self.conn, "embedding_dim", str(self.embedder.dim))
+            return
+        if recorded != self.embedder.name:
+            raise EmbeddingModelMismatch(
+                f"this store was indexed with embedding model {recorded!r}, "
+                f"but {self.embedder.name!r} is configured",
+                hint="set BIOGRAPHER_EMBEDDING_MODEL back, or run `biographer reindex` to re-embed everything",
+            )
+
+    async def index_pending(self, *, progress: Progress = no_progress) -> int:
+        await self.check_model()
+        total, pending = await chunk_store.count_chunks(self.conn)
+        generation = await vector_store.generation(self.conn)
+        done = 0
+        if pending:
+            progress("indexing", 0, pending)
+        while True:
+            batch = await vector_store.pending_chunks(self.conn, limit=self.batch_size)
+            if not batch:
+                await self._nothing_waits()
+                break
+            withheld, descriptors = await self._withheld(batch) if self.embedder.remote else ([], {})
+            apart = set(withheld) | set(descriptors)
+            texts = [(cid, text, h) for cid, text, h in batch if cid not in apart]
+            # the same text is embedded once: reuse stored vectors, and embed each new text once
+            by_hash = await vector_store.vectors_by_text_hash(self.conn, [h for _, _, h in texts])
+            todo = {h: self._outgoing(embedding_text(text)) for _, text, h in texts if h not in by_hash}
+            if todo or descriptors:
+                embedded = np.asarray(await asyncio.to_thread(
+                    self.embedder.embed, [*todo.values(), *descriptors.values()]), dtype=np.float32)
+                for h, vector in zip(todo, embedded):
+                    by_hash[h] = vector.tobytes()
+                described = {cid: vector.tobytes() for cid, vector in zip(descriptors, embedded[len(todo):])}
+            else:
+                described = {}
+            vectors = {cid: by_hash[h] for cid, _, h in texts}
+            async with self.conn.transaction():
+                if await vector_store.generation(self.conn) != generation:
+                    break  # another process began a reindex with another model: it embeds these
+                await vector_store.store_vectors(self.conn, list(vectors.items()), generation=generation)
+                await vector_store.store_vectors(self.conn, list(described.items()), generation=generation,
+                                                 state=vector_store.OF_DESCRIPTOR)
+                await vector_store.withhold(self.conn, withheld)
+            done += len(batch)
+            progress("indexing", done, pending)
+        return done
+
+    def _outgoing(self, text: str) -> str:
+        """What is sent for a text: provider-safe when it leaves the machine."""
+        return provider_safe(text) if self.embedder.remote else text
+
+    async def _withheld(self, batch: list[tuple[int, str, str]]) -> tuple[list[int], dict[int, str]]:
+        """For a remote endpoint, by the owner's policy: the chunks that get no vector, and those
+        embedded from their descriptor (with the descriptor's text)."""
+        disclosures = await disclosure_store.chunk_disclosures(self.conn, [cid for cid, _, _ in batch])
+        withheld, descriptors = [], {}
+        for cid, _, _ in batch:
+            found = disclosures.get(cid)
+            if found is None or found.policy == DENY:
+                withheld.append(cid)
+            elif found.policy == DESCRIPTORS_ONLY:
+                descriptors[cid] = descriptor(found.kind, found.speakers, found.time_start)
+        return withheld, descriptors
+
+    async def policy_changed(self, document_ids: list[int], policy: str) -> int:
+        """A policy changed for these sources: with a remote endpoint their passages are embedded
+        again under it at the next indexing (their old vectors serve meanwhile), or, denied, lose
+        their vectors now. Returns how many passages changed."""
+        if not self.embedder.remote or not document_ids:
+            return 0
+        async with self.conn.transaction():
+            if policy == DENY:
+                return await vector_store.withhold_documents(self.conn, document_ids)
+            return await vector_store.mark_documents_pending(self.conn, document_ids)
+
+    async def _nothing_waits(self) -> None:
+        """A reindex is complete, and vectors deleted meanwhile (a forgotten source) get folded."""
+        finished = await get_meta(self.conn, REINDEX_KEY) is not None
+        if finished or await vector_store.fold_due(self.conn):
+            async with self.conn.transaction():
+                await delete_meta(self.conn, REINDEX_KEY)
+                if await vector_store.fold_due(self.conn):
+                    await vector_store.fold_log(self.conn)
+
+    async def advice(self) -> EmbeddingAdvice:
+        mix = await language_mix(self.conn)
+        return EmbeddingAdvice(recorded=await get_meta(self.conn, "embedding_model"), recommended=pick_model(mix),
+                               mix=mix, automatic=self.automatic)
+
+    async def reindex(self, *, progress: Progress = no_progress) -> int:
+        """Embed every chunk again with the configured model ("auto": the one the store's
+        languages call for), batch by batch; a rerun after an interruption resumes. With the same
+        model the old vectors serve searches until each is replaced; with another model its
+        vectors start a new generation, searched alone (the old model's vectors cannot be
+        compared with its queries), and grow batch by batch."""
+        if isinstance(self.embedder, AutoEmbedder):
+            self.embedder.choose(await get_meta(self.conn, REINDEX_KEY) or pick_model(await language_mix(self.conn)))
+        if await get_meta(self.conn, REINDEX_KEY) != self.embedder.name:
+            async with self.conn.transaction():
+                if (await get_meta(self.conn, "embedding_model") != self.embedder.name
+                        or await get_meta(self.conn, "embedding_dim") != str(self.embedder.dim)):
+                    await vector_store.start_generation(self.conn)
+                await vector_store.mark_all_for_reindex(self.conn)
+                await set_meta(self.conn, "embedding_model", self.embedder.name)
+                await set_meta(self.conn, "embedding_dim", str(self.embedder.dim))
+                await set_meta(self.conn, REINDEX_KEY, self.embedder.name)
+        return await self.index_pending(progress=progress)

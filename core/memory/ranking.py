@@ -1,0 +1,183 @@
+"""Hybrid ranking as pure functions: fusion of the keyword and semantic lists,
+boosts, and adjacent hits grouped into passages. Tuned on LoCoMo (README, "Benchmarks") with
+bench/locomo_tune.py, which runs these same functions over cached candidate lists."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
+from typing import Protocol
+
+from core.memory.chunking import MAX_CHARS
+from core.times import parse_utc
+
+
+class Row(Protocol):
+    """What ranking needs of a chunk (storage.chunks.StoredChunk has it)."""
+
+    id: int
+    document_id: int
+    char_start: int
+    char_end: int
+    text: str
+    time_start: str | None
+    time_end: str | None
+
+
+# Hybrid ranking, tuned on LoCoMo (see README, "Benchmarks"): each list's scores min-max
+# normalised and mixed (keyword search is the stronger list with a small English model), a boost
+# for chunks dated within a period the query names, a smaller one for chunks whose neighbour
+# ranks well (conversations spread a topic over consecutive chunks), and adjacent hits returned
+# as one passage within a character budget of `limit` chunks.
+KEYWORD_WEIGHT = 0.6
+DATE_BOOST = 0.4
+DATE_SLACK = timedelta(days=1)
+NEIGHBOUR_BOOST = 0.2
+
+
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    "january february march april may june july august september october november december".split())}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_DATE_PATTERNS = (
+    re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b"),
+    re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH},?\s+{_YEAR}\b", re.I),
+    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I),
+    re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I),
+    re.compile(rf"\b(?:in|of|during|since|from|by)\s+{_YEAR}\b", re.I),
+)
+
+
+def query_dates(query: str) -> list[tuple[date, date]]:
+    """Calendar periods a query names explicitly ("3 June, 2023", "October 13, 2023", "August 2023",
+    "in 2022", "2023-06-03"), as inclusive (first day, last day). Relative dates are not guessed."""
+    found: list[tuple[date, date]] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in _DATE_PATTERNS:
+        for m in pattern.finditer(query):
+            if any(s < m.end() and m.start() < e for s, e in taken):
+                continue
+            parts = m.groupdict()
+            year = int(parts["year"])
+            month_text = parts.get("month")
+            month = (int(month_text) if month_text and month_text.isdigit()
+                     else _MONTHS.get((month_text or "").lower()))
+            try:
+                if parts.get("day"):
+                    first = last = date(year, month, int(parts["day"]))
+                elif month:
+                    first = date(year, month, 1)
+                    last = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+                else:
+                    first, last = date(year, 1, 1), date(year, 12, 31)
+            except (TypeError, ValueError):
+                continue
+            taken.append((m.start(), m.end()))
+            found.append((first, last))
+    return found
+
+
+def _normalised(ranked: list[tuple[int, float]]) -> dict[int, float]:
+    """Scores mapped to [0, 1] within their list (best 1, worst 0)."""
+    if not ranked:
+        return {}
+    values = [s for _, s in ranked]
+    lo, span = min(values), (max(values) - min(values)) or 1.0
+    return {cid: (s - lo) / span for cid, s in ranked}
+
+
+def fuse_scores(keyword: list[tuple[int, float]], semantic: list[tuple[int, float]], *,
+                keyword_weight: float = KEYWORD_WEIGHT) -> dict[int, float]:
+    """A weighted sum of the two lists' normalised scores (measured better than RRF here)."""
+    a, b = _normalised(keyword), _normalised(semantic)
+    return {cid: keyword_weight * a.get(cid, 0.0) + (1 - keyword_weight) * b.get(cid, 0.0)
+            for cid in dict.fromkeys([*a, *b])}
+
+
+MIN_SHARE = 0.01  # the least a keyword match is shown as
+
+
+def relevance(keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]], *,
+              keyword_weight: float = KEYWORD_WEIGHT) -> dict[int, float]:
+    """The score shown with each result, in [0, 1], and what it means: the passage's keyword score
+    as a share of the best keyword match for this query (bm25, higher better), and the cosine
+    similarity of its meaning to the query's, weighted as fusion weighs them. A passage found by one
+    half only is scored by that half. Ranking itself uses `rank` (each list min-max normalised,
+    plus the date and neighbour boosts), whose numbers mean nothing outside one query: a hit
+    scored 0.0000 or 1.4 there told a reader nothing."""
+    best = max((s for _, s in keyword), default=0.0)
+    # a word that is in most passages weighs almost nothing in bm25, but a match is still a match
+    share = {cid: max(s / best, MIN_SHARE) for cid, s in keyword} if best > 0 else {}
+    meaning = {cid: min(max(s, 0.0), 1.0) for cid, s in semantic}
+    if not meaning:
+        return share
+    if not share:
+        return meaning
+    return {cid: keyword_weight * share.get(cid, 0.0) + (1 - keyword_weight) * meaning.get(cid, 0.0)
+            for cid in dict.fromkeys([*share, *meaning])}
+
+
+def _within(row: Row, periods: list[tuple[date, date]]) -> bool:
+    start, end = parse_utc(row.time_start), parse_utc(row.time_end or row.time_start)
+    if start is None or end is None:
+        return False
+    return any(start.date() <= last + DATE_SLACK and end.date() >= first - DATE_SLACK
+               for first, last in periods)
+
+
+def _adjacent(rows: dict[int, Row]) -> dict[int, list[int]]:
+    """Chunks among `rows` that follow one another in their document (touching or overlapping)."""
+    out: dict[int, list[int]] = {}
+    ordered = sorted(rows.values(), key=lambda r: (r.document_id, r.char_start))
+    for a, b in zip(ordered, ordered[1:]):
+        if a.document_id == b.document_id and b.char_start <= a.char_end + 2 and b.char_end > a.char_end:
+            out.setdefault(a.id, []).append(b.id)
+            out.setdefault(b.id, []).append(a.id)
+    return out
+
+
+def _passages(order: list[int], rows: dict[int, Row],
+              neighbours: dict[int, list[int]], *, limit: int, budget: int) -> list[list[int]]:
+    """Best-first groups of chunk ids: a chunk next to one already taken joins its group, so one
+    result shows both; at most `limit` groups and `budget` characters in all."""
+    groups: list[list[int]] = []
+    group_of: dict[int, list[int]] = {}
+    used = 0
+    for cid in order:
+        if cid not in rows:
+            continue
+        home = next((group_of[n] for n in neighbours.get(cid, ()) if n in group_of), None)
+        if home is None and len(groups) >= limit:
+            break
+        size = len(rows[cid].text.strip())
+        if used + size > budget and (groups or home is not None):
+            continue
+        used += size
+        if home is None:
+            home = []
+            groups.append(home)
+        home.append(cid)
+        group_of[cid] = home
+    return groups
+
+
+
+def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]],
+         rows: Mapping[int, Row], *, limit: int) -> tuple[list[list[int]], dict[int, float]]:
+    """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score."""
+    scores = fuse_scores(list(keyword), list(semantic))
+    periods = query_dates(query)
+    if periods:
+        for cid in scores:
+            if (row := rows.get(cid)) is not None and _within(row, periods):
+                scores[cid] += DATE_BOOST
+    neighbours = _adjacent(rows)
+    boosted = {cid: s + NEIGHBOUR_BOOST * max((scores.get(n, 0.0) for n in neighbours.get(cid, ())), default=0.0)
+               for cid, s in scores.items()}
+    groups = _passages(sorted(boosted, key=boosted.__getitem__, reverse=True), rows, neighbours,
+                       limit=limit, budget=limit * MAX_CHARS)
+    return groups, boosted

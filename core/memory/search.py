@@ -1,0 +1,367 @@
+"""Hybrid search (semantic + keyword candidates, ranked by core/memory/ranking.py), grep and read-back
+over the store."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from core.memory import ranking
+from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
+from core.privacy.disclosure import DENY
+from core.errors import LocatorError, UserFacingError
+from core.times import parse_utc, utc_iso
+from core.ports import Embedder
+from core.types import DOCUMENT_END, GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText
+from storage import chunks as chunk_store
+from storage import disclosure as disclosure_store
+from storage import documents as document_store
+from storage import messages as message_store
+from storage.keyword.query import keyword_phrase, keyword_query
+from storage.keyword.reader import KeywordReader
+
+if TYPE_CHECKING:  # numpy and the vector index load in 0.1 s: grep and read never need them
+    import numpy as np
+
+    from storage.db import Store
+    from storage.vector_index import VectorIndex
+
+# Candidate depths for hybrid search; the ranking itself lives in core/memory/ranking.py.
+HYBRID_DEPTH = 100  # keyword candidates
+SEMANTIC_DEPTH = 50  # semantic candidates, ranked exactly from a short list of sign-bit hits
+# the short list: at least SHORTLIST sign-bit hits, BIT_OVERSAMPLE times the depth when deeper.
+# On real embeddings (LoCoMo, 1.3k-5.9k vectors pooled) 100 held 98.2-98.7% of the exact top 10,
+# 400 held 99.9%; reading 400 float vectors by id costs about 2 ms at a million chunks
+SHORTLIST = 400
+BIT_OVERSAMPLE = 8
+MODES = ("hybrid", "keyword", "semantic")
+# a filter that keeps at most this many chunks has all of them ranked exactly
+EXACT_FILTER_CAP = 1_000
+LINE_MARGIN = 400  # characters read beyond a window to finish its first and last lines
+
+MAX_LIMIT = 1000  # search results, grep page size
+MAX_PAGE = 1_000_000
+
+PersonNames = Callable[[str], Awaitable[list[str]]]
+Ranked = tuple[list[tuple[int, float]], dict[int, chunk_store.StoredChunk]]  # (id, score) best first; chunks by id
+
+
+def checked_number(name: str, value: int, *, low: int, high: int) -> int:
+    """`value` when it is a whole number in [low, high]; else one line saying what is wanted (the
+    agent's tool path and library callers reach here without the CLI's argument checks)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:21] + "..."
+        raise UserFacingError(f"{name} must be a whole number from {low} to {high}, not {shown}",
+                              hint=f"give {name} a value in that range")
+    return value
+
+
+async def _just_the_name(person: str) -> list[str]:
+    return [person]
+
+
+class Searcher:
+    def __init__(self, conn: Store, embedder: Embedder | None, *,
+                 person_names: PersonNames = _just_the_name) -> None:
+        self.conn = conn
+        self.embedder = embedder
+        self.person_names = person_names
+        self.exact_total_cap = EXACT_TOTAL_CAP  # grep totals are estimated past this many passages
+        self.grep_deadline_seconds = DEADLINE_SECONDS
+        # searches read through connections of their own (committed data only, never queued
+        # behind the shared connection's writes), opened on first use
+        self._index: VectorIndex | None = None
+        self._keywords: KeywordReader | None = None
+
+    async def vector_index(self) -> VectorIndex:
+        """The in-memory sign-bit index (see warm_up)."""
+        if self._index is None:
+            from storage.vector_index import VectorIndex
+
+            self._index = VectorIndex(await self._store_path())
+        return self._index
+
+    async def _keyword_reader(self) -> KeywordReader:
+        if self._keywords is None:
+            self._keywords = KeywordReader(await self._store_path())
+        return self._keywords
+
+    async def _store_path(self) -> str:
+        from storage import vectors as vector_store
+
+        path = await vector_store.database_path(self.conn)
+        if not path:
+            raise RuntimeError("search reads the store through connections of its own: it needs a file")
+        return path
+
+    async def warm_up(self, *, vector_budget_bytes: int | None = None) -> None:
+        """Load the vector index now, so that the first search of a long-running process does
+        not pay for it: 0.13 s at a million chunks; 0.3 s at 100k, whose vectors it keeps too."""
+        index = await self.vector_index()
+        # a process that warms up lives long: worth the memory, while the vectors fit the budget
+        if vector_budget_bytes is None:
+            index.keep_vectors()
+        else:
+            index.keep_vectors(vector_budget_bytes)
+        await asyncio.to_thread(index.refresh)
+
+    def close(self) -> None:
+        for reader in (self._index, self._keywords):
+            if reader is not None:
+                reader.close()
+        self._index = self._keywords = None
+
+    async def _filter(self, filters: SearchFilters) -> chunk_store.ChunkFilter:
+        speakers: tuple[str, ...] = ()
+        if filters.person:
+            speakers = tuple(dict.fromkeys(await self.person_names(filters.person)))
+        return chunk_store.ChunkFilter(
+            kinds=filters.kinds, speakers=speakers,
+            since=utc_iso(filters.since), until=utc_iso(filters.until),
+        )
+
+    async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
+                     filters: SearchFilters = SearchFilters(),
+                     query_vector: np.ndarray | None = None) -> list[SearchHit]:
+        """`query_vector`: the query's embedding when the caller has it already (benchmarks)."""
+        checked_number("limit", limit, low=1, high=MAX_LIMIT)
+        if mode not in MODES:
+            raise UserFacingError(f"unknown search mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
+        if not query.strip():
+            raise UserFacingError("empty search query", hint="say what to look for")
+        where = await self._filter(filters)
+        if mode != "keyword" and query_vector is None and await self._kept_local(query):
+            mode = "keyword"  # found here by its words, and never sent to a remote endpoint
+        if mode == "keyword":
+            ranked, rows = await self._keyword_rows(query, depth=limit, where=where)
+        elif mode == "semantic":
+            ranked, rows = await self._semantic_rows(query, depth=limit, where=where,
+                                                     query_vector=query_vector)
+        if mode != "hybrid":
+            shown = ranking.relevance(ranked, []) if mode == "keyword" else ranking.relevance([], ranked)
+            return await self._hits([[cid] for cid, _ in ranked], shown, rows)
+        depth, semantic_depth = max(HYBRID_DEPTH, limit * 5), max(SEMANTIC_DEPTH, limit * 5)
+        if query_vector is None and self.embedder is not None:
+            # the model's work overlaps the keyword half; the vector half follows the embedding
+            (keyword, keyword_rows), (semantic, semantic_rows) = await asyncio.gather(
+                self._keyword_rows(query, depth=depth, where=where),
+                self._semantic_rows(query, depth=semantic_depth, where=where))
+        elif spare_cores() >= 1:
+            # a core is free: the halves at once (SQLite and NumPy let go of the GIL while they
+            # work; 100k chunks on two idle cores: 3.5 against 4.9 ms back to back)
+            (keyword, keyword_rows), (semantic, semantic_rows) = await asyncio.gather(
+                self._keyword_rows(query, depth=depth, where=where),
+                self._semantic_rows(query, depth=semantic_depth, where=where, query_vector=query_vector))
+        else:
+            # no core to spare: the halves back to back in one worker thread, which two busy
+            # cores ran faster than two threads at once (100k chunks: 4.7 against 6.1 ms)
+            reader, index = await self._keyword_reader(), await self.vector_index()
+
+            def both() -> tuple[Ranked, Ranked]:
+                keyword_half = _keyword_now(reader, query, depth=depth, where=where)
+                if query_vector is None:
+                    return keyword_half, ([], {})
+                return keyword_half, _semantic_now(index, query_vector, depth=semantic_depth, where=where,
+                                                   known=keyword_half[1])
+
+            (keyword, keyword_rows), (semantic, semantic_rows) = await asyncio.to_thread(both)
+        # each half read its candidates' chunks: fusion starts with every row at hand
+        rows = {**keyword_rows, **semantic_rows}
+        groups, _ = ranking.rank(query, keyword, semantic, rows, limit=limit)
+        return await self._hits(groups, ranking.relevance(keyword, semantic), rows)
+
+    async def _kept_local(self, query: str) -> bool:
+        """Whether a query must not go to a remote embedding endpoint: it matches, here, a source
+        the owner's policy denies (core/privacy/disclosure.py). Then only keyword search answers it."""
+        if self.embedder is None or not self.embedder.remote:
+            return False
+        match = keyword_query(query, await chunk_store.languages(self.conn))
+        return match is not None and await disclosure_store.matches_policy(self.conn, match, DENY)
+
+    async def keyword(self, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> list[tuple[int, float]]:
+        ranked, _ = await self._keyword_rows(query, depth=depth, where=where)
+        return ranked
+
+    async def _keyword_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> Ranked:
+        reader = await self._keyword_reader()
+        return await asyncio.to_thread(_keyword_now, reader, query, depth=depth, where=where)
+
+    async def semantic(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
+                       query_vector: np.ndarray | None = None) -> list[tuple[int, float]]:
+        ranked, _ = await self._semantic_rows(query, depth=depth, where=where, query_vector=query_vector)
+        return ranked
+
+    async def _semantic_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
+                             query_vector: np.ndarray | None = None) -> Ranked:
+        if self.embedder is None:
+            return [], {}
+        if query_vector is None:
+            query_vector = (await asyncio.to_thread(lambda: self.embedder.embed([query], query=True)))[0]
+        index = await self.vector_index()
+        return await asyncio.to_thread(_semantic_now, index, query_vector, depth=depth, where=where)
+
+    async def _hits(self, groups: list[list[int]], scores: dict[int, float],
+                    rows: dict[int, chunk_store.StoredChunk] | None = None) -> list[SearchHit]:
+        """One hit per group of adjacent chunks (best first), its text read from the store, scored
+        with its best member's relevance (ranking.relevance)."""
+        if rows is None:
+            rows = await chunk_store.get_chunks(self.conn, [c for g in groups for c in g])
+        hits = []
+        for group in groups:
+            members = sorted((rows[c] for c in group if c in rows), key=lambda r: r.char_start)
+            if not members:
+                continue
+            first = members[0]
+            if len(members) == 1:
+                locator, text = Locator(first.document_id, first.char_start, first.char_end), first.text
+            else:
+                source = await self.read(Locator(first.document_id, first.char_start,
+                                                 max(r.char_end for r in members)))
+                locator, text = source.locator, source.text
+            starts = [t for r in members if (t := parse_utc(r.time_start))]
+            ends = [t for r in members if (t := parse_utc(r.time_end))]
+            hits.append(SearchHit(
+                locator=locator, document=first.document, kind=first.kind, text=text.strip(),
+                score=max(scores.get(c, 0.0) for c in group), time_start=min(starts, default=None),
+                time_end=max(ends, default=None),
+                speakers=tuple(dict.fromkeys(s for r in members for s in r.speakers)),
+                chunk_id=group[0],
+            ))
+        return hits
+
+    # ------------------------------------------------------------------ grep
+
+    async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,
+                   newest_first: bool = True, filters: SearchFilters = SearchFilters()) -> GrepPage:
+        """Every occurrence, in time order, case-insensitive: of whole words or a phrase, or of a
+        regular expression with `regex` (see core/memory/grep.py). Ranked search is no way to answer
+        "show me everything"."""
+        if not pattern.strip():
+            raise UserFacingError("empty grep pattern", hint="give a word, a phrase or a regex")
+        checked_number("page", page, low=1, high=MAX_PAGE)
+        checked_number("page_size", page_size, low=1, high=MAX_LIMIT)
+        skip = (page - 1) * page_size
+        if skip > MAX_DEPTH:
+            raise UserFacingError(f"page {page} lies past the first {MAX_DEPTH:,} matches",
+                                  hint="narrow it with --since/--until or --person, or use --oldest-first")
+        where = await self._filter(filters)
+        accept = await self._said_by(filters.person) if filters.person else None
+        words = re.findall(r"\w+", pattern)
+        if regex or not words:
+            found = await find_regex(self.conn, pattern if regex else re.escape(pattern), where=where,
+                                     skip=skip, size=page_size, newest_first=newest_first,
+                                     deadline_seconds=self.grep_deadline_seconds, accept=accept)
+        else:
+            phrase = keyword_phrase(pattern, await chunk_store.languages(self.conn))
+            found = await find_words(self.conn, pattern, phrase, where=where,
+                                     skip=skip, size=page_size, newest_first=newest_first,
+                                     exact_cap=self.exact_total_cap, accept=accept)
+        matches = []
+        for hit in found.hits:
+            row, at = hit.row, hit.row.char_start + hit.start
+            message = await message_store.message_at(self.conn, row.document_id, at)
+            matches.append(GrepMatch(
+                locator=Locator(row.document_id, at, row.char_start + hit.end),
+                document=row.document, kind=row.kind, line=_line_around(row.text, hit.start, hit.end),
+                time=parse_utc(message.time if message else row.time_start),
+                sender=message.sender if message else None,
+            ))
+        return GrepPage(matches=matches, page=page, page_size=page_size, total=found.total,
+                        has_more=found.has_more, total_is_estimate=found.total_is_estimate)
+
+    async def _said_by(self, person: str):
+        """A grep match counts for --person only where that person wrote it: the passage filter
+        lets through whole conversations in which they speak, but the others' lines are not theirs."""
+        names = {n.lower() for n in await self.person_names(person)}
+
+        async def accept(document_id: int, position: int) -> bool:
+            message = await message_store.message_at(self.conn, document_id, position)
+            return message is None or message.sender.lower() in names
+
+        return accept
+
+    # ------------------------------------------------------------------ read
+
+    async def read(self, locator: Locator | str, *, window: int = 0) -> SourceText:
+        """The text at a locator (`doc4` alone: the whole document). With a `window`, widened by
+        that many characters each side and then to whole lines, so no line is cut in half."""
+        loc = Locator.parse(locator) if isinstance(locator, str) else locator
+        if window < 0:
+            raise UserFacingError(f"window must not be negative, not {window}",
+                                  hint="give the characters of context wanted on each side, 0 or more")
+        document = await document_store.get_document(self.conn, loc.document_id)
+        if document is None:
+            raise LocatorError(f"no document {loc.document_id} in the store",
+                               hint="run `biographer sources` or search again for a fresh locator")
+        start = max(0, loc.char_start - window)
+        end = min(document.text_length, loc.char_end + window)
+        if window:
+            margin = LINE_MARGIN
+            wide_start = max(0, start - margin)
+            wide, _ = await self._text_between(loc.document_id, wide_start, min(document.text_length, end + margin))
+            cut_start = wide.rfind("\n", 0, start - wide_start) + 1 if start > 0 else 0
+            newline = wide.find("\n", end - wide_start)
+            cut_end = newline if newline != -1 else len(wide)
+            text, start, cursor = wide[cut_start:cut_end], wide_start + cut_start, wide_start + cut_end
+        else:
+            text, cursor = await self._text_between(loc.document_id, start, end)
+        return SourceText(locator=Locator(loc.document_id, start, cursor), document=document.name,
+                          kind=document.kind, text=text, document_length=document.text_length)
+
+    async def _text_between(self, document_id: int, start: int, end: int) -> tuple[str, int]:
+        """The document's text in [start, end), put back together from its chunks; and where it ends."""
+        pieces: list[str] = []
+        cursor = start
+        for cs, ce, text in await chunk_store.chunks_overlapping(self.conn, document_id, start, end):
+            if ce <= cursor:
+                continue
+            if cs > cursor:
+                pieces.append("\n" * (cs - cursor))  # only whitespace falls between chunks
+                cursor = cs
+            pieces.append(text[cursor - cs: min(ce, end) - cs])
+            cursor = min(ce, end)
+        return "".join(pieces), cursor
+
+    async def read_document(self, document_id: int) -> SourceText:
+        return await self.read(Locator(document_id, 0, DOCUMENT_END))
+
+
+
+def spare_cores() -> float:
+    """Cores left idle over the last minute, by the load average (where the system keeps one)."""
+    cores = os.cpu_count() or 1
+    try:
+        return cores - os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows keeps no load average
+        return cores - 1
+
+
+def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> Ranked:
+    """The keyword half, blocking (in a worker thread): bm25 flipped so that higher is better."""
+    match = keyword_query(query, reader.languages())
+    if match is None:
+        return [], {}
+    hits = reader.search(match, limit=depth, where=where)
+    return [(row.id, -bm25) for row, bm25 in hits], {row.id: row for row, _ in hits}
+
+
+def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: chunk_store.ChunkFilter,
+                  known: dict[int, chunk_store.StoredChunk] | None = None) -> Ranked:
+    """The vector half, blocking (in a worker thread); the chunks in `known` are not read again."""
+    import numpy as np
+
+    ranked = index.search(np.asarray(vector, dtype=np.float32), depth=depth, where=where,
+                          shortlist=max(depth * BIT_OVERSAMPLE, SHORTLIST), exact_below=EXACT_FILTER_CAP)
+    known = known or {}
+    rows = index.chunks([cid for cid, _ in ranked if cid not in known])
+    return ranked, {**rows, **{cid: known[cid] for cid, _ in ranked if cid in known}}
+
+
+def _line_around(text: str, start: int, end: int) -> str:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start: line_end if line_end != -1 else len(text)]
+    return line if len(line) <= 300 else text[max(0, start - 120): end + 120]

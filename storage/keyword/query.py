@@ -1,0 +1,55 @@
+"""The keyword index's query language: what a search or a grep asks FTS5 for.
+
+The index holds each word as storage/keyword/terms.py turned it into terms (stemmed in the
+chunk's language, or as pairs of letters for unspaced scripts); a query must be turned into the
+same terms, quoted so that nothing the owner types is read as FTS5 syntax (`NEAR`, `-`, `"`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from storage.keyword.terms import is_unspaced, query_variants, tokens, word_terms
+from storage.keyword.languages import FUNCTION_WORDS, UNKNOWN, detect_language
+
+#: English function words: dropped from every keyword query
+ENGLISH_STOP_WORDS = FUNCTION_WORDS["en"]
+
+
+def stop_words_for(query: str, languages: Iterable[str] = ()) -> frozenset[str]:
+    """English function words and the query's language's; a query too short to tell its
+    language by drops the function words of every language the store holds."""
+    language = detect_language(query)
+    if language != UNKNOWN:
+        return ENGLISH_STOP_WORDS | FUNCTION_WORDS.get(language, frozenset())
+    return ENGLISH_STOP_WORDS.union(*(FUNCTION_WORDS.get(held, frozenset()) for held in languages))
+
+
+def keyword_query(query: str, languages: Sequence[str] = ()) -> str | None:
+    """An FTS5 expression: the query's words, stop words dropped, any of them may match; each
+    word as the keyword index would hold it in each of the store's `languages`. A one-letter
+    word of an unspaced script is a prefix: every letter of such text starts a term."""
+    words = list(dict.fromkeys(tokens(query)))
+    stop = stop_words_for(query, languages)
+    kept = [w for w in words if w not in stop] or words
+    terms = dict.fromkeys(term for word in kept for variant in query_variants(word, languages)
+                          for term in variant)
+    return " OR ".join(_fts_term(term) for term in terms) if terms else None
+
+
+def keyword_phrase(text: str, languages: Sequence[str] = ()) -> str | None:
+    """An FTS5 expression every occurrence of `text` (whole words, or a run of unspaced
+    letters) satisfies: its terms as a phrase, once per way the store's languages index them."""
+    words = tokens(text)
+    if not words:
+        return None
+    phrases = dict.fromkeys(
+        " ".join(term for word in words for term in word_terms(word, language, query=True))
+        for language in (*languages, ""))
+    return " OR ".join(_fts_term(phrase) for phrase in phrases)
+
+
+def _fts_term(term: str) -> str:
+    """A quoted FTS5 string (terms hold letters, digits and marks only: no quote to escape); a
+    lone letter of unspaced script as a prefix."""
+    return f'"{term}"*' if len(term) == 1 and is_unspaced(term) else f'"{term}"'

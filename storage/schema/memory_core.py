@@ -1,0 +1,109 @@
+"""The memory core's tables: documents, messages, chunks and their keyword index, people, meta."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from storage.migrations import migration, run_statements
+
+if TYPE_CHECKING:
+    from storage.db import Store
+
+
+
+@migration(1)
+async def m001_memory_core(conn: Store) -> None:
+    await run_statements(
+        conn,
+        [
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            # one row per imported file or message stream
+            """CREATE TABLE documents (
+                id INTEGER PRIMARY KEY,
+                kind TEXT NOT NULL,
+                name TEXT NOT NULL,
+                identity TEXT NOT NULL UNIQUE,
+                source_path TEXT,
+                content_hash TEXT,
+                byte_size INTEGER,
+                imported_at TEXT NOT NULL,
+                time_start TEXT,
+                time_end TEXT,
+                participants TEXT NOT NULL DEFAULT '[]',
+                raw_path TEXT,
+                chunk_count INTEGER NOT NULL DEFAULT 0,
+                text_length INTEGER NOT NULL DEFAULT 0,
+                platform TEXT,
+                conversation_key TEXT,
+                is_group INTEGER NOT NULL DEFAULT 0,
+                note TEXT NOT NULL DEFAULT ''
+            )""",
+            "CREATE INDEX documents_content_hash ON documents(content_hash)",
+            "CREATE INDEX documents_conversation ON documents(platform, conversation_key)",
+            """CREATE TABLE chunks (
+                id INTEGER PRIMARY KEY,
+                document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                ordinal INTEGER NOT NULL,
+                char_start INTEGER NOT NULL,
+                char_end INTEGER NOT NULL,
+                text TEXT NOT NULL,
+                time_start TEXT,
+                time_end TEXT,
+                speakers TEXT NOT NULL DEFAULT '[]',
+                identity TEXT NOT NULL UNIQUE,
+                text_hash TEXT NOT NULL,
+                embedded INTEGER NOT NULL DEFAULT 0
+            )""",
+            "CREATE INDEX chunks_document ON chunks(document_id, char_start)",
+            "CREATE INDEX chunks_text_hash ON chunks(text_hash)",
+            "CREATE INDEX chunks_pending ON chunks(embedded) WHERE embedded = 0",
+            "CREATE INDEX chunks_time ON chunks(time_start)",
+            # keyword index; porter stems English words, unicode61 folds case and diacritics
+            """CREATE VIRTUAL TABLE chunks_fts USING fts5(
+                text, content='chunks', content_rowid='id',
+                tokenize='porter unicode61 remove_diacritics 2'
+            )""",
+            """CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+                INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+            END""",
+            """CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+                INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            END""",
+            # full-precision vectors for rescoring; the vec0 index (bit-quantised) is created
+            # when the first embedding model is recorded, because its dimension comes from it
+            """CREATE TABLE chunk_embeddings (
+                chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+                vector BLOB NOT NULL
+            )""",
+            # speakers per chunk, for the person filter
+            """CREATE TABLE chunk_speakers (
+                chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+                speaker TEXT NOT NULL COLLATE NOCASE,
+                PRIMARY KEY (speaker, chunk_id)
+            ) WITHOUT ROWID""",
+            # every message keeps its original sender and time
+            """CREATE TABLE messages (
+                id INTEGER PRIMARY KEY,
+                document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                platform TEXT NOT NULL,
+                conversation_key TEXT NOT NULL,
+                platform_id TEXT,
+                sender TEXT NOT NULL,
+                sender_id TEXT,
+                is_owner INTEGER NOT NULL DEFAULT 0,
+                time TEXT NOT NULL,
+                utc_offset_minutes INTEGER,
+                kind TEXT NOT NULL DEFAULT 'text',
+                reply_to TEXT,
+                forwarded_from TEXT,
+                text TEXT NOT NULL,
+                attachments TEXT NOT NULL DEFAULT '[]',
+                dedup_key TEXT NOT NULL UNIQUE,
+                char_start INTEGER NOT NULL,
+                char_end INTEGER NOT NULL
+            )""",
+            "CREATE INDEX messages_document ON messages(document_id, char_start)",
+            "CREATE INDEX messages_conversation_time ON messages(platform, conversation_key, time)",
+            "CREATE INDEX messages_sender ON messages(sender COLLATE NOCASE)",
+        ],
+    )

@@ -1,0 +1,43 @@
+"""The sign-bit index of the vectors, as migrations (numbers 70-79; see storage/migrations.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from storage.migrations import migration, run_statements
+
+if TYPE_CHECKING:
+    from storage.db import Store
+
+
+@migration(70)
+async def m070_vector_parts(conn: Store) -> None:
+    """Sign bits in parts plus a change log (storage/vectors.py), vectors tagged by generation;
+    the sqlite-vec bit table they replace is dropped (its top-k step was the slow part of search)."""
+    await run_statements(conn, [
+        "ALTER TABLE chunk_embeddings ADD COLUMN generation INTEGER NOT NULL DEFAULT 0",
+        # every change to a vector, in commit order; AUTOINCREMENT: a position is never reused
+        "CREATE TABLE vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, chunk_id INTEGER NOT NULL)",
+        """CREATE TRIGGER chunk_embeddings_logged_insert AFTER INSERT ON chunk_embeddings BEGIN
+            INSERT INTO vector_log (chunk_id) VALUES (new.chunk_id);
+        END""",
+        """CREATE TRIGGER chunk_embeddings_logged_update AFTER UPDATE ON chunk_embeddings BEGIN
+            INSERT INTO vector_log (chunk_id) VALUES (new.chunk_id);
+        END""",
+        # forgetting a source deletes its chunks, and their vectors by cascade: logged here too
+        """CREATE TRIGGER chunk_embeddings_logged_delete AFTER DELETE ON chunk_embeddings BEGIN
+            INSERT INTO vector_log (chunk_id) VALUES (old.chunk_id);
+        END""",
+        # sign bits of the current generation's vectors, a part per 4096 chunk ids (id >> 12), as
+        # of the log position in meta 'vector_parts_seq'; ids: sorted int64, bits: (words, ids) uint64
+        """CREATE TABLE vector_parts (
+            part INTEGER PRIMARY KEY,
+            version INTEGER NOT NULL,
+            ids BLOB NOT NULL,
+            bits BLOB NOT NULL
+        )""",
+        "DROP TABLE IF EXISTS chunk_vectors",
+    ])
+    from storage.vectors import rebuild_parts  # numpy: only when the migration runs
+
+    await rebuild_parts(conn)
