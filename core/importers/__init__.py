@@ -2,6 +2,7 @@
 
 The package itself stays light: importing `core.importers.base` (the interface) must not load
 every parser and its libraries (email, icalendar, ijson...), which commands like `grep` never need.
+Importers read other programs' files and may import only the shared vocabulary.
 """
 
 from __future__ import annotations

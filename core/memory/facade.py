@@ -14,7 +14,7 @@ from core.ports import Embedder, Progress, no_progress
 from core.memory.search import PersonNames, Searcher
 from core.memory.sources import Forgotten, clean_raw_copies, forget_source
 from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
-from core.memory.spelling_hints import spelling_hints
+from core.providers.spelling_hints import spelling_hints
 from core.errors import UserFacingError
 from storage import chunks as chunk_store
 from storage import documents as document_store

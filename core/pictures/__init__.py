@@ -3,7 +3,7 @@ timeline, who the owner talks to. Drawn from counts, names and event titles only
 text), with no model call; each comes with the same content in words for screen readers.
 
 `gather.py` reads the store into small dataclasses; `week.py`, `timeline.py` and `contact.py`
-draw them (pure functions, matplotlib's Agg canvas); `canvas.py` holds the shared look.
+draw them (pure functions, matplotlib's Agg canvas); `canvas.py` holds the shared look. May import core.memory, core.biographer and storage.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import openai
 
 from core.errors import ImportFailed
 from core.providers.openai_errors import Endpoint, endpoint_errors
-from core.memory.spelling_hints import initial_prompt
+from core.providers.spelling_hints import initial_prompt
 
 
 class OpenAITranscriber:

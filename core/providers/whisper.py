@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.errors import ImportFailed, ModelUnavailable
-from core.memory.spelling_hints import initial_prompt
+from core.providers.spelling_hints import initial_prompt
 
 log = logging.getLogger(__name__)
 

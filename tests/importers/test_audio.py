@@ -16,7 +16,7 @@ from core.errors import ImportFailed
 from core.importers.audio import AudioImporter, time_from_name
 from core.importers.base import ImportContext
 from core.importers.image import ImageImporter
-from core.memory.spelling_hints import initial_prompt, spelling_hints
+from core.providers.spelling_hints import initial_prompt, spelling_hints
 from tests.importers.conftest import parse_all
 
 SPEECH = "Hello Mara. The flight to Lisbon leaves on Friday morning."

@@ -89,3 +89,60 @@ def test_every_importer_declares_its_capabilities():
     assert all(isinstance(i, ImporterBase) for i in importers), [type(i).__name__ for i in importers]
     readers = {type(i).__name__ for i in importers if i.reads_media_beside}
     assert readers == {"WhatsAppImporter", "TelegramImporter", "TelegramHtmlImporter"}
+
+
+# Which of core's packages each may import, lowest first. The shared vocabulary (core's top-level
+# modules: types, ports, errors, config, times, dates, files) may be imported by all and imports
+# none of the packages. The agent, the biographer's runs and the ledger are one room in three
+# parts (the tool loop, what it keeps, what it extracts), so they may import one another.
+SHARED = "core"
+ALLOWED_CORE_IMPORTS: dict[str, set[str]] = {
+    SHARED: set(),
+    "core.importers": set(),
+    "core.providers": set(),
+    "core.privacy": set(),
+    "core.memory": {"core.importers", "core.providers", "core.privacy"},
+    "core.chat": {"core.memory"},
+    "core.serving": {"core.memory", "core.privacy"},
+    "core.agent": {"core.memory", "core.privacy", "core.biographer", "core.ledger"},
+    "core.biographer": {"core.memory", "core.privacy", "core.agent", "core.ledger"},
+    "core.ledger": {"core.memory", "core.importers", "core.agent", "core.biographer"},
+    "core.pictures": {"core.memory", "core.biographer"},
+    "core.schedule": {"core.memory", "core.biographer", "core.ledger", "core.pictures", "core.chat"},
+}
+
+
+def core_package(module: str) -> str | None:
+    """The package of core a module belongs to ('core' for the shared vocabulary), or None."""
+    parts = module.split(".")
+    if parts[0] != "core":
+        return None
+    if len(parts) > 1 and (ROOT / "core" / parts[1]).is_dir():
+        return f"core.{parts[1]}"
+    return SHARED
+
+
+def test_core_s_packages_import_only_downwards():
+    """A newcomer can trust the map: e.g. memory never reaches up into the biographer or serving.
+    The service facets (core/service*) compose everything and are left out."""
+    offenders = {}
+    for path in sorted((ROOT / "core").rglob("*.py")):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        if module.startswith("core.service"):
+            continue
+        mine = core_package(module)
+        assert mine in ALLOWED_CORE_IMPORTS, f"{mine} is a new package of core: give it a row above"
+        bad = {core_package(m) for m in imported_modules(path)
+               if core_package(m) not in (None, SHARED, mine, *ALLOWED_CORE_IMPORTS[mine])}
+        if bad:
+            offenders[module] = sorted(bad)
+    assert offenders == {}
+
+
+def test_every_package_says_what_it_holds_and_what_it_may_import():
+    missing = []
+    for init in sorted([*(ROOT / "core").glob("*/__init__.py"), *(ROOT / "storage").glob("*/__init__.py")]):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        if not doc:
+            missing.append(str(init.relative_to(ROOT)))
+    assert missing == []
