@@ -32,6 +32,9 @@ _FROM_LINE = re.compile(
     rb"^From \S+\s+\w{3} \w{3}\s+\d{1,2} \d{1,2}:\d\d(?::\d\d)?(?: (?P<tz>[+-]\d{4}))? \d{4}\s*$"
 )
 _FROM_ESCAPE = re.compile(rb"^>(>*From )")
+#: a header field's name and colon (RFC 5322: printable characters but the colon)
+_FIELD_LINE = re.compile(rb"^[!-9;-~]{1,76}:")
+_CONTENT_LENGTH = re.compile(rb"^Content-Length:[ \t]*(\d+)[ \t]*\r?$", re.I)
 _HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]{1,40}: ")
 _KNOWN_HEADERS = (b"from:", b"date:", b"subject:", b"received:", b"message-id:", b"to:",
                   b"mime-version:", b"return-path:", b"delivered-to:")
@@ -336,24 +339,84 @@ def _from_line_time(line: bytes) -> datetime | None:
     return None
 
 
-def split_mbox(stream: IO[bytes]) -> Iterator[tuple[bytes, bytes]]:
-    """(From_ line, message bytes) pairs, read incrementally.
+def _is_blank(line: bytes) -> bool:
+    return line in (b"\n", b"\r\n")
 
-    A From_ line starts a message only after a blank line (or at the start of the file) and
-    only in its full form; `>From ` escapes in bodies are undone (mboxrd).
+
+def _opens_message(line: bytes, stream: IO[bytes]) -> bool:
+    """Whether a `From ` line (already known to follow a blank line) starts a message.
+
+    The mbox family writes `From ` and then anything: an address and a date (`From
+    MAILER-DAEMON Fri Jul  8 12:08:34 2011`, Gmail's), a dash and a date (Netscape, Mozilla and
+    Thunderbird: `From - Tue Oct 02 00:26:47 2007`) or nothing at all (Thunderbird's newer
+    folders). A full dated line is taken as it is; any other needs a header line after it, so a
+    body's paragraph that begins "From Paris, ..." does not cut its message in two.
+    """
+    if _FROM_LINE.match(line):
+        return True
+    at = stream.tell()
+    following = stream.readline()
+    stream.seek(at)
+    return bool(_FIELD_LINE.match(following))
+
+
+def _content_length(header_lines: list[bytes]) -> int | None:
+    for line in header_lines:
+        found = _CONTENT_LENGTH.match(line)
+        if found:
+            return int(found.group(1))
+    return None
+
+
+def _body_by_length(stream: IO[bytes], length: int) -> bytes | None:
+    """The body a Content-Length header (mboxcl, mboxcl2) promises, or None when the count is
+    wrong: it must end at the end of the file or just before the next message's From_ line
+    (with at most one blank line between), as mutt and MimeKit check it. A wrong count (a file
+    edited by hand, or joined from others) is then ignored and the From_ lines decide."""
+    at = stream.tell()
+    body = stream.read(length)
+    after = stream.tell()
+    if len(body) == length:
+        following = stream.readline()
+        if _is_blank(following):
+            following = stream.readline()
+        if not following or (following.startswith(b"From ") and _opens_message(following, stream)):
+            stream.seek(after)
+            return body
+    stream.seek(at)
+    return None
+
+
+def split_mbox(stream: IO[bytes]) -> Iterator[tuple[bytes, bytes]]:
+    """(From_ line, message bytes) pairs, read incrementally (a seekable binary stream).
+
+    A From_ line starts a message only after a blank line (or at the start of the file), and
+    only when it is dated or a header line follows it (see `_opens_message`); a body's own
+    `From ` lines, quoted (`>From `, undone here as mboxrd does) or not, stay in it. Where a
+    message's headers carry a Content-Length that agrees with the file, its body is taken by
+    that count, whatever it holds.
     """
     from_line: bytes | None = None
     lines: list[bytes] = []
     previous_blank = True
-    for line in stream:
-        if previous_blank and line.startswith(b"From ") and _FROM_LINE.match(line):
+    in_headers = False
+    while line := stream.readline():
+        if previous_blank and line.startswith(b"From ") and _opens_message(line, stream):
             if from_line is not None:
                 yield from_line, b"".join(lines)
-            from_line, lines = line, []
-            previous_blank = False
+            from_line, lines, in_headers, previous_blank = line, [], True, False
             continue
-        previous_blank = line in (b"\n", b"\r\n")
-        if line.startswith(b">") and _FROM_ESCAPE.match(line):
+        previous_blank = _is_blank(line)
+        if in_headers and previous_blank:
+            in_headers = False
+            lines.append(line)
+            length = _content_length(lines)
+            body = _body_by_length(stream, length) if length is not None else None
+            if body is not None:
+                lines.append(body)
+                previous_blank = True  # what follows is the next From_ line, or nothing
+            continue
+        if not in_headers and line.startswith(b">") and _FROM_ESCAPE.match(line):
             line = line[1:]
         lines.append(line)
     if from_line is not None:
@@ -364,8 +427,13 @@ class MboxImporter(ImporterBase):
     name = "email"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        first = head.lstrip(b"\r\n").split(b"\n", 1)[0]  # some tools start with a blank line
-        return bool(_FROM_LINE.match(first.rstrip(b"\r") + b"\n"))
+        lines = head.lstrip(b"\r\n").split(b"\n", 2)  # some tools start with a blank line
+        if len(lines) < 2 or not lines[0].startswith(b"From "):
+            return False
+        if _FROM_LINE.match(lines[0].rstrip(b"\r") + b"\n"):
+            return True
+        # Thunderbird saves a single .eml with its `From - ` line: that is one e-mail, not a mailbox
+        return path.suffix.lower() != ".eml" and bool(_FIELD_LINE.match(lines[1]))
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         mailbox = path.stem

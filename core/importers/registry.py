@@ -49,6 +49,21 @@ def default_importers() -> list[Importer]:
     ]
 
 
+#: a file whose extension names a format Biographer reads but whose content is not that format:
+#: say what was expected, never "unsupported extension" (which sends the user to rename it)
+_NOT_WHAT_IT_SAYS = {
+    ".mbox": ("does not start like an mbox mailbox (a 'From ' line followed by the e-mail's "
+              "headers)", "export the folder again from the mail program (Gmail: Takeout; "
+              "Thunderbird: ImportExportTools NG, 'Export folder'), or import its e-mails as .eml"),
+    ".vtt": ("does not start like a WebVTT transcript (a 'WEBVTT' line)",
+             "download the transcript again from the meeting app"),
+    ".srt": ("does not hold SubRip cues (a number, then '00:00:01,000 --> 00:00:04,000')",
+             "download the transcript again from the meeting app"),
+    ".ics": ("does not start like a calendar ('BEGIN:VCALENDAR')",
+             "export the calendar again from the calendar app"),
+}
+
+
 def pick_importer(path: Path, importers: list[Importer]) -> Importer:
     head = read_head(path)
     if not head.strip():
@@ -62,6 +77,9 @@ def pick_importer(path: Path, importers: list[Importer]) -> Importer:
         raise UnsupportedFormat(path.name, "is an Outlook message or an old Office file, which "
                                 "Biographer cannot read", hint="save it from Outlook or Office as "
                                 ".eml, .docx or PDF (or export the mail folder as mbox) and import that")
+    expected = _NOT_WHAT_IT_SAYS.get(path.suffix.lower())
+    if expected is not None:
+        raise UnsupportedFormat(path.name, expected[0], hint=expected[1])
     if not looks_like_text(head):
         raise UnsupportedFormat(path.name, "is not a format Biographer knows",
                                 hint="see the README's table of supported sources")

@@ -149,6 +149,110 @@ def test_mbox_sniff_needs_a_real_from_line(tmp_path: Path) -> None:
     assert not MboxImporter().sniff(tmp_path / "x.txt", b"From the start of my journal\n")
 
 
+# --- real Thunderbird and mbox_creator mailboxes (tests/importers/data/email, MPL-2.0) ---------
+
+MAILBOXES = Path(__file__).parent / "data" / "email"
+
+
+def _independent(path: Path) -> list[tuple[str, str]]:
+    """(From, Subject) of each message as Python's own mbox reader splits the file."""
+    import mailbox
+
+    return [(m["From"], " ".join((m["Subject"] or "").split())) for m in mailbox.mbox(str(path))]
+
+
+@pytest.mark.parametrize("name, count", [
+    ("thunderbird_mbox_modern", 2),      # From - Fri Aug 24 11:55:47 2018
+    ("thunderbird_movemailspool", 3),    # From - ..., three real bugmails
+    ("thunderbird_migration", 3),        # a bare `From ` line
+    ("mbox_creator_test_mailbox", 42),   # a bare `From ` line, another writer
+    ("thunderbird_mbox_mboxrd", 2),      # Gmail-style dated From_ lines, >From escapes
+])
+def test_every_from_line_the_mbox_family_writes_opens_a_message(
+        tmp_path: Path, context: ImportContext, name: str, count: int) -> None:
+    path = tmp_path / f"{name}.mbox"
+    path.write_bytes((MAILBOXES / name).read_bytes())
+    [(document, messages)] = parse_all(path, context)
+    expected = _independent(path)
+    assert len(messages) == len(expected) == count
+    for message, (sender, subject) in zip(messages, expected):
+        assert sender.lower().endswith((message.sender_id or "").lower() + ">") or \
+            sender.lower() == message.sender_id
+        assert message.text.startswith(f"Subject: {_decoded_subject(subject)}")
+
+
+def _decoded_subject(raw: str) -> str:
+    from email.header import decode_header, make_header
+
+    return str(make_header(decode_header(raw)))
+
+
+def test_the_date_header_dates_each_message_not_the_from_line(tmp_path: Path,
+                                                              context: ImportContext) -> None:
+    path = tmp_path / "Inbox"  # Thunderbird's folders have no extension
+    path.write_bytes((MAILBOXES / "thunderbird_movemailspool").read_bytes())
+    [(_, messages)] = parse_all(path, context)
+    # the From_ lines say 2007, 2008, 2007; the Date headers (read by hand) say otherwise
+    assert [m.time for m in messages] == [
+        datetime(2008, 5, 7, 21, 55, 10, tzinfo=timezone.utc),
+        datetime(2008, 6, 6, 22, 53, 42, tzinfo=timezone.utc),  # 04:23:42 +0530
+        datetime(2008, 5, 7, 21, 55, 10, tzinfo=timezone.utc)]
+    assert messages[1].sender == "Some User"
+
+
+def test_an_unquoted_from_inside_a_body_does_not_split_it(tmp_path: Path,
+                                                          context: ImportContext) -> None:
+    """Old Thunderbird left a body's `From ` line unquoted; it follows no blank line, so it is
+    the body's. Python's mailbox (mboxo: any `From ` line) splits it in three; the file's own
+    text, and Thunderbird's test of it, say two."""
+    path = tmp_path / "unquoted.mbox"
+    path.write_bytes((MAILBOXES / "thunderbird_mbox_unquoted").read_bytes())
+    [(_, messages)] = parse_all(path, context)
+    assert len(_independent(path)) == 3
+    assert len(messages) == 2
+    assert "don't seem to quote things like this:\nFrom \nThis could cause problems" in messages[0].text
+    assert messages[1].time == datetime(2005, 8, 23, 11, 17, 43, tzinfo=timezone.utc)
+
+
+def test_content_length_keeps_a_body_whole_and_a_wrong_one_is_ignored(tmp_path: Path,
+                                                                      context: ImportContext) -> None:
+    """mboxcl2: bodies unquoted, their length in a header. The real Thunderbird messages are
+    given a body whose `From ` line follows a blank line and a header-like line, which only the
+    count can keep whole; then the same file with a count that ends inside the body, which must be ignored."""
+    body = (b"Forwarded below.\n\nFrom \nDate: Fri, 24 Aug 2018 11:00:00 +0000\n"
+            b"Subject: not a new message\n\nstill the first body\n")
+
+    def mailbox_with(delta: int) -> bytes:
+        spool = (MAILBOXES / "thunderbird_mbox_modern").read_bytes().split(b"\n\nFrom - ")
+        first_head = spool[0].split(b"\n\n")[0]
+        second = b"From - " + spool[1]
+        return (first_head + f"\nContent-Length: {len(body) + delta}\n\n".encode() + body
+                + b"\n" + second)
+
+    exact = tmp_path / "exact.mbox"
+    exact.write_bytes(mailbox_with(0))
+    [(_, messages)] = parse_all(exact, context)
+    assert len(messages) == 2
+    assert "still the first body" in messages[0].text and "Sample message 2" in messages[1].text
+    wrong = tmp_path / "wrong.mbox"
+    wrong.write_bytes(mailbox_with(-7))
+    [(_, messages)] = parse_all(wrong, context)
+    assert [m.text.split("\n")[0] for m in messages] == [
+        "Subject: Sample message 1", "Subject: not a new message", "Subject: Sample message 2"]
+
+
+def test_a_file_named_mbox_that_is_not_one_says_what_was_expected(tmp_path: Path) -> None:
+    from core.errors import UnsupportedFormat
+    from core.importers import default_importers, pick_importer
+
+    path = tmp_path / "Sent.mbox"
+    path.write_bytes(b"Subject: hello\n\nno From_ line here\n")
+    with pytest.raises(UnsupportedFormat) as raised:
+        pick_importer(path, default_importers())
+    assert "mbox" in str(raised.value) and "extension" not in str(raised.value)
+    assert "rename" not in raised.value.hint and "export" in raised.value.hint
+
+
 # --- real Apple Mail messages (tests/importers/data/email, partial-emlx-converter, MIT) -------
 
 DATA = Path(__file__).parent / "data" / "email"
