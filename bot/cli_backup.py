@@ -17,6 +17,8 @@ async def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
     """Back the store and its raw copies up into DATA_DIR/backups, or list the backups."""
     from core.privacy.backups import backup_names
 
+    if args.verify is not None:
+        return await _verify(args.verify or None, settings)
     if args.list:
         print("\n".join(str(p) for p in backup_names(settings.backup_dir)) or "no backups yet")
         return 0
@@ -24,6 +26,22 @@ async def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
         path = await service.backup(settings.backup_dir, keep=settings.backup_keep)
     print(f"Saved {path} (the newest {settings.backup_keep} backups are kept)")
     return 0
+
+
+async def _verify(name: str | None, settings: Settings) -> int:
+    """One line per backup: sound, or what differs; exit 1 when any differs."""
+    from core.privacy.backups import verify_backups
+
+    results = await verify_backups(name, backup_dir=settings.backup_dir)
+    if not results:
+        print("no backups yet")
+    for result in results:
+        if result.problems:
+            print(f"DIFFERS  {result.backup.path.name}: " + "; ".join(result.problems))
+        else:
+            note = "" if result.has_manifest else " (an older version's backup, no manifest: structure and index checked)"
+            print(f"ok       {result.backup.path.name}{note}")
+    return 1 if any(r.problems for r in results) else 0
 
 
 async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
@@ -46,6 +64,9 @@ async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
     print(f"Restored {restored.backup}: {stats['documents']} sources, {stats['chunks']} passages in all.")
     if restored.kept_aside:
         print(f"The store as it was is kept in {restored.kept_aside} (restore that to go back).")
+    if not restored.verified:
+        print("That backup was taken by an older version and has no manifest: its structure and keyword "
+              "index were checked, its files could not be.")
     if restored.raw_missing:
         n = len(restored.raw_missing)
         print(f"{n} kept {'copy' if n == 1 else 'copies'} of imported files {'was' if n == 1 else 'were'} "
@@ -58,9 +79,11 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     p = sub.add_parser("backup", help="back the store and its kept files up into DATA_DIR/backups",
                        description="Back the store and its kept files up into DATA_DIR/backups (the bot also "
                                    "takes one nightly); the newest BIOGRAPHER_BACKUP_KEEP are kept.",
-                       epilog="examples:\n  biographer backup\n  biographer backup --list", parents=[parent],
+                       epilog="examples:\n  biographer backup\n  biographer backup --list\n  biographer backup --verify", parents=[parent],
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--list", action="store_true", help="list the backups instead, oldest first")
+    p.add_argument("--verify", nargs="?", const="", metavar="NAME",
+                   help="check one backup (or all) against its manifest and its keyword index against its text")
     p.set_defaults(handler=cmd_backup)
 
     p = sub.add_parser("restore", help="replace the store with a backup (the current one is kept aside)",

@@ -25,7 +25,9 @@ from pathlib import Path
 import sqlean
 
 from core.errors import UserFacingError
+from storage import backup_manifest as manifests
 from storage.db import Store, store_files
+from storage.keyword import terms as keyword_terms
 from storage.permissions import private_dir, private_file
 
 PREFIX = "biographer-"
@@ -141,9 +143,12 @@ async def backup_database(conn: Store, directory: Path, *, raw_dir: Path,
             async with conn.write_lock:
                 await conn.backup(destination)
             names = await asyncio.to_thread(raw_names, destination)
+            content = await asyncio.to_thread(manifests.describe, destination)
         finally:
             await asyncio.to_thread(destination.close)
         await asyncio.to_thread(_copy_raw, names, raw_dir, partial / RAW)
+        await asyncio.to_thread(manifests.write_manifest, partial, database=database, raw_dir=partial / RAW,
+                                content=content)
         partial.rename(target)
         await asyncio.to_thread(prune_backups, directory, keep=keep)
     return target
@@ -166,6 +171,7 @@ class Restored:
     documents: int
     kept_aside: Path | None  # the store as it was before, itself a backup now
     raw_missing: list[str]  # raw copies the backup's sources name but it does not hold
+    verified: bool  # checked against a manifest (False: an older version's backup, which has none)
 
 
 def find_backup(value: str, directory: Path) -> Backup:
@@ -182,21 +188,82 @@ def find_backup(value: str, directory: Path) -> Backup:
     return backup
 
 
-def _check_backup(backup: Backup) -> int:
-    """The number of sources in a sound backup; raises with a hint when it is not one."""
+@dataclass(frozen=True)
+class Verified:
+    backup: Backup
+    problems: list[str]  # empty: the backup is what its manifest says
+    has_manifest: bool  # False: taken by an older version; only the file and the index are checked
+
+
+def verify_backup(backup: Backup, *, check_index: bool = True) -> Verified:
+    """Check a backup against its manifest (digests of its files, schema version, counts), its
+    database's own structure, and (`check_index`) its keyword index against its passages' text."""
+    manifest = manifests.read_manifest(backup.path) if backup.path.is_dir() else None
+    problems = []
+    if manifest is not None:
+        problems += manifests.file_differences(manifest, database=backup.database,
+                                               raw_dir=backup.raw_dir or backup.path)
     try:
         db = _read_only(backup.database)
         try:
-            problems = db.execute("PRAGMA quick_check").fetchall()
-            documents = db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+            structure = db.execute("PRAGMA quick_check").fetchall()
+            if structure == [("ok",)]:
+                if manifest is not None:
+                    problems += manifests.content_differences(manifest, db)
+                problems += _index_problems(db) if check_index else []
+            else:
+                problems.append(f"the database is damaged ({structure[0][0]})")
         finally:
             db.close()
-    except sqlean.DatabaseError:
-        problems, documents = [("not a biographer store",)], 0
-    if problems != [("ok",)]:
-        raise UserFacingError(f"{backup.path} is not a usable backup ({problems[0][0]})",
-                              hint="pick another one: `biographer backup --list`")
-    return documents
+    except sqlean.DatabaseError as error:
+        problems.append(f"the database cannot be read ({error})")
+    return Verified(backup=backup, problems=problems, has_manifest=manifest is not None)
+
+
+def _index_problems(db: sqlean.Connection, *, writable: bool = False) -> list[str]:
+    db.execute("PRAGMA temp_store=MEMORY")  # the rebuilt index holds the passages' words: never on disk
+    keyword_terms.register(db)
+    return manifests.index_differences(db, writable=writable)
+
+
+class BackupDoesNotMatch(UserFacingError):
+    """A backup that differs from its manifest, or whose keyword index and text disagree."""
+
+
+def _refuse_unless_sound(verified: Verified) -> None:
+    if verified.problems:
+        raise BackupDoesNotMatch(f"{verified.backup.path} does not match what was backed up: "
+                                 + "; ".join(verified.problems),
+                                 hint="pick another one: `biographer backup --verify` checks them all")
+
+
+def _check_restored(part: Path, manifest: dict | None) -> list[str]:
+    """The store as restored (not in place yet) against the manifest, and its keyword index."""
+    db = sqlean.connect(str(part))
+    try:
+        problems = manifests.content_differences(manifest, db) if manifest is not None else []
+        return problems + _index_problems(db, writable=True)
+    finally:
+        db.close()
+
+
+def matches_manifest(backup: Backup) -> bool:
+    """Whether the backup's files are byte for byte what its manifest says (False without one)."""
+    manifest = manifests.read_manifest(backup.path) if backup.path.is_dir() else None
+    return manifest is not None and not manifests.file_differences(
+        manifest, database=backup.database, raw_dir=backup.path / RAW)
+
+
+def refresh_manifest(backup: Backup) -> None:
+    """Describe a backup again after it was changed on purpose (a source forgotten in it)."""
+    if not backup.path.is_dir():
+        return
+    db = _read_only(backup.database)
+    try:
+        content = manifests.describe(db)
+    finally:
+        db.close()
+    manifests.write_manifest(backup.path, database=backup.database, raw_dir=backup.path / RAW, content=content)
 
 
 @contextmanager
@@ -229,11 +296,12 @@ def _store_to_yourself(database: Path) -> Iterator[None]:
 def restore_database(backup: Backup, database: Path, *, raw_dir: Path, backup_dir: Path,
                      stamp: datetime) -> Restored:
     """Replace the store at `database` (and its raw copies) with `backup`'s. The store as it was,
-    damaged or not, is first kept aside in `backup_dir` as a backup of its own."""
-    documents = _check_backup(backup)
+    damaged or not, is first kept aside in `backup_dir` as a backup of its own. Refuses a backup
+    that does not match its manifest, and a copy whose index or counts come out different."""
+    verified = verify_backup(backup, check_index=False)  # checked on the restored copy below
+    _refuse_unless_sound(verified)
     private_dir(database.parent)
     with _store_to_yourself(database):
-        kept_aside = _keep_aside(database, raw_dir, backup_dir, stamp) if database.exists() else None
         part = database.with_name(database.name + PART)
         part.unlink(missing_ok=True)  # from a restore killed half-way
         source = _read_only(backup.database)
@@ -241,9 +309,15 @@ def restore_database(backup: Backup, database: Path, *, raw_dir: Path, backup_di
         try:
             source.backup(target)
             names = raw_names(target)
+            documents = manifests.counts(target).sources
         finally:
             target.close()
             source.close()
+        problems = _check_restored(part, manifests.read_manifest(backup.path) if verified.has_manifest else None)
+        if problems:
+            part.unlink()
+            _refuse_unless_sound(Verified(backup=backup, problems=problems, has_manifest=verified.has_manifest))
+        kept_aside = _keep_aside(database, raw_dir, backup_dir, stamp) if database.exists() else None
         missing = _copy_raw(names, backup.raw_dir, raw_dir)
         for stale in raw_dir.iterdir():
             if stale.is_file() and stale.name not in names:
@@ -251,7 +325,8 @@ def restore_database(backup: Backup, database: Path, *, raw_dir: Path, backup_di
         for path in store_files(database)[1:]:
             path.unlink(missing_ok=True)  # an old WAL beside the new store would be replayed into it
         part.replace(database)
-    return Restored(backup=backup.path, documents=documents, kept_aside=kept_aside, raw_missing=missing)
+    return Restored(backup=backup.path, documents=documents, kept_aside=kept_aside, raw_missing=missing,
+                    verified=verified.has_manifest)
 
 
 def _read_only(database: Path) -> sqlean.Connection:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -139,6 +140,7 @@ async def _forget_in_backups(backup_dir: Path, identity: str) -> tuple[int, tupl
     async with backup_store.backups_locked(backup_dir):
         for backup in backup_store.list_backups(backup_dir):
             try:
+                was_sound = await asyncio.to_thread(backup_store.matches_manifest, backup)
                 async with open_database(backup.database) as db:
                     found = await document_store.find_by_identity(db, identity)
                     if found is None:
@@ -153,6 +155,8 @@ async def _forget_in_backups(backup_dir: Path, identity: str) -> tuple[int, tupl
                 continue
             if backup.raw_dir and document.raw_path and Path(document.raw_path).name not in in_use:
                 (backup.raw_dir / Path(document.raw_path).name).unlink(missing_ok=True)
+            if was_sound:  # a backup that no longer matched stays one that says so
+                await asyncio.to_thread(backup_store.refresh_manifest, backup)
             changed += 1
     return changed, tuple(errors)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from storage import backup as backup_store
-from storage.backup import Restored
+from storage.backup import Restored, Verified
 
 if TYPE_CHECKING:
     from storage.db import Store
@@ -35,3 +35,10 @@ async def restore_backup(value: str, *, database: Path, raw_dir: Path, backup_di
     backup = backup_store.find_backup(value, backup_dir)
     return await asyncio.to_thread(backup_store.restore_database, backup, database, raw_dir=raw_dir,
                                    backup_dir=backup_dir, stamp=now or datetime.now())
+
+
+async def verify_backups(value: str | None, *, backup_dir: Path) -> list[Verified]:
+    """Check the backup named or found at `value` (all of them when None) against its manifest
+    and its keyword index against its passages."""
+    backups = [backup_store.find_backup(value, backup_dir)] if value else backup_store.list_backups(backup_dir)
+    return [await asyncio.to_thread(backup_store.verify_backup, backup) for backup in backups]

@@ -138,3 +138,106 @@ def test_a_single_file_backup_of_an_older_version_restores(tmp_path: Path, capsy
     assert "1 kept copy of imported files was not in the backup" in capsys.readouterr().out
     assert [h["document"] for h in keyword_hits("quokka", capsys)] == ["note.txt"]
     assert keyword_hits("harbour", capsys) == []
+
+
+# ---------------------------------------------------------------- backups that prove themselves
+
+def _manifest(backup: Path) -> dict:
+    return json.loads((backup / "manifest.json").read_text(encoding="utf-8"))
+
+
+def _flip(database: Path, word: bytes) -> None:
+    """Change the second letter of `word` wherever it stands in the file (SQLite keeps no page
+    checksums, so its own checks see nothing)."""
+    data = bytearray(database.read_bytes())
+    at = data.find(word)
+    assert at >= 0
+    while at >= 0:
+        data[at + 1] ^= 0x01  # 'quokka' becomes 'qtokka'
+        at = data.find(word, at + 1)
+    database.write_bytes(bytes(data))
+
+
+def test_a_backup_writes_a_manifest_that_verify_checks(tmp_path: Path, capsys):
+    import hashlib
+
+    backup = backup_then_a_later_note(tmp_path)
+    manifest = _manifest(backup)
+    copy = sqlean.connect(str(backup / "biographer.sqlite3"))
+    expected = {"sources": copy.execute("SELECT COUNT(*) FROM documents").fetchone()[0],
+                "messages": copy.execute("SELECT COUNT(*) FROM messages").fetchone()[0],
+                "passages": copy.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]}
+    version = copy.execute("SELECT MAX(number) FROM _migrations").fetchone()[0]
+    copy.close()
+    assert manifest["counts"] == expected and expected["sources"] == 1 and expected["passages"] >= 1
+    assert manifest["schema_version"] == version
+    assert manifest["database"]["sha256"] == hashlib.sha256((backup / "biographer.sqlite3").read_bytes()).hexdigest()
+    [raw] = (backup / "raw").iterdir()
+    assert manifest["raw"] == {raw.name: hashlib.sha256(raw.read_bytes()).hexdigest()}
+
+    capsys.readouterr()
+    assert cli("backup", "--verify") == 0
+    assert capsys.readouterr().out.startswith(f"ok       {backup.name}")
+    assert cli("backup", "--verify", backup.name) == 0
+
+
+def test_restore_refuses_a_backup_with_one_byte_of_a_passage_flipped(tmp_path: Path, capsys):
+    data = tmp_path / "data"
+    backup = backup_then_a_later_note(tmp_path)
+    _flip(backup / "biographer.sqlite3", b"quokka met us")
+
+    capsys.readouterr()
+    assert cli("backup", "--verify") == 1
+    assert "biographer.sqlite3 differs from its manifest" in capsys.readouterr().out
+    assert cli("restore", str(backup), "--yes") == 2
+    err = capsys.readouterr().err
+    assert "does not match" in err and "biographer.sqlite3 differs" in err
+    assert [h["document"] for h in keyword_hits("harbour", capsys)] == ["later.txt"]  # untouched
+    assert [p for p in backups_of(data) if "before-restore" in p.name] == []
+
+
+def test_restore_refuses_a_flipped_passage_even_with_its_manifest_rewritten_to_match(tmp_path: Path, capsys):
+    import hashlib
+
+    backup = backup_then_a_later_note(tmp_path)
+    database = backup / "biographer.sqlite3"
+    _flip(database, b"quokka met us")
+    manifest = _manifest(backup)
+    manifest["database"]["sha256"] = hashlib.sha256(database.read_bytes()).hexdigest()
+    (backup / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    copy = sqlean.connect(str(database))
+    [(passage,)] = copy.execute("SELECT id FROM chunks WHERE text LIKE '%qtokka%'").fetchall()
+    copy.close()
+
+    capsys.readouterr()
+    assert cli("restore", str(backup), "--yes") == 2
+    err = capsys.readouterr().err
+    assert f"the keyword index disagrees with the text of passage(s) {passage}" in err
+    assert [h["document"] for h in keyword_hits("harbour", capsys)] == ["later.txt"]
+
+
+def test_restore_names_counts_that_differ_from_the_manifest(tmp_path: Path, capsys):
+    backup = backup_then_a_later_note(tmp_path)
+    manifest = _manifest(backup)
+    manifest["counts"]["sources"] += 1
+    (backup / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (backup / "raw" / "stray.bin").write_bytes(b"x")
+
+    capsys.readouterr()
+    assert cli("restore", str(backup), "--yes") == 2
+    err = capsys.readouterr().err
+    assert "1 sources, the manifest says 2" in err and "raw/stray.bin is not in the manifest" in err
+
+
+def test_forget_rewrites_the_manifests_of_the_backups_it_changes(tmp_path: Path, capsys):
+    backup = backup_then_a_later_note(tmp_path)
+    before = _manifest(backup)
+    capsys.readouterr()
+    assert cli("sources", "--json") == 0
+    [note] = [s for s in json.loads(capsys.readouterr().out) if s["name"] == "note.txt"]
+    assert cli("forget", str(note["id"]), "--yes") == 0
+
+    after = _manifest(backup)
+    assert after["counts"]["sources"] == before["counts"]["sources"] - 1 and after["raw"] == {}
+    capsys.readouterr()
+    assert cli("backup", "--verify") == 0
