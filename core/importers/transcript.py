@@ -30,8 +30,14 @@ UNKNOWN = "Unknown speaker"
 _SRT_HEAD = re.compile(rb"^\s*\d+\s*\r?\n\s*\d{1,2}:\d{2}:\d{2}[,.]\d{1,3}\s*-->")
 _VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]+)>")
 _TAG = re.compile(r"<[^>]*>")
-_PREFIX = re.compile(r"^([^:\n]{1,40}):\s+(\S.*)$", re.S)
-_NOT_A_NAME = re.compile(r"[.!?,;\"“”()\[\]]|https?")
+_PREFIX = re.compile(r"^([^:\n]{1,60}):\s+(\S.*)$", re.S)
+# a name is a few words of any script, with initials or titles ("Dr. Jane Roe", "J. R. Lee"),
+# digits ("Speaker 2") and a bracketed part ("Sam Lee (SL)", "Sam (she/her)", "Host (Zoom)");
+# not a clause: no sentence punctuation, no quotes, no link
+# (a word's characters are not limited to \w: Indic names hold vowel signs, which are marks)
+_NAME_WORD = r"(?:[^\s()\[\]]+|\([^()]{1,30}\)|\[[^\[\]]{1,30}\])"
+_NAME = re.compile(rf"{_NAME_WORD}(?: {_NAME_WORD}){{0,5}}")
+_NOT_A_NAME = re.compile(r"[!?,;\"“”«»]|https?:|www\.")
 _ZOOM_NAME = re.compile(r"GMT(\d{8})-(\d{6})")
 _DATE_TIME_NAME = re.compile(r"(?<!\d)(\d{4})-?(\d{2})-?(\d{2})(?:[ T_-]+(\d{1,2})[.:h-]?(\d{2}))?(?!\d)")
 
@@ -95,14 +101,31 @@ def read_turns(path: Path) -> list[Turn]:
     return _name_prefixes(turns)
 
 
+def _name_prefix(text: str) -> str | None:
+    """The `Name` of a cue written `Name: text`, if what stands before the colon can be a name."""
+    match = _PREFIX.match(text)
+    if match is None:
+        return None
+    name = match.group(1).strip()
+    if not (name[:1].isalnum() or name[:1] in "([") or _NOT_A_NAME.search(name):
+        return None
+    return name if _NAME.fullmatch(name) else None
+
+
 def _name_prefixes(turns: list[Turn]) -> list[Turn]:
-    """`Ana Lima: text` names its speaker when the file writes names that way: the same prefix on
-    at least two cues, or prefixes on most cues. A lone `Note: …` stays text."""
-    candidates = Counter(m.group(1).strip() for t in turns if t.speaker is None
-                         and (m := _PREFIX.match(t.text)) and not _NOT_A_NAME.search(m.group(1)))
+    """`Name: text` names its speaker when the file writes names that way, which is decided
+    across the file, not per cue: when at least half of its cues without a voice tag open with a
+    name. Then every prefix that recurs is a speaker; one used once is too only where every cue
+    carries a prefix (so a `Note: …` among unprefixed continuation cues stays text). A file of
+    captions with a sentence or two that start "Note:" or "Update:" names nobody."""
+    candidates = Counter(name for t in turns if t.speaker is None
+                         and (name := _name_prefix(t.text)) is not None)
     unvoiced = sum(1 for t in turns if t.speaker is None)
     prefixed = sum(candidates.values())
-    names = {n for n, count in candidates.items() if count >= 2 or prefixed * 2 >= max(unvoiced, 1)}
+    if not prefixed or prefixed * 2 < unvoiced:
+        return turns
+    every_cue = prefixed == unvoiced
+    names = {n for n, count in candidates.items() if count >= 2 or every_cue}
     named = []
     for t in turns:
         match = _PREFIX.match(t.text) if t.speaker is None else None

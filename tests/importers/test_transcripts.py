@@ -87,3 +87,55 @@ def test_a_broken_transcript_is_refused_by_name(tmp_path: Path, context: ImportC
     path.write_text("WEBVTT\n\nnot a time --> either\nhello\n", encoding="utf-8")
     with pytest.raises(ImportFailed, match="meeting.vtt: is not a readable VTT transcript"):
         parse_all(path, context)
+
+
+NAMES = ["Dr. Jane Roe", "Sam Lee (SL)", "Sam (she/her)", "Host (Zoom)", "Speaker 2",
+         "José Ñúñez", "अनीता शर्मा", "王小明", "Ольга Петрова"]
+
+
+def _cues(lines: list[str]) -> str:
+    return "WEBVTT\n\n" + "".join(
+        f"{n}\n00:00:{n:02d}.000 --> 00:00:{n:02d}.900\n{line}\n\n" for n, line in enumerate(lines, 1))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_speaker_name_with_titles_brackets_digits_or_any_script_is_kept(
+        tmp_path: Path, context: ImportContext, name: str) -> None:
+    """Zoom writes `Name: text` on every cue, Teams `<v Name>`: either way the name is the
+    speaker and leaves the text."""
+    prefixed = tmp_path / "zoom.vtt"
+    prefixed.write_text(_cues([f"{name}: Shall we start?", "Teo Ramos: Yes.",
+                               f"{name}: Note: the deck is shared."]), encoding="utf-8")
+    voiced = tmp_path / "teams.vtt"
+    voiced.write_text(_cues([f"<v {name}>Shall we start?</v>", "<v Teo Ramos>Yes.</v>",
+                             f"<v {name}>Note: the deck is shared.</v>"]), encoding="utf-8")
+    for path in (prefixed, voiced):
+        [(_, messages)] = parse_all(path, context)
+        assert [(m.sender, m.text) for m in messages] == [
+            (name, "Shall we start?"), ("Teo Ramos", "Yes."), (name, "Note: the deck is shared.")]
+
+
+def test_note_lines_in_captions_without_names_name_nobody(tmp_path: Path,
+                                                           context: ImportContext) -> None:
+    path = tmp_path / "lecture.vtt"
+    path.write_text(_cues(["Welcome back to the course.", "Note: the exam moved to May.",
+                           "Today we read chapter four.", "Note: bring the workbook.",
+                           "Let us begin with the map."]), encoding="utf-8")
+    [(_, messages)] = parse_all(path, context)
+    assert {m.sender for m in messages} == {"Unknown speaker"}
+    assert "Note: the exam moved to May." in messages[0].text
+
+
+def test_a_one_off_prefix_among_unprefixed_cues_stays_text(tmp_path: Path,
+                                                           context: ImportContext) -> None:
+    """Most cues named, one continuation cue unprefixed and one that starts "Update:": the names
+    that recur are speakers, the one-off "Update" is words, not a person."""
+    path = tmp_path / "otter.vtt"
+    path.write_text(_cues(["Ana Lima: The venue is booked.", "and the caterer confirmed.",
+                           "Teo Ramos: Great.", "Ana Lima: One more thing.",
+                           "Update: the date moved to Friday.", "Teo Ramos: Noted."]),
+                    encoding="utf-8")
+    [(_, messages)] = parse_all(path, context)
+    assert [m.sender for m in messages] == ["Ana Lima", "Unknown speaker", "Teo Ramos",
+                                            "Ana Lima", "Unknown speaker", "Teo Ramos"]
+    assert messages[4].text == "Update: the date moved to Friday."
