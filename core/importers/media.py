@@ -15,6 +15,13 @@ AUDIO_SUFFIXES = frozenset({".ogg", ".oga", ".opus", ".m4a", ".mp3", ".wav", ".a
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".heic", ".gif"})
 
 
+def poll_text(question: str, options: list[str]) -> str:
+    """A poll as every chat importer keeps it: its question and its options, in order (votes,
+    which change after the export, are left out)."""
+    listed = ", ".join(o for o in options if o)
+    return f"[poll] {question}" + (f" ({listed})" if listed else "")
+
+
 def is_media(name: str | Path) -> bool:
     suffix = PurePosixPath(str(name)).suffix.lower()
     return suffix in AUDIO_SUFFIXES or suffix in IMAGE_SUFFIXES

@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from core.errors import ImportFailed, UserFacingError
 from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.importers.media import poll_text
 from core.importers.jsonstream import (
     EscapeRepairingReader,
     json_errors,
@@ -85,8 +86,8 @@ def _media_label(obj: dict[str, Any]) -> str | None:
         return f"[file: {obj.get('file_name') or Path(str(obj['file'])).name}]"
     if "poll" in obj:
         poll = obj["poll"]
-        answers = ", ".join(message_text(a.get("text")) for a in poll.get("answers", []))
-        return f"[poll] {message_text(poll.get('question'))} ({answers})"
+        return poll_text(message_text(poll.get("question")),
+                         [message_text(a.get("text")) for a in poll.get("answers", [])])
     if "location_information" in obj:
         where = obj["location_information"]
         place = obj.get("place_name") or f"{where.get('latitude')}, {where.get('longitude')}"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, file_sha256
-from core.importers.media import media_words
+from core.importers.media import media_words, poll_text
 from core.types import Conversation, Message, SourceDocument
 
 _PAGE = re.compile(r"^messages(\d*)\.html$", re.I)
@@ -182,6 +182,9 @@ class _Reader:
         attachments = (href,) if href and not href.startswith(("http:", "https:", "#")) else ()
         if wrap.find(class_="photo_wrap"):
             return "[photo]", attachments
+        poll = wrap.find(class_="media_poll")
+        if poll is not None:
+            return self._poll(poll), ()
         if wrap.find(class_="sticker_wrap"):
             return "[sticker]", attachments
         if wrap.find(class_=["video_file_wrap", "animated_wrap"]):
@@ -196,6 +199,18 @@ class _Reader:
             return "[voice message]" + (f" {words}" if words else ""), attachments
         described = ", ".join(d for d in details if d.lower() != kind)
         return (f"[{kind}: {described}]" if described else f"[{kind}]"), attachments
+
+    @staticmethod
+    def _poll(poll) -> str:  # noqa: ANN001 - a bs4 Tag
+        """Telegram writes a poll as its question, then one `- option` line per answer, each
+        with its votes in a details span (export_output_html.cpp, pushPoll)."""
+        question = poll.find(class_="question")
+        options = []
+        for answer in poll.find_all(class_="answer"):
+            for votes in answer.find_all(class_="details"):
+                votes.decompose()
+            options.append(_text(answer).removeprefix("-").strip())
+        return poll_text(_text(question) if question else "", options)
 
     def _transcript(self, attachments: tuple[str, ...]) -> str | None:
         if not attachments or self.context.transcriber is None:
@@ -214,7 +229,9 @@ class TelegramHtmlImporter(ImporterBase):
     companion_suffixes = frozenset({".css", ".js"})  # the export's own page style and script
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return bool(_PAGE.match(path.name)) and sum(m in head for m in _MARKERS) >= 2
+        # by content: a page saved under another name ("chat.html", "messages (1).html") is
+        # still the export
+        return path.suffix.lower() in {".html", ".htm"} and sum(m in head for m in _MARKERS) >= 2
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         match = _PAGE.match(path.name)

@@ -163,3 +163,33 @@ async def test_an_html_export_folder_imports_once_without_errors(tmp_path: Path,
     assert report.errors == []  # the style sheet and script are the export's own
     assert report.documents_added == 1 and report.messages_added == 7
     assert report.media_with_exports == 1  # the photo, read with its message
+
+
+def test_an_html_page_saved_under_another_name_is_still_the_export(tmp_path: Path) -> None:
+    """Recognised by its markup, not its name: a page renamed by the user or by a download
+    (`chat.html`, `messages (1).html`) reads as the chat it is."""
+    folder = html_export(tmp_path / "ChatExport_2024-03-06")
+    context = ImportContext(owner_aliases=frozenset({"mara lind"}))
+    [(_, expected)] = parse_all(folder / "messages.html", context)
+    for name in ("chat.html", "messages (1).html"):
+        renamed = tmp_path / name
+        shutil.copy(folder / "messages.html", renamed)
+        [(document, messages)] = parse_all(renamed, context)
+        assert document.kind == "telegram" and document.name == "Telegram with Lisbon trip"
+        assert [(m.sender, m.text) for m in messages] == [(m.sender, m.text) for m in expected[:4]]
+
+
+def test_an_html_poll_keeps_its_question_and_options(tmp_path: Path) -> None:
+    """A poll as export_output_html.cpp's pushPoll writes it: question, kind, `- option` lines
+    with their votes, the total."""
+    poll = ('<div class="media_wrap clearfix">\n<div class="media_poll">\n'
+            '<div class="question bold">\nWhere do we eat on Friday?\n</div>\n'
+            '<div class="details">\nAnonymous poll\n</div>\n'
+            '<div class="answer">\n- Tasca do Chico <span class="details">2 votes</span>\n</div>\n'
+            '<div class="answer">\n- Time Out Market <span class="details">1 vote</span>\n</div>\n'
+            '<div class="total details\t">\n3 votes\n</div>\n</div>\n</div>')
+    page = tmp_path / "messages.html"
+    page.write_text(_page("Lisbon trip", _message(7, "05.03.2024 21:07:44 UTC+00:00",
+                                                 sender="Teo Ramos", inner=poll)), encoding="utf-8")
+    [(_, [message])] = parse_all(page, ImportContext())
+    assert message.text == "[poll] Where do we eat on Friday? (Tasca do Chico, Time Out Market)"
