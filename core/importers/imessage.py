@@ -12,7 +12,7 @@ import sqlean
 
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, file_sha256
-from core.importers.sqlite_files import SQLITE_MAGIC, read_only_uri, table_names
+from core.importers.sqlite_files import SQLITE_MAGIC, is_locked, open_read_only, table_names
 from core.types import Conversation, Message, SourceDocument
 
 APPLE_EPOCH = 978307200  # 2001-01-01 in Unix seconds
@@ -68,16 +68,10 @@ def attributed_body_text(blob: bytes | None) -> str | None:
 
 def _connect(path: Path) -> sqlean.Connection:
     try:
-        # The ingest reads documents and message batches in worker threads (asyncio.to_thread),
-        # one step at a time, so successive steps may run on different threads. SQLite in
-        # multi-thread mode allows a connection used by one thread at a time; Python's default
-        # check refuses any other thread ("SQLite objects created in a thread can only be used
-        # in that same thread"), which stopped every chat.db after its first chat.
-        conn = sqlean.connect(read_only_uri(path), uri=True, check_same_thread=False)
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        conn, tables = open_read_only(path)
     except sqlean.OperationalError as error:
         hint = ("quit Messages, or copy chat.db with chat.db-wal and chat.db-shm and import the copy"
-                if "locked" in str(error) else "copy chat.db again (with its -wal and -shm files)")
+                if is_locked(error) else "copy chat.db again (with its -wal and -shm files)")
         raise ImportFailed(path.name, f"cannot be read as a database ({error})", hint=hint) from None
     except sqlean.DatabaseError as error:
         raise ImportFailed(path.name, f"is not a readable SQLite database ({error})",

@@ -22,7 +22,7 @@ import sqlean
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.imessage import apple_time
-from core.importers.sqlite_files import SQLITE_MAGIC, read_only_uri, table_names
+from core.importers.sqlite_files import SQLITE_MAGIC, is_locked, open_read_only, table_names
 from core.types import Conversation, Message, SourceDocument
 
 _REQUIRED = {"ZWAMESSAGE": {"Z_PK", "ZCHATSESSION", "ZMESSAGEDATE", "ZISFROMME", "ZTEXT"},
@@ -47,11 +47,9 @@ def _open(path: Path) -> tuple[sqlean.Connection, str]:
     """A read-only connection, and a note when the database had to be opened as immutable (a
     copy in a read-only folder: changes still in its -wal file are then not seen)."""
     try:
-        conn = sqlean.connect(read_only_uri(path), uri=True, check_same_thread=False)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return conn, ""
+        return open_read_only(path)[0], ""
     except sqlean.OperationalError as error:
-        if "locked" in str(error):
+        if is_locked(error):
             raise ImportFailed(path.name, f"is locked by WhatsApp ({error})",
                                hint="quit WhatsApp, or copy ChatStorage.sqlite with its -wal and -shm "
                                     "files and import the copy") from None
@@ -59,8 +57,7 @@ def _open(path: Path) -> tuple[sqlean.Connection, str]:
         raise ImportFailed(path.name, f"is not a readable SQLite database ({error})",
                            hint="copy ChatStorage.sqlite again (with its -wal and -shm files)") from None
     try:
-        conn = sqlean.connect(read_only_uri(path, immutable=True), uri=True, check_same_thread=False)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        conn = open_read_only(path, immutable=True)[0]
     except sqlean.DatabaseError as error:
         raise ImportFailed(path.name, f"cannot be read as a database ({error})",
                            hint="copy ChatStorage.sqlite again (with its -wal and -shm files)") from None

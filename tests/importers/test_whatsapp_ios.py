@@ -116,3 +116,56 @@ def test_not_a_whatsapp_database(tmp_path: Path, context: ImportContext) -> None
     path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     with pytest.raises(ImportFailed, match="ChatStorage.sqlite"):
         parse_all(path, context)
+
+
+class _Opened:
+    """Records every real connection the importers open, to see which are left open."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import core.importers.sqlite_files as sqlite_files
+
+        self.connections: list[sqlean.Connection] = []
+        real = sqlean.connect
+
+        def connect(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - sqlean's own signature
+            conn = real(*args, **kwargs)
+            self.connections.append(conn)
+            return conn
+
+        monkeypatch.setattr(sqlite_files.sqlean, "connect", connect)
+
+    def left_open(self) -> int:
+        count = 0
+        for conn in self.connections:
+            try:
+                conn.execute("SELECT 1")
+                count += 1
+            except sqlean.ProgrammingError:  # "Cannot operate on a closed database"
+                pass
+        return count
+
+
+@pytest.mark.parametrize("importer, make", [("whatsapp_ios", "chat_storage"), ("imessage", "chat_db")])
+def test_a_database_held_by_its_app_is_told_by_error_code_and_nothing_is_left_open(
+        tmp_path: Path, context: ImportContext, monkeypatch: pytest.MonkeyPatch,
+        importer: str, make: str) -> None:
+    """WhatsApp or Messages holding its database (an exclusive lock, SQLITE_BUSY) gets the
+    'quit the app, or import a copy' hint; the connection that found the lock is closed."""
+    from core.importers.imessage import IMessageImporter
+    from tests.importers.test_imessage import make_chat_db
+
+    if make == "chat_storage":
+        path, parser = make_chat_storage(tmp_path / "ChatStorage.sqlite"), WhatsAppIOSImporter()
+    else:
+        path, parser = make_chat_db(tmp_path / "chat.db"), IMessageImporter()
+    holder = sqlean.connect(str(path), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    opened = _Opened(monkeypatch)
+    try:
+        with pytest.raises(ImportFailed) as raised:
+            list(parser.parse(path, context))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert "quit" in raised.value.hint and "copy" in raised.value.hint
+    assert opened.connections and opened.left_open() == 0
