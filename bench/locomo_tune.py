@@ -71,8 +71,8 @@ async def candidates(items: list[dict]) -> dict:
                 out.setdefault("qvec", {})[it["question"]] = vec
             rows = await chunk_store.scan_chunks(conn, after_id=0, page_size=10**6, where=where)
             out["chunks"][sid] = {r.id: r for r in rows}
-            found, matrix = await vector_store.float_vectors(conn, [r.id for r in rows], embedder.dim)
-            out.setdefault("vectors", {})[sid] = dict(zip(found, matrix))
+            found = await vector_store.float_vectors(conn, [r.id for r in rows], embedder.dim)
+            out.setdefault("vectors", {})[sid] = dict(zip(found.ids, found.matrix))
             # a plain read-only connection for variants that run further keyword queries
             out.setdefault("fts", {})[sid] = sqlite3.connect(
                 f"file:{STORES / sid / 'biographer.sqlite3'}?mode=ro", uri=True)

@@ -87,7 +87,7 @@ def main() -> None:
             for reader in (index, kept):
                 ranked = reader.search(q, shortlist=max(SEMANTIC_DEPTH * BIT_OVERSAMPLE, SHORTLIST),
                                        depth=SEMANTIC_DEPTH)
-                found = len(exact & {cid for cid, _ in ranked[:10]})
+                found = len(exact & {hit.chunk_id for hit in ranked[:10]})
                 if reader is index:
                     agree += found
                 else:

@@ -402,9 +402,9 @@ class Service:
         """Model tokens per day and role: {day: {role: {"runs", "prompt_tokens", "completion_tokens"}}},
         newest day first (read from the runs table: no need to load the agent)."""
         out: dict[str, dict[str, dict[str, int]]] = {}
-        for day, role, runs, prompt, completion in await run_store.usage_by_day(self.memory.conn, days=days):
-            out.setdefault(day, {})[role] = {"runs": runs, "prompt_tokens": prompt or 0,
-                                             "completion_tokens": completion or 0}
+        for used in await run_store.usage_by_day(self.memory.conn, days=days):
+            out.setdefault(used.day, {})[used.role] = {"runs": used.runs, "prompt_tokens": used.prompt_tokens,
+                                                       "completion_tokens": used.completion_tokens}
         return out
 
     # ------------------------------------------------------------ the owner's schedule

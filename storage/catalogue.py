@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from storage.db import Store
 
 
+@dataclass(frozen=True)
+class Fingerprint:
+    """Changes whenever a source is added or forgotten."""
 
-async def fingerprint(conn: Store) -> tuple[int, int]:
-    """(documents, highest id): changes whenever a source is added or forgotten."""
+    documents: int
+    highest_id: int
+
+
+@dataclass(frozen=True)
+class TimeSpan:
+    first: str | None  # UTC ISO; None when nothing is dated
+    last: str | None
+
+
+async def fingerprint(conn: Store) -> Fingerprint:
     async with conn.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM documents") as cur:
-        count, highest = await cur.fetchone()
-    return count, highest
+        return Fingerprint(*await cur.fetchone())
 
 
 async def kinds(conn: Store) -> list[str]:
@@ -21,10 +33,9 @@ async def kinds(conn: Store) -> list[str]:
         return [row[0] for row in await cur.fetchall()]
 
 
-async def time_span(conn: Store) -> tuple[str | None, str | None]:
-    """ISO times of the oldest and newest dated material."""
+async def time_span(conn: Store) -> TimeSpan:
+    """The oldest and newest dated material."""
     async with conn.execute(
         "SELECT MIN(time_start), MAX(COALESCE(time_end, time_start)) FROM documents WHERE time_start IS NOT NULL"
     ) as cur:
-        first, last = await cur.fetchone()
-    return first, last
+        return TimeSpan(*await cur.fetchone())

@@ -16,13 +16,19 @@ async def add_turn(conn: Store, *, conversation: str, role: str, text: str, at: 
                        (conversation, role, text, at))
 
 
-async def tail(conn: Store, conversation: str, *, limit: int) -> list[tuple[str, str]]:
-    """The last `limit` (role, text) pairs of a conversation, oldest first."""
+@dataclass(frozen=True)
+class ChatTurn:
+    role: str  # "user" (the owner) or "assistant"
+    text: str
+
+
+async def tail(conn: Store, conversation: str, *, limit: int) -> list[ChatTurn]:
+    """The last `limit` turns of a conversation, oldest first."""
     async with conn.execute(
         "SELECT role, text FROM chat_turns WHERE conversation = ? ORDER BY id DESC LIMIT ?",
         (conversation, limit),
     ) as cur:
-        rows = [tuple(r) for r in await cur.fetchall()]
+        rows = [ChatTurn(*r) for r in await cur.fetchall()]
     return rows[::-1]
 
 

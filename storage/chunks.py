@@ -46,6 +46,44 @@ class StoredChunk:
 
 
 @dataclass(frozen=True)
+class KeywordHit:
+    chunk: StoredChunk
+    bm25: float  # FTS5's score: lower is better
+
+
+@dataclass(frozen=True)
+class ChunkSpan:
+    """Where a chunk lies in its document, with its text."""
+
+    char_start: int
+    char_end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScannedText:
+    """A chunk's text with what a full scan sorts and places its matches by."""
+
+    chunk_id: int
+    document_id: int
+    char_start: int
+    time_start: str  # UTC ISO; "" undated
+    text: str
+
+
+@dataclass(frozen=True)
+class LanguageTally:
+    chunks: int
+    chars: int
+
+
+@dataclass(frozen=True)
+class ChunkCounts:
+    total: int
+    waiting: int  # for their embedding
+
+
+@dataclass(frozen=True)
 class ChunkFilter:
     """SQL-level filters over chunks; `speakers` holds every name of the person asked for."""
 
@@ -122,8 +160,8 @@ def _fts_join(where: ChunkFilter) -> str:
 
 
 def keyword_hits(conn: sqlean.Connection, match: str, *, limit: int, where: ChunkFilter,
-                 rowids: tuple[int, int | None] = (0, None)) -> list[tuple[StoredChunk, float]]:
-    """(chunk, bm25) best first for an FTS5 MATCH expression among chunk ids in [low, high)
+                 rowids: tuple[int, int | None] = (0, None)) -> list[KeywordHit]:
+    """The chunks an FTS5 MATCH expression finds, best first, among chunk ids in [low, high)
     (high None: no end), the chunks read by the same query. Blocking: for a reader connection
     in a worker thread. bm25's term weights come from the whole index whatever the range, so
     ranges can be searched apart and merged."""
@@ -138,7 +176,7 @@ def keyword_hits(conn: sqlean.Connection, match: str, *, limit: int, where: Chun
               JOIN chunks c ON c.id = k.id JOIN documents d ON d.id = c.document_id
               ORDER BY k.score"""
     args = (match, low, *(() if high is None else (high,)), *params, limit)
-    return [(_stored(row), row[-1]) for row in conn.execute(sql, args)]
+    return [KeywordHit(_stored(row), row[-1]) for row in conn.execute(sql, args)]
 
 
 async def count_matching(conn: Store, match: str, *, where: ChunkFilter) -> int:
@@ -191,16 +229,14 @@ async def get_chunks(conn: Store, ids: Sequence[int]) -> dict[int, StoredChunk]:
     return out
 
 
-async def chunks_overlapping(
-    conn: Store, document_id: int, start: int, end: int
-) -> list[tuple[int, int, str]]:
-    """(char_start, char_end, text) of the chunks covering [start, end) of a document, in order."""
+async def chunks_overlapping(conn: Store, document_id: int, start: int, end: int) -> list[ChunkSpan]:
+    """The chunks covering [start, end) of a document, in order."""
     async with conn.execute(
         """SELECT char_start, char_end, text FROM chunks
            WHERE document_id = ? AND char_end > ? AND char_start < ? ORDER BY char_start""",
         (document_id, start, end),
     ) as cur:
-        return [(r[0], r[1], r[2]) for r in await cur.fetchall()]
+        return [ChunkSpan(*r) for r in await cur.fetchall()]
 
 
 async def scan_chunks(
@@ -214,15 +250,15 @@ async def scan_chunks(
 
 
 async def scan_texts(conn: Store, *, after_id: int, page_size: int,
-                     where: ChunkFilter) -> list[tuple[int, int, int, str, str]]:
-    """The next page of (id, document id, char_start, time_start or "", text) by id, for full
-    scans that look at the text alone (plain tuples: a million rows make no objects)."""
+                     where: ChunkFilter) -> list[ScannedText]:
+    """The next page of chunk texts by id, for full scans that look at the text alone (no
+    document row, no speakers: a scan reads every chunk)."""
     clause, params = where.where()
     join = "JOIN documents d ON d.id = c.document_id" if where.active else ""
     sql = (f"SELECT c.id, c.document_id, c.char_start, COALESCE(c.time_start, ''), c.text FROM chunks c {join} "
            f"WHERE c.id > ? AND {clause} ORDER BY c.id LIMIT ?")
     async with conn.execute(sql, (after_id, *params, page_size)) as cur:
-        return [tuple(row) for row in await cur.fetchall()]
+        return [ScannedText(*row) for row in await cur.fetchall()]
 
 
 async def languages(conn: Store) -> list[str]:
@@ -231,10 +267,10 @@ async def languages(conn: Store) -> list[str]:
         return [row[0] for row in await cur.fetchall()]
 
 
-async def language_counts(conn: Store) -> dict[str, tuple[int, int]]:
-    """(chunks, characters) per language ("" undetermined), from the tally the triggers keep."""
+async def language_counts(conn: Store) -> dict[str, LanguageTally]:
+    """Chunks and characters per language ("" undetermined), from the tally the triggers keep."""
     async with conn.execute("SELECT language, chunks, chars FROM chunk_languages WHERE chunks > 0") as cur:
-        return {row[0]: (row[1], row[2]) for row in await cur.fetchall()}
+        return {row[0]: LanguageTally(row[1], row[2]) for row in await cur.fetchall()}
 
 
 def languages_sync(conn: sqlean.Connection) -> list[str]:
@@ -242,10 +278,6 @@ def languages_sync(conn: sqlean.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT language FROM chunk_languages WHERE chunks > 0 ORDER BY language")]
 
 
-async def count_chunks(conn: Store) -> tuple[int, int]:
-    """(all chunks, chunks still waiting for their embedding)."""
-    async with conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(embedded = 0), 0) FROM chunks"
-    ) as cur:
-        row = await cur.fetchone()
-    return row[0], row[1]
+async def count_chunks(conn: Store) -> ChunkCounts:
+    async with conn.execute("SELECT COUNT(*), COALESCE(SUM(embedded = 0), 0) FROM chunks") as cur:
+        return ChunkCounts(*await cur.fetchone())

@@ -183,10 +183,21 @@ async def export_items(conn: Store) -> list[ItemRow]:
 
 # ---------------------------------------------------------------- what extraction has read
 
+@dataclass(frozen=True)
+class PendingDocument:
+    """A message document extraction has not read completely."""
+
+    id: int
+    name: str
+    platform: str
+    conversation_key: str  # documents of one conversation share it
+    is_group: bool
+
+
 async def pending_documents(conn: Store, *, exclude_kinds: Sequence[str],
-                            disclosed_only: bool = False) -> list[tuple]:
-    """(id, name, platform, conversation_key, is_group) of message documents not read completely,
-    oldest material first; with `disclosed_only`, of those whose text may leave the machine."""
+                            disclosed_only: bool = False) -> list[PendingDocument]:
+    """Message documents not read completely, oldest material first; with `disclosed_only`, of
+    those whose text may leave the machine."""
     disclosed = f"AND {effective_policy_sql('d')} = 'allow'" if disclosed_only else ""
     async with conn.execute(
             f"""SELECT d.id, d.name, d.platform, d.conversation_key, d.is_group FROM documents d
@@ -194,13 +205,19 @@ async def pending_documents(conn: Store, *, exclude_kinds: Sequence[str],
                 WHERE l.document_id IS NULL AND d.conversation_key IS NOT NULL
                   AND d.kind NOT IN ({_marks(exclude_kinds) or "''"}) {disclosed}
                 ORDER BY COALESCE(d.time_start, d.imported_at), d.id""", tuple(exclude_kinds)) as cur:
-        return [tuple(row) for row in await cur.fetchall()]
+        return [PendingDocument(r[0], r[1], r[2], r[3], bool(r[4])) for r in await cur.fetchall()]
+
+
+@dataclass(frozen=True)
+class UnreadMessage:
+    id: int
+    head: str  # the start of its text when asked for, else ''
 
 
 async def unread_messages(conn: Store, document_ids: Sequence[int], *,
-                          heads: bool = False) -> list[tuple]:
-    """(message id, the start of its text when `heads`, else '') of the messages not read yet, in
-    time order (system notices left out: nobody promises anything in them)."""
+                          heads: bool = False) -> list[UnreadMessage]:
+    """The messages not read yet, in time order (system notices left out: nobody promises
+    anything in them)."""
     head = "substr(m.text, 1, 200)" if heads else "''"
     async with conn.execute(
             f"""SELECT m.id, {head} FROM messages m
@@ -208,7 +225,7 @@ async def unread_messages(conn: Store, document_ids: Sequence[int], *,
                 WHERE m.document_id IN ({_marks(document_ids)}) AND r.message_id IS NULL
                   AND m.kind != 'system'
                 ORDER BY m.time, m.id""", tuple(document_ids)) as cur:
-        return [tuple(row) for row in await cur.fetchall()]
+        return [UnreadMessage(*row) for row in await cur.fetchall()]
 
 
 @dataclass(frozen=True)

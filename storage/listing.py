@@ -23,15 +23,21 @@ async def generation(conn: Store) -> int:
     return row[0] if row else 0
 
 
-async def index_counts(conn: Store) -> tuple[int, int]:
-    """(passages, passages waiting for their embedding), cheaply enough to ask on every search: the
+@dataclass(frozen=True)
+class IndexCounts:
+    passages: int
+    pending: int  # waiting for their embedding
+
+
+async def index_counts(conn: Store) -> IndexCounts:
+    """Passages and those waiting for their embedding, cheaply enough to ask on every search: the
     total from the documents' own counts, the pending ones through the partial index on them
     (COUNT over all chunks is a scan: 30 ms at 100k chunks)."""
     async with conn.execute("SELECT COALESCE(SUM(chunk_count), 0) FROM documents") as cur:
         (passages,) = await cur.fetchone()
     async with conn.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0") as cur:
         (pending,) = await cur.fetchone()
-    return passages, pending
+    return IndexCounts(passages, pending)
 
 
 async def removed_at_generation(conn: Store, document_id: int) -> int | None:
@@ -141,9 +147,15 @@ def _listed(row: aiosqlite.Row) -> ListedChunk:
                        superseded_by=row[13])
 
 
+@dataclass(frozen=True)
+class ListedPage:
+    chunks: list[ListedChunk]
+    next: ListPosition | None  # where the next page starts; None at the end
+
+
 async def list_chunks(conn: Store, *, where: ChunkFilter, scope: ListScope,
-                      after: ListPosition, limit: int) -> tuple[list[ListedChunk], ListPosition | None]:
-    """The next `limit` chunks after `after`, and the position to go on from (None at the end)."""
+                      after: ListPosition, limit: int) -> ListedPage:
+    """The next `limit` chunks after `after`, and the position to go on from."""
     clause, params = where.where()
     scope_clause, scope_params = scope.where()
     out: list[ListedChunk] = []
@@ -155,7 +167,7 @@ async def list_chunks(conn: Store, *, where: ChunkFilter, scope: ListScope,
             out = [_listed(r) for r in await cur.fetchall()]
         if len(out) > limit:
             last = out[limit - 1].chunk
-            return out[:limit], ListPosition(True, last.time_start or "", last.id)
+            return ListedPage(out[:limit], ListPosition(True, last.time_start or "", last.id))
         position = ListPosition(dated=False)
     sql = (f"{_SELECT} WHERE {clause} AND {scope_clause} AND c.time_start IS NULL AND c.id > ?"
            " ORDER BY c.id LIMIT ?")
@@ -163,5 +175,5 @@ async def list_chunks(conn: Store, *, where: ChunkFilter, scope: ListScope,
         out += [_listed(r) for r in await cur.fetchall()]
     if len(out) > limit:
         last = out[limit - 1].chunk  # may be the last dated chunk: undated ones then start from the first
-        return out[:limit], ListPosition(False, "", last.id if last.time_start is None else 0)
-    return out, None
+        return ListedPage(out[:limit], ListPosition(False, "", last.id if last.time_start is None else 0))
+    return ListedPage(out, None)

@@ -133,22 +133,28 @@ async def unmatched_senders(conn: Store, *, limit: int = 50) -> list[UnmatchedSe
     return [UnmatchedSender(sender, platform, n) for sender, platform, n in rows]
 
 
-async def sender_identities(conn: Store) -> list[tuple[str, str | None]]:
-    """Every distinct (sender, sender id) of the stored messages, system lines excepted."""
+@dataclass(frozen=True)
+class SenderIdentity:
+    sender: str  # the name a message is signed with
+    sender_id: str | None  # the platform's id for them, where the source has one
+
+
+async def sender_identities(conn: Store) -> list[SenderIdentity]:
+    """Every distinct sender of the stored messages, system lines excepted."""
     rows = await conn.execute_fetchall(
         "SELECT DISTINCT sender, sender_id FROM messages WHERE kind != 'system'")
-    return [(sender, sender_id) for sender, sender_id in rows]
+    return [SenderIdentity(sender, sender_id) for sender, sender_id in rows]
 
 
-async def set_owner_flags(conn: Store, owners: list[tuple[str, str | None]]) -> int:
-    """Mark the messages of these (sender, sender id) pairs as the owner's and every other one
+async def set_owner_flags(conn: Store, owners: list[SenderIdentity]) -> int:
+    """Mark the messages of these senders as the owner's and every other one
     as not, except flags the source itself gave; returns how many messages changed. Runs inside
     the caller's transaction."""
     await conn.execute("CREATE TEMP TABLE IF NOT EXISTS owner_identities "
                        "(sender TEXT NOT NULL, sender_id TEXT NOT NULL)")
     await conn.execute("DELETE FROM owner_identities")
     await conn.executemany("INSERT INTO owner_identities VALUES (?, ?)",
-                           [(sender, sender_id or "") for sender, sender_id in owners])
+                           [(owner.sender, owner.sender_id or "") for owner in owners])
     cursor = await conn.execute(
         """UPDATE messages SET is_owner = new.flag
            FROM (SELECT m.id AS id,

@@ -9,7 +9,6 @@ if TYPE_CHECKING:
     from storage.db import Store
 
 
-
 @dataclass(frozen=True)
 class RunRow:
     id: int
@@ -24,6 +23,17 @@ class RunRow:
     prompt_tokens: int
     completion_tokens: int
     note: str
+
+
+@dataclass(frozen=True)
+class DailyUsage:
+    """One role's runs on one day (UTC) and the tokens they used."""
+
+    day: str  # YYYY-MM-DD
+    role: str
+    runs: int
+    prompt_tokens: int
+    completion_tokens: int
 
 
 async def start_run(conn: Store, *, kind: str, role: str, model: str, at: str) -> int:
@@ -56,15 +66,15 @@ async def tokens_since(conn: Store, since: str) -> int:
     return total
 
 
-async def usage_by_day(conn: Store, *, days: int) -> list[tuple[str, str, int, int, int]]:
-    """(day, role, runs, prompt tokens, completion tokens), newest day first."""
+async def usage_by_day(conn: Store, *, days: int) -> list[DailyUsage]:
+    """Runs and tokens per day and role, newest day first."""
     async with conn.execute(
         """SELECT substr(started_at, 1, 10) AS day, role, COUNT(*), SUM(prompt_tokens),
                   SUM(completion_tokens)
            FROM runs GROUP BY day, role ORDER BY day DESC, role LIMIT ?""",
         (days * 8,),
     ) as cur:
-        return [tuple(r) for r in await cur.fetchall()]
+        return [DailyUsage(*r) for r in await cur.fetchall()]
 
 
 async def set_status(conn: Store, run_id: int, *, status: str, note: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,11 +63,17 @@ async def iter_messages(conn: Store) -> AsyncIterator[dict]:
 CITING_TABLES = ("timeline_events", "open_questions")
 
 
-async def citing_rows(conn: Store, table: str) -> list[tuple[int, list[str]]]:
+@dataclass(frozen=True)
+class CitingRow:
+    id: int  # in its table
+    locators: list[str]
+
+
+async def citing_rows(conn: Store, table: str) -> list[CitingRow]:
     if table not in CITING_TABLES:
         raise ValueError(table)
     async with conn.execute(f"SELECT id, locators FROM {table} WHERE locators != '[]'") as cur:
-        return [(row[0], json.loads(row[1])) for row in await cur.fetchall()]
+        return [CitingRow(row[0], json.loads(row[1])) for row in await cur.fetchall()]
 
 
 async def set_locators(conn: Store, table: str, row_id: int, locators: list[str]) -> None:

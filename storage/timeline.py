@@ -10,7 +10,6 @@ if TYPE_CHECKING:
     from storage.db import Store
 
 
-
 @dataclass(frozen=True)
 class EventRow:
     id: int
@@ -22,9 +21,15 @@ class EventRow:
     created_at: str
 
 
+@dataclass(frozen=True)
+class SavedEvent:
+    id: int
+    created: bool  # False: an event of that date and title was there, and took the new sources
+
+
 async def add_event(conn: Store, *, date: str, title: str, detail: str,
-                    locators: list[str], run_id: int | None, at: str) -> tuple[int, bool]:
-    """(id, created): an event with the same date and title merges its sources into the old one."""
+                    locators: list[str], run_id: int | None, at: str) -> SavedEvent:
+    """An event with the same date and title merges its sources into the old one."""
     async with conn.execute(
         "SELECT id, locators FROM timeline_events WHERE date = ? AND lower(title) = lower(?)", (date, title)
     ) as cur:
@@ -32,13 +37,13 @@ async def add_event(conn: Store, *, date: str, title: str, detail: str,
     if row:
         merged = list(dict.fromkeys(json.loads(row[1]) + locators))
         await conn.execute("UPDATE timeline_events SET locators = ? WHERE id = ?", (json.dumps(merged), row[0]))
-        return row[0], False
+        return SavedEvent(row[0], created=False)
     cur = await conn.execute(
         """INSERT INTO timeline_events (date, title, detail, locators, run_id, created_at)
            VALUES (?, ?, ?, ?, ?, ?)""",
         (date, title, detail, json.dumps(locators), run_id, at),
     )
-    return cur.lastrowid, True
+    return SavedEvent(cur.lastrowid, created=True)
 
 
 async def list_events(conn: Store) -> list[EventRow]:

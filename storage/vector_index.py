@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,12 @@ from storage.vectors import GENERATION_KEY, PARTS_SEQ_KEY, part_arrays, sign_wor
 VECTOR_BUDGET_BYTES = 128 << 20
 BLOCK = 1 << 15  # vectors scanned per step: the temporaries stay in the CPU cache
 FAR = np.iinfo(np.uint16).max  # the distance given to rows that must not be found
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    chunk_id: int
+    cosine: float
 
 
 class VectorIndex:
@@ -197,8 +204,8 @@ class VectorIndex:
         return len(self._ids) - len(self._superseded) + len(self._delta_ids)
 
     def search(self, query: np.ndarray, *, shortlist: int, depth: int,
-               where: ChunkFilter | None = None, exact_below: int = 0) -> list[tuple[int, float]]:
-        """The `depth` chunks nearest to `query` (a unit vector) as (id, cosine), best first:
+               where: ChunkFilter | None = None, exact_below: int = 0) -> list[VectorHit]:
+        """The `depth` chunks nearest to `query` (a unit vector), best first:
         the `shortlist` nearest by sign bits, ranked by their float vectors. With a filter, only
         chunks it keeps; when it keeps at most `exact_below`, all of them are ranked exactly."""
         with self._lock:
@@ -246,7 +253,7 @@ class VectorIndex:
         dist = np.concatenate([base[near_base], delta[near_delta]])
         return ids[np.argsort(dist, kind="stable")[:k]].tolist()
 
-    def _rescore(self, query: np.ndarray, ids: Sequence[int], depth: int) -> list[tuple[int, float]]:
+    def _rescore(self, query: np.ndarray, ids: Sequence[int], depth: int) -> list[VectorHit]:
         if self._vectors is not None:
             found, matrix = self._kept_vectors(ids)
         else:
@@ -255,7 +262,7 @@ class VectorIndex:
             return []
         similarity = matrix @ np.asarray(query, dtype=np.float32)
         top = np.argsort(-similarity, kind="stable")[:depth]
-        return [(found[i], float(similarity[i])) for i in top]
+        return [VectorHit(found[i], float(similarity[i])) for i in top]
 
     def _kept_vectors(self, ids: Sequence[int]) -> tuple[list[int], np.ndarray]:
         """The vectors of `ids` that are current, from memory (widened to float32)."""

@@ -20,6 +20,7 @@ a new one, and only the current generation is searched. Old vectors stay until r
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -65,12 +66,19 @@ async def generation(conn: Store) -> int:
     return await _int_meta(conn, GENERATION_KEY)
 
 
-async def pending_chunks(conn: Store, *, limit: int) -> list[tuple[int, str, str]]:
-    """(id, text, text_hash) of chunks that have no vector yet, oldest first."""
+@dataclass(frozen=True)
+class UnembeddedChunk:
+    id: int
+    text: str
+    text_hash: str  # identical texts share one vector
+
+
+async def pending_chunks(conn: Store, *, limit: int) -> list[UnembeddedChunk]:
+    """Chunks that have no vector yet, oldest first."""
     async with conn.execute(
         "SELECT id, text, text_hash FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?", (limit,)
     ) as cur:
-        return [(r[0], r[1], r[2]) for r in await cur.fetchall()]
+        return [UnembeddedChunk(*r) for r in await cur.fetchall()]
 
 
 async def vectors_by_text_hash(
@@ -276,12 +284,16 @@ async def _vectors(conn: Store, ids: Sequence[int], *,
     return found, np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
 
 
-async def float_vectors(
-    conn: Store, ids: Sequence[int], dim: int
-) -> tuple[list[int], np.ndarray]:
+@dataclass(frozen=True)
+class FloatVectors:
+    ids: list[int]  # those of the asked ids that have a current vector
+    matrix: np.ndarray  # one row per id, in the same order
+
+
+async def float_vectors(conn: Store, ids: Sequence[int], dim: int) -> FloatVectors:
     """The current float vectors of `ids` (those that have one), as a matrix."""
     found, matrix = await _vectors(conn, ids, generation=await generation(conn))
-    return found, matrix if found else np.zeros((0, dim), dtype=np.float32)
+    return FloatVectors(found, matrix if found else np.zeros((0, dim), dtype=np.float32))
 
 
 async def database_path(conn: Store) -> str:

@@ -243,11 +243,11 @@ class Toolbox(LedgerTools):
                                   detail: str = "") -> str:
         self._check_cited(turn, " ".join(locators))
         async with self.conn.transaction():
-            eid, created = await timeline_store.add_event(
+            saved = await timeline_store.add_event(
                 self.conn, date=date, title=title, detail=detail, locators=locators, run_id=turn.run_id,
                 at=utc_iso_precise(self.book.clock()))
-        turn.events_added += created
-        return f"timeline event #{eid} " + ("added" if created else "already there; sources merged")
+        turn.events_added += saved.created
+        return f"timeline event #{saved.id} " + ("added" if saved.created else "already there; sources merged")
 
     async def _remember(self, turn: Turn, *, text: str, when: str | None = None) -> str:
         if not said_by_owner(text, turn.owner_words):

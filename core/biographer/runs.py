@@ -109,14 +109,14 @@ class Biographer:
     async def catalogue(self) -> Catalogue:
         """What the store holds (kinds, people, dates), recomputed only when sources change."""
         # the people listed for a remote model depend on the policies too
-        key = (*await catalogue_store.fingerprint(self.conn), await disclosure_store.last_change(self.conn),
+        key = (await catalogue_store.fingerprint(self.conn), await disclosure_store.last_change(self.conn),
                await disclosure_store.count_policies(self.conn) if self.remote else None)
         if self._catalogue is None or self._catalogue[0] != key:
-            first, last = await catalogue_store.time_span(self.conn)
+            span = await catalogue_store.time_span(self.conn)
             catalogue = Catalogue(kinds=tuple(await catalogue_store.kinds(self.conn)),
                                   people=tuple(await message_store.frequent_senders(
                                       self.conn, limit=13, without_denied=self.remote)),
-                                  first=self._day(first), last=self._day(last))
+                                  first=self._day(span.first), last=self._day(span.last))
             self._catalogue = (key, catalogue)
         return self._catalogue[1]
 
@@ -174,8 +174,8 @@ class Biographer:
         if not text.strip():
             raise UserFacingError("nothing to answer", hint="ask a question about your life")
         tail = await chat_store.tail(self.conn, conversation, limit=self.config.chat_tail)
-        user = [{"role": role, "content": said} for role, said in tail] + [{"role": "user", "content": text}]
-        turn = Turn(run_id=None, owner_said=text, owner_words=(text, *(said for role, said in tail if role == "user")))
+        user = [{"role": t.role, "content": t.text} for t in tail] + [{"role": "user", "content": text}]
+        turn = Turn(run_id=None, owner_said=text, owner_words=(text, *(t.text for t in tail if t.role == "user")))
         result, turn = await self._agent(
             kind="chat", prompt="chat", role="chat", budget=self.config.chat_steps, user=user, turn=turn,
             tools=self.config.chat_tools, edit_kind="correction", cuttable_user=False,

@@ -55,21 +55,21 @@ async def pending(conn: Store, *, disclosed_only: bool = False) -> list[Conversa
     """Every conversation with messages extraction has not read, oldest material first (with
     `disclosed_only`, of sources whose text may leave the machine: core/privacy/disclosure.py); documents
     left with nothing to read are marked done on the way."""
-    groups: dict[tuple[str, str], list[tuple]] = {}
-    for row in await store.pending_documents(conn, exclude_kinds=NOT_CONVERSATIONS, disclosed_only=disclosed_only):
-        groups.setdefault((row[2], row[3]), []).append(row)
+    groups: dict[tuple[str, str], list[store.PendingDocument]] = {}
+    for document in await store.pending_documents(conn, exclude_kinds=NOT_CONVERSATIONS, disclosed_only=disclosed_only):
+        groups.setdefault((document.platform, document.conversation_key), []).append(document)
     out: list[Conversation] = []
     for (platform, _key), documents in groups.items():
-        ids = tuple(d[0] for d in documents)
+        ids = tuple(d.id for d in documents)
         # a mailbox holds many threads: each is read as a conversation of its own
         heads = await store.unread_messages(conn, ids, heads=platform == "email")
-        name, is_group = documents[-1][1], any(d[4] for d in documents)
+        name, is_group = documents[-1].name, any(d.is_group for d in documents)
         if platform != "email":
-            out.append(Conversation(name, platform, is_group, ids, [h[0] for h in heads]))
+            out.append(Conversation(name, platform, is_group, ids, [h.id for h in heads]))
             continue
         threads: dict[str, list[int]] = {}
-        for message_id, head in heads:
-            threads.setdefault(_thread_of(head), []).append(message_id)
+        for message in heads:
+            threads.setdefault(_thread_of(message.head), []).append(message.id)
         out.extend(Conversation(f"{name} · {thread}", platform, False, ids, message_ids, thread=True)
                    for thread, message_ids in threads.items())
         if not heads:

@@ -54,7 +54,7 @@ class LanguageMix:
 
 
 async def language_mix(conn: Store) -> LanguageMix:
-    return LanguageMix({language: chars for language, (_, chars) in (await chunk_store.language_counts(conn)).items()})
+    return LanguageMix({language: tally.chars for language, tally in (await chunk_store.language_counts(conn)).items()})
 
 
 def pick_model(mix: LanguageMix) -> str:

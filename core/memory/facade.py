@@ -176,14 +176,14 @@ class Memory:
         return await self.searcher.read(locator, window=window)
 
     async def stats(self) -> dict:
-        chunks, pending = await chunk_store.count_chunks(self.conn)
+        counted = await chunk_store.count_chunks(self.conn)
         kinds = {k.kind: {"documents": k.documents, "chunks": k.chunks}
                  for k in await document_store.count_by_kind(self.conn)}
         messages = await message_store.count_messages(self.conn)
         return {
             "documents": sum(k["documents"] for k in kinds.values()),
-            "chunks": chunks,
-            "chunks_pending_index": pending,
+            "chunks": counted.total,
+            "chunks_pending_index": counted.waiting,
             "messages": messages,
             "by_kind": kinds,
             "embedding_model": await get_meta(self.conn, "embedding_model"),

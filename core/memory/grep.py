@@ -162,7 +162,7 @@ async def find_regex(conn: Store, pattern: str, *, where: ChunkFilter, skip: int
             raise UserFacingError(
                 f"the regular expression took longer than {deadline_seconds:g} s ({read} passages read)",
                 hint="narrow it with --since/--until, --person or --kind, or grep for words instead")
-        after, read = rows[-1][0], read + len(rows)
+        after, read = rows[-1].chunk_id, read + len(rows)
         found = await asyncio.to_thread(_scan_batch, spans, rows, overlaps)
         if accept is not None:
             found = [f for f in found if await accept(f[0][1], f[0][2])]
@@ -174,11 +174,10 @@ async def find_regex(conn: Store, pattern: str, *, where: ChunkFilter, skip: int
                  has_more=len(hits) > skip + size)
 
 
-def _scan_batch(spans: Spans, rows: list[tuple[int, int, int, str, str]], overlaps: _Overlaps) -> list[tuple]:
-    """Every new match in a batch of (id, document, char_start, time, text), with its sort key
-    (run in a worker thread)."""
+def _scan_batch(spans: Spans, rows: list[chunk_store.ScannedText], overlaps: _Overlaps) -> list[tuple]:
+    """Every new match in a batch of chunk texts, with its sort key (run in a worker thread)."""
     found = []
-    for chunk_id, document_id, char_start, moment, text in rows:
-        for start, end in overlaps.fresh(document_id, char_start, spans(text)):
-            found.append(((moment, document_id, char_start + start), chunk_id, start, end))
+    for row in rows:
+        for start, end in overlaps.fresh(row.document_id, row.char_start, spans(row.text)):
+            found.append(((row.time_start, row.document_id, row.char_start + start), row.chunk_id, start, end))
     return found

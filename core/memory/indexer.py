@@ -68,7 +68,7 @@ class Indexer:
 
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         await self.check_model()
-        total, pending = await chunk_store.count_chunks(self.conn)
+        pending = (await chunk_store.count_chunks(self.conn)).waiting
         generation = await vector_store.generation(self.conn)
         done = 0
         if pending:
@@ -80,10 +80,10 @@ class Indexer:
                 break
             withheld, descriptors = await self._withheld(batch) if self.embedder.remote else ([], {})
             apart = set(withheld) | set(descriptors)
-            texts = [(cid, text, h) for cid, text, h in batch if cid not in apart]
+            texts = [chunk for chunk in batch if chunk.id not in apart]
             # the same text is embedded once: reuse stored vectors, and embed each new text once
-            by_hash = await vector_store.vectors_by_text_hash(self.conn, [h for _, _, h in texts])
-            todo = {h: self._outgoing(embedding_text(text)) for _, text, h in texts if h not in by_hash}
+            by_hash = await vector_store.vectors_by_text_hash(self.conn, [c.text_hash for c in texts])
+            todo = {c.text_hash: self._outgoing(embedding_text(c.text)) for c in texts if c.text_hash not in by_hash}
             if todo or descriptors:
                 embedded = np.asarray(await asyncio.to_thread(
                     self.embedder.embed, [*todo.values(), *descriptors.values()]), dtype=np.float32)
@@ -92,7 +92,7 @@ class Indexer:
                 described = {cid: vector.tobytes() for cid, vector in zip(descriptors, embedded[len(todo):])}
             else:
                 described = {}
-            vectors = {cid: by_hash[h] for cid, _, h in texts}
+            vectors = {c.id: by_hash[c.text_hash] for c in texts}
             async with self.conn.transaction():
                 if await vector_store.generation(self.conn) != generation:
                     break  # another process began a reindex with another model: it embeds these
@@ -108,12 +108,12 @@ class Indexer:
         """What is sent for a text: provider-safe when it leaves the machine."""
         return provider_safe(text) if self.embedder.remote else text
 
-    async def _withheld(self, batch: list[tuple[int, str, str]]) -> tuple[list[int], dict[int, str]]:
+    async def _withheld(self, batch: list[vector_store.UnembeddedChunk]) -> tuple[list[int], dict[int, str]]:
         """For a remote endpoint, by the owner's policy: the chunks that get no vector, and those
         embedded from their descriptor (with the descriptor's text)."""
-        disclosures = await disclosure_store.chunk_disclosures(self.conn, [cid for cid, _, _ in batch])
+        disclosures = await disclosure_store.chunk_disclosures(self.conn, [c.id for c in batch])
         withheld, descriptors = [], {}
-        for cid, _, _ in batch:
+        for cid in (c.id for c in batch):
             found = disclosures.get(cid)
             if found is None or found.policy == DENY:
                 withheld.append(cid)

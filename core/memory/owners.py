@@ -22,8 +22,7 @@ async def follow_owner_aliases(conn: Store, context: ImportContext, *,
     if not force and await get_meta(conn, _APPLIED) == current:
         return None
     identities = await people_store.sender_identities(conn)
-    owners = [(sender, sender_id) for sender, sender_id in identities
-              if context.owns(sender, sender_id)]
+    owners = [identity for identity in identities if context.owns(identity.sender, identity.sender_id)]
     async with conn.transaction():
         changed = await people_store.set_owner_flags(conn, owners)
         await set_meta(conn, _APPLIED, current)

@@ -315,14 +315,14 @@ class Searcher:
         """The document's text in [start, end), put back together from its chunks; and where it ends."""
         pieces: list[str] = []
         cursor = start
-        for cs, ce, text in await chunk_store.chunks_overlapping(self.conn, document_id, start, end):
-            if ce <= cursor:
+        for span in await chunk_store.chunks_overlapping(self.conn, document_id, start, end):
+            if span.char_end <= cursor:
                 continue
-            if cs > cursor:
-                pieces.append("\n" * (cs - cursor))  # only whitespace falls between chunks
-                cursor = cs
-            pieces.append(text[cursor - cs: min(ce, end) - cs])
-            cursor = min(ce, end)
+            if span.char_start > cursor:
+                pieces.append("\n" * (span.char_start - cursor))  # only whitespace falls between chunks
+                cursor = span.char_start
+            pieces.append(span.text[cursor - span.char_start: min(span.char_end, end) - span.char_start])
+            cursor = min(span.char_end, end)
         return "".join(pieces), cursor
 
     async def read_document(self, document_id: int) -> SourceText:
@@ -345,7 +345,7 @@ def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_
     if match is None:
         return [], {}
     hits = reader.search(match, limit=depth, where=where)
-    return [(row.id, -bm25) for row, bm25 in hits], {row.id: row for row, _ in hits}
+    return [(hit.chunk.id, -hit.bm25) for hit in hits], {hit.chunk.id: hit.chunk for hit in hits}
 
 
 def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: chunk_store.ChunkFilter,
@@ -353,8 +353,9 @@ def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: 
     """The vector half, blocking (in a worker thread); the chunks in `known` are not read again."""
     import numpy as np
 
-    ranked = index.search(np.asarray(vector, dtype=np.float32), depth=depth, where=where,
-                          shortlist=max(depth * BIT_OVERSAMPLE, SHORTLIST), exact_below=EXACT_FILTER_CAP)
+    hits = index.search(np.asarray(vector, dtype=np.float32), depth=depth, where=where,
+                        shortlist=max(depth * BIT_OVERSAMPLE, SHORTLIST), exact_below=EXACT_FILTER_CAP)
+    ranked = [(hit.chunk_id, hit.cosine) for hit in hits]
     known = known or {}
     rows = index.chunks([cid for cid, _ in ranked if cid not in known])
     return ranked, {**rows, **{cid: known[cid] for cid, _ in ranked if cid in known}}

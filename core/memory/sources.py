@@ -108,14 +108,14 @@ async def _forget_in(conn: Store, document: document_store.DocumentRow) -> tuple
     await source_admin.delete_source(conn, document.id)
     emptied = []
     for table in source_admin.CITING_TABLES:
-        for row_id, locators in await source_admin.citing_rows(conn, table):
-            left = [loc for loc in locators if not loc.startswith(prefix)]
-            if len(left) == len(locators):
+        for row in await source_admin.citing_rows(conn, table):
+            left = [loc for loc in row.locators if not loc.startswith(prefix)]
+            if len(left) == len(row.locators):
                 continue
             if not left and table == "timeline_events":
-                emptied.append(row_id)
+                emptied.append(row.id)
             else:
-                await source_admin.set_locators(conn, table, row_id, left)
+                await source_admin.set_locators(conn, table, row.id, left)
     await source_admin.delete_timeline_events(conn, emptied)
     current = await profile_store.get_profile(conn)
     redacted_current, lines = without_source(current, document.id) if current else (None, 0)

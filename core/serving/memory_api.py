@@ -183,8 +183,9 @@ class MemoryApi:
         self.conn = memory.conn
 
     async def index_state(self) -> IndexState:
-        passages, pending = await listing.index_counts(self.conn)
-        return IndexState(generation=await listing.generation(self.conn), passages=passages, pending=pending)
+        counts = await listing.index_counts(self.conn)
+        return IndexState(generation=await listing.generation(self.conn), passages=counts.passages,
+                          pending=counts.pending)
 
     async def capabilities(self, client: Client) -> dict:
         """What this client may do and see, and the state of the index."""
@@ -351,14 +352,14 @@ class MemoryApi:
         position = _decode_cursor(cursor, fingerprint) if cursor else listing.ListPosition()
         generation = await listing.generation(self.conn)
         zone = self.memory.context.timezone
-        rows, after = await listing.list_chunks(self.conn, where=where, scope=scope, after=position, limit=limit)
+        page = await listing.list_chunks(self.conn, where=where, scope=scope, after=position, limit=limit)
         items = [Passage(
             locator=Locator(c.document_id, c.char_start, c.char_end), text=c.text, source=c.document, kind=c.kind,
             section=r.section or imported_section(c.kind), time_start=_iso(c.time_start, zone),
             time_end=_iso(c.time_end, zone), speakers=c.speakers, generation=generation, record=r.record_id,
             status=("superseded" if r.superseded_by else "current") if r.record_id else None,
-            searchable=r.embedded) for r in rows for c in (r.chunk,)]
-        return ListPage(items=items, next_cursor=_encode_cursor(after, fingerprint) if after else None,
+            searchable=r.embedded) for r in page.chunks for c in (r.chunk,)]
+        return ListPage(items=items, next_cursor=_encode_cursor(page.next, fingerprint) if page.next else None,
                         generation=generation)
 
 

@@ -19,7 +19,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from storage.chunks import ChunkFilter, StoredChunk, keyword_hits, languages_sync
+from storage.chunks import ChunkFilter, KeywordHit, keyword_hits, languages_sync
 from storage.db import open_reader
 
 SPLIT_FROM = 200_000  # chunk ids below this: one range (splitting costs more than it saves)
@@ -51,8 +51,8 @@ class KeywordReader:
         with self._locks[0]:
             return languages_sync(self._conns[0])
 
-    def search(self, match: str, *, limit: int, where: ChunkFilter) -> list[tuple[StoredChunk, float]]:
-        """(chunk, bm25) best first, bm25 lower-is-better as FTS5 gives it."""
+    def search(self, match: str, *, limit: int, where: ChunkFilter) -> list[KeywordHit]:
+        """The hits best first, bm25 lower-is-better as FTS5 gives it."""
         if self._pool is None:
             return self._range(0, match, limit, where, (0, None))
         with self._locks[0]:
@@ -65,11 +65,11 @@ class KeywordReader:
         hits = self._range(0, match, limit, where, (0, bounds[1]))
         for future in rest:
             hits.extend(future.result())
-        hits.sort(key=lambda hit: hit[1])
+        hits.sort(key=lambda hit: hit.bm25)
         return hits[:limit]
 
     def _range(self, i: int, match: str, limit: int, where: ChunkFilter,
-               rowids: tuple[int, int | None]) -> list[tuple[StoredChunk, float]]:
+               rowids: tuple[int, int | None]) -> list[KeywordHit]:
         with self._locks[i]:
             return keyword_hits(self._conns[i], match, limit=limit, where=where, rowids=rowids)
 

@@ -116,4 +116,4 @@ async def test_usage_is_recorded_and_the_cap_stops_analysis_only(service: Servic
     fake_openai.call("search", {"query": "Porto"}).reply("read it")
     assert (await service.analyze()).batches == 1
     runs = await run_store.usage_by_day(service.memory.conn, days=5)
-    assert {r[1] for r in runs} == {"chat", "analysis"}
+    assert {r.role for r in runs} == {"chat", "analysis"}

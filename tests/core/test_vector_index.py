@@ -96,11 +96,11 @@ async def _agrees(conn, index: VectorIndex, rng: np.random.Generator) -> None:
         found = index.search(query, shortlist=len(hamming) + 5, depth=5)
         best = sorted(cosine, key=lambda i: -cosine[i])[:5]
         if index._vectors is None:
-            assert [cid for cid, _ in found] == best
-            assert [round(s, 5) for _, s in found] == [round(cosine[i], 5) for i in best]
+            assert [hit.chunk_id for hit in found] == best
+            assert [round(hit.cosine, 5) for hit in found] == [round(cosine[i], 5) for i in best]
         else:  # a byte per dimension: each cosine within rounding, near ties in either order
-            assert all(abs(s - cosine[cid]) < 0.005 for cid, s in found)
-            assert all(cosine[cid] >= cosine[best[-1]] - 0.01 for cid, _ in found)
+            assert all(abs(hit.cosine - cosine[hit.chunk_id]) < 0.005 for hit in found)
+            assert all(cosine[hit.chunk_id] >= cosine[best[-1]] - 0.01 for hit in found)
 
 
 @pytest.mark.parametrize("kept", [False, True], ids=["vectors read by id", "vectors kept in memory"])
@@ -161,10 +161,10 @@ async def test_a_batch_is_found_once_it_commits_and_a_deleted_chunk_at_once(tmp_
         await vector_store.store_vectors(other, [(i, v.tobytes()) for i, v in zip(ids, vectors)], generation=0)
         assert index.search(vectors[0], shortlist=10, depth=3) == []  # not committed yet
         await other.execute("COMMIT")
-        assert index.search(vectors[0], shortlist=10, depth=3)[0][0] == ids[0]
+        assert index.search(vectors[0], shortlist=10, depth=3)[0].chunk_id == ids[0]
         async with other.transaction():
             await other.execute("DELETE FROM chunks WHERE id = ?", (ids[0],))
-        assert ids[0] not in [cid for cid, _ in index.search(vectors[0], shortlist=10, depth=5)]
+        assert ids[0] not in [hit.chunk_id for hit in index.search(vectors[0], shortlist=10, depth=5)]
         index.close()
 
 
@@ -180,7 +180,7 @@ async def test_only_the_current_generation_is_searched(tmp_path: Path):
             await vector_store.start_generation(conn)
         await _store(conn, ids[:3], _unit(rng, 3))
         found = index.search(_unit(rng, 1)[0], shortlist=50, depth=50)
-        assert sorted(cid for cid, _ in found) == ids[:3]
+        assert sorted(hit.chunk_id for hit in found) == ids[:3]
         async with conn.execute("SELECT COUNT(*) FROM chunk_embeddings") as cur:
             assert (await cur.fetchone())[0] == 20  # the old vectors wait to be replaced
         index.close()
@@ -200,9 +200,9 @@ async def test_a_filter_restricts_the_scan_and_a_small_one_is_ranked_exactly(tmp
         query = _unit(rng, 1)[0]
         _, cosine = await _brute_force(conn, query)
         exact = sorted(notes, key=lambda i: -cosine[i])[:5]
-        assert [c for c, _ in index.search(query, shortlist=10, depth=5, where=where, exact_below=100)] == exact
+        assert [h.chunk_id for h in index.search(query, shortlist=10, depth=5, where=where, exact_below=100)] == exact
         scanned = index.search(query, shortlist=20, depth=5, where=where, exact_below=0)
-        assert scanned and set(c for c, _ in scanned) <= set(notes)
+        assert scanned and set(h.chunk_id for h in scanned) <= set(notes)
         index.close()
 
 
@@ -237,7 +237,7 @@ async def test_an_older_store_gets_its_parts_built_by_the_migration(tmp_path: Pa
             assert await cur.fetchone() is None
         index = VectorIndex(path)
         await _agrees(conn, index, rng)
-        assert index.search(vectors[7], shortlist=10, depth=1)[0][0] == ids[7]
+        assert index.search(vectors[7], shortlist=10, depth=1)[0].chunk_id == ids[7]
         index.close()
 
 
@@ -256,7 +256,7 @@ async def test_keyword_ranges_searched_apart_give_the_same_best(tmp_path: Path, 
     for match in ('"lemon"', '"tree" OR "garden"', '"garden" OR "lemon"'):
         expected = one.search(match, limit=25, where=everything)
         got = split.search(match, limit=25, where=everything)
-        assert [round(s, 9) for _, s in got] == [round(s, 9) for _, s in expected]
-        assert {c.id for c, _ in got} == {c.id for c, _ in expected} or len(expected) == 25
+        assert [round(h.bm25, 9) for h in got] == [round(h.bm25, 9) for h in expected]
+        assert {h.chunk.id for h in got} == {h.chunk.id for h in expected} or len(expected) == 25
     one.close()
     split.close()
