@@ -53,8 +53,20 @@ def normalize_line(line: str) -> str:
 _AMPM = r"(?:[AaPp]\.? ?[Mm]\.?|午前|午後|上午|下午|오전|오후|ص|م|SA|CH|vorm\.|nachm\.)"
 _TIME = rf"(?:{_AMPM} ?)?\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?(?: ?{_AMPM})?"
 _DATE = r"\d{1,4}[./-] ?\d{1,2}[./-] ?[A-Z]?\d{1,4}\.?(?: ?BE)?"
-# between date and time: a comma (Arabic's too), and Finnish phones' "klo" (o'clock), on iOS and Android
-_BETWEEN = r"[,،]?(?: klo)?"
+
+
+def _date_joiners() -> str:
+    """The words Android puts between date and time in every language (whatsapp_date_joiners.txt:
+    `à`, `um`, `kl.`, `، ساعت` ...), longest first, as regex alternatives."""
+    table = Path(__file__).with_name("whatsapp_date_joiners.txt").read_text(encoding="utf-8")
+    joiners = [line.split("\t", 1)[0][1:-1] for line in table.splitlines()
+               if line.startswith("[")]
+    return "|".join(re.escape(j) for j in sorted(set(joiners), key=len, reverse=True))
+
+
+# between date and time: a space, a comma (Arabic's too), Finnish phones' "klo" (o'clock), or a
+# language's word for "at" ("12/03/2021 à 14:05"), on iOS and Android
+_BETWEEN = rf"(?:[,،]?(?: klo)?|{_date_joiners()})"
 IOS_HEADER = re.compile(rf"^\[(?P<ts>{_DATE}{_BETWEEN} {_TIME}|{_TIME}, {_DATE})\] (?P<rest>.*)$")
 ANDROID_HEADER = re.compile(rf"^(?P<ts>{_DATE}{_BETWEEN} {_TIME}) [-–] (?P<rest>.*)$")
 LEGACY_IOS_HEADER = re.compile(rf"^(?P<ts>{_DATE}{_BETWEEN} {_TIME}): (?P<rest>.*)$")

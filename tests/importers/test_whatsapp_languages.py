@@ -168,3 +168,26 @@ def test_an_export_without_years_gets_them_from_the_file_date(tmp_path: Path) ->
     assert messages[-1].time.replace(tzinfo=None) == datetime(2015, 1, 2, 16, 57)
     assert [m.text for m in messages if m.kind == "text"] == ["Hello all", "This is group chat", "We"]
     assert document.skipped == {"notices": 1, "deleted messages": 1}
+
+
+@pytest.mark.parametrize("joiner", [" à", " um", " kl.", " alle ore", " às", " в", " о", " klo",
+                                    "، ساعت", " pukul", " -", " om", " u", " at"])
+def test_android_s_word_between_date_and_time_in_any_language(tmp_path: Path, joiner: str) -> None:
+    """Android writes the date and time with its language's pattern: French phones
+    `12/03/2021 à 14:05 - Name: text`, German `um`, Swedish `kl.`, Persian `، ساعت`
+    (whatsapp_date_joiners.txt). The real Android group export, rewritten with each word,
+    reads as the original does."""
+    import re as regex
+
+    original = (DATA / "en_android_group.txt").read_text(encoding="utf-8")
+    rewritten = regex.sub(r"^(\d\d/\d\d/\d{4}), (\d\d:\d\d) - ", rf"\1{joiner} \2 - ", original,
+                          flags=regex.M)
+    assert rewritten != original
+    source, joined = tmp_path / "a" / "WhatsApp Chat with Group Chat.txt", tmp_path / "b" / "WhatsApp Chat with Group Chat.txt"
+    for path, text in ((source, original), (joined, rewritten)):
+        path.parent.mkdir()
+        path.write_text(text, encoding="utf-8")
+    [(_, expected)] = parse_all(source, ImportContext())
+    [(_, messages)] = parse_all(joined, ImportContext())
+    assert [(m.sender, m.time, m.text) for m in messages] == [(m.sender, m.time, m.text) for m in expected]
+    assert len(messages) >= 5
