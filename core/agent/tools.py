@@ -5,7 +5,7 @@ tool returned in this run that says it, and `remember` keeps only the owner's ow
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
 
@@ -13,7 +13,7 @@ from core.agent.citations import Evidence, claim_problems, said_by_owner
 from core.agent.delimiters import neutralise, source_block
 from core.agent.ledger_tools import LedgerTools
 from core.agent.schemas import MAX_SEARCH, MAX_WINDOW, Catalogue, ToolError, parse_arguments
-from core.privacy.disclosure import ALLOW, DENY, DESCRIPTORS_ONLY, WITHHELD, Disclosure
+from core.privacy.disclosure import ALLOW, WITHHELD, Disclosure, Shown, model_sees
 from core.errors import UserFacingError
 from core.memory.facade import Memory
 from core.biographer.profile import EditRejected
@@ -70,9 +70,11 @@ class Toolbox(LedgerTools):
             "ledger_query": self._ledger_query, "ledger_save": self._ledger_save, "ledger_update": self._ledger_update,
         }
 
-    async def _policies(self, document_ids) -> dict[int, str]:
-        """The policy of each source, when the model is remote (else everything may be shown)."""
-        return await self.disclosure.for_documents(list(document_ids)) if self.remote else {}
+    async def _shown(self, document_ids: Iterable[int]) -> dict[int, Shown]:
+        """What the model may see of each source (no policy is read for a model on this machine)."""
+        ids = list(document_ids)
+        policies = await self.disclosure.for_documents(ids) if self.remote else {}
+        return {i: model_sees(policies.get(i, ALLOW), remote=self.remote) for i in ids}
 
     def _described(self, locator: Locator, kind: str, when: datetime | None, speakers: str) -> str:
         return self.source(locator, kind, when, f"(its text is {WITHHELD}: only its kind, people and date "
@@ -123,16 +125,15 @@ class Toolbox(LedgerTools):
             return nothing_found("passages", turn.catalogue, kinds=kinds, person=person, since=since, until=until,
                                  advice="try other words, keyword mode, or grep")
         out = []
-        policies = await self._policies(hit.locator.document_id for hit in hits)
+        seen = await self._shown(hit.locator.document_id for hit in hits)
         withheld = 0
         for hit in hits:
-            policy = policies.get(hit.locator.document_id, ALLOW)
-            if policy == DENY:
+            if seen[hit.locator.document_id] is Shown.NOTHING:
                 withheld += 1
                 continue
             when = self._local(hit.time_start)
             turn.evidence.add(hit.locator, hit.document, when)
-            if policy == DESCRIPTORS_ONLY:
+            if seen[hit.locator.document_id] is Shown.DESCRIPTOR:
                 out.append(self._described(hit.locator, hit.kind, when, ", ".join(hit.speakers)))
                 continue
             out.append(self.source(hit.locator, hit.document, when, hit.text, kind=hit.kind,
@@ -152,16 +153,15 @@ class Toolbox(LedgerTools):
                                  turn.catalogue, kinds=kinds, person=person, since=since, until=until,
                                  advice="try another spelling, a shorter word, or search")
         lines = []
-        policies = await self._policies(match.locator.document_id for match in result.matches)
+        seen = await self._shown(match.locator.document_id for match in result.matches)
         withheld = 0
         for match in result.matches:
-            policy = policies.get(match.locator.document_id, ALLOW)
-            if policy == DENY:
+            if seen[match.locator.document_id] is Shown.NOTHING:
                 withheld += 1
                 continue
             when = self._local(match.time)
             turn.evidence.add(match.locator, match.document, when)
-            if policy == DESCRIPTORS_ONLY:
+            if seen[match.locator.document_id] is Shown.DESCRIPTOR:
                 lines.append(self._described(match.locator, match.kind, when, match.sender or ""))
                 continue
             lines.append(self.source(match.locator, match.document, when, match.line, kind=match.kind))
@@ -172,10 +172,10 @@ class Toolbox(LedgerTools):
 
     async def _read_source(self, turn: Turn, *, locator: str, window: int = 300) -> str:
         source = await self.memory.read(locator, window=max(0, min(window, MAX_WINDOW)))
-        policy = (await self._policies([source.locator.document_id])).get(source.locator.document_id, ALLOW)
-        if policy == DENY:
+        seen = (await self._shown([source.locator.document_id]))[source.locator.document_id]
+        if seen is Shown.NOTHING:
             return f"{locator}: {WITHHELD}; its source stays on the owner's machine"
-        if policy == DESCRIPTORS_ONLY:
+        if seen is Shown.DESCRIPTOR:
             when = await self.when_at(source.locator)
             turn.evidence.add(source.locator, source.document, when)
             return self._described(source.locator, source.kind, when, "")

@@ -17,7 +17,7 @@ from core.agent.delimiters import neutralise
 from core.agent.config import ANALYSIS_TOOLS, REPORT_TOOLS, AgentConfig, AnalysisStatus
 from core.agent.loop import LoopResult, NeedsEvidence, ToolLoop
 from core.agent.schemas import Catalogue, tool_schemas
-from core.privacy.disclosure import DENY, DESCRIPTORS_ONLY
+from core.privacy.disclosure import Shown, model_sees
 from core.agent.tools import Toolbox, Turn
 from core.memory.chunking import render_message
 from core.errors import ModelUnavailable, UserFacingError
@@ -31,7 +31,7 @@ from core.types import (AnalysisResult, Answer, Conversation, Locator, Message, 
 from storage import catalogue as catalogue_store
 from storage import chat as chat_store
 from storage import disclosure as disclosure_store
-from storage.chat import PendingChunk
+from storage.chat import PendingChunk, PeriodDocument
 from storage.questions import QuestionRow
 from storage import documents as document_store
 from storage import messages as message_store
@@ -49,6 +49,19 @@ UNCHECKED = ("(Not checked against your sources: the model answered without look
 CUT_REPORT = "(This report was cut short at the model's length limit: it is incomplete.)"
 NOT_READ = "not read: the model made no tool call"
 MATERIAL_SHARE = 0.4  # of the prompt window, for one analysis batch of new material
+
+
+def _period_listing(documents: list[PeriodDocument], *, remote: bool) -> str:
+    """The sources with material in a report's period, as the model may see them: a remote one is
+    not told of denied sources, and of descriptors_only ones only the kind."""
+    lines = []
+    for d in documents:
+        seen = model_sees(d.policy, remote=remote)
+        if d.kind == REPORT_KIND or seen is Shown.NOTHING:
+            continue
+        name = d.kind if seen is Shown.DESCRIPTOR else neutralise(d.name)
+        lines.append(f"- doc{d.id} {name} ({d.kind}), {(d.time_start or '?')[:10]} to {(d.time_end or '?')[:10]}")
+    return "\n".join(lines) or "- (no sources with material in this period)"
 
 
 class TokenCapReached(UserFacingError):
@@ -363,13 +376,8 @@ class Biographer:
         await self._check_cap()
         until = self.clock()
         since = until - timedelta(days=days)
-        # a remote model is not told of denied sources, and of descriptors_only ones only the kind
-        documents = [d for d in await chat_store.documents_between(self.conn, utc_iso_precise(since),
-                                                                   utc_iso_precise(until))
-                     if d.kind != REPORT_KIND and not (self.remote and d.policy == DENY)]
-        listing = "\n".join(f"- doc{d.id} {d.kind if self.remote and d.policy == DESCRIPTORS_ONLY else neutralise(d.name)} "
-                            f"({d.kind}), {(d.time_start or '?')[:10]} to {(d.time_end or '?')[:10]}"
-                            for d in documents) or "- (no sources with material in this period)"
+        listing = _period_listing(await chat_store.documents_between(
+            self.conn, utc_iso_precise(since), utc_iso_precise(until)), remote=self.remote)
         zone = self.config.zone
         user = [{"role": "user", "content":
                  f"Period: {since.astimezone(zone):%Y-%m-%d} to {until.astimezone(zone):%Y-%m-%d} ({days} days).\n"

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from core.privacy.disclosure import DENY, DESCRIPTORS_ONLY, descriptor, provider_safe
+from core.privacy.disclosure import DENY, Shown, descriptor, model_sees, provider_safe
 from core.memory.embedding_choice import AUTO_MODELS, AutoEmbedder, EmbeddingAdvice, language_mix, pick_model
 from core.errors import EmbeddingModelMismatch
 from core.ports import Embedder, Progress, no_progress
@@ -114,10 +114,11 @@ class Indexer:
         disclosures = await disclosure_store.chunk_disclosures(self.conn, [c.id for c in batch])
         withheld, descriptors = [], {}
         for cid in (c.id for c in batch):
-            found = disclosures.get(cid)
-            if found is None or found.policy == DENY:
+            found = disclosures.get(cid)  # None: the chunk went meanwhile
+            seen = model_sees(found.policy if found else None, remote=self.embedder.remote)
+            if seen is Shown.NOTHING:
                 withheld.append(cid)
-            elif found.policy == DESCRIPTORS_ONLY:
+            elif seen is Shown.DESCRIPTOR:
                 descriptors[cid] = descriptor(found.kind, found.speakers, found.time_start)
         return withheld, descriptors
 

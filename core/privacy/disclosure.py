@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from enum import Enum
 
 from core.errors import UserFacingError
 from core.times import Clock, utc_iso_precise, utc_now
@@ -51,6 +52,25 @@ def provider_safe(text: str) -> str:
     text = _EMAIL.sub("[e-mail]", text)
     text = _PATH.sub("[path]", text)
     return _PHONE.sub(_phone_or_not, text)
+
+
+class Shown(Enum):
+    """What of a source a model may see (a chat model reading it, an embedding model embedding it)."""
+
+    TEXT = "text"
+    DESCRIPTOR = "descriptor"  # its kind, people and date (`descriptor`), the text withheld
+    NOTHING = "nothing"  # not even that it is there, beyond a count of what was withheld
+
+
+def model_sees(policy: str | None, *, remote: bool) -> Shown:
+    """What a source's policy lets a model see of it: a model on this machine sees everything
+    (nothing leaves); one elsewhere sees the text under allow, the descriptor under
+    descriptors_only, and nothing under deny or when the policy is unknown (None)."""
+    if not remote or policy == ALLOW:
+        return Shown.TEXT
+    if policy == DESCRIPTORS_ONLY:
+        return Shown.DESCRIPTOR
+    return Shown.NOTHING
 
 
 def descriptor(kind: str, people: tuple[str, ...] | list[str], when: str | datetime | None) -> str:

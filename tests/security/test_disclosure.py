@@ -14,7 +14,7 @@ import pytest
 from bot.cli import main
 from bot.compose import open_service
 from core.config import Settings
-from core.privacy.disclosure import WITHHELD, descriptor, provider_safe
+from core.privacy.disclosure import POLICIES, WITHHELD, Shown, descriptor, model_sees, provider_safe
 from core.providers.openai_chat import OpenAIChat
 from core.providers.openai_embedder import OpenAIEmbedder
 from core.types import Conversation, Message, SourceDocument
@@ -48,6 +48,27 @@ def sources() -> list[SourceDocument]:
         SourceDocument(kind="markdown", name="diary.md", identity="test:diary", text=DESCRIBED,
                    time_start=datetime(2024, 4, 2, 20, 0, tzinfo=LISBON)),
     ]
+
+
+@pytest.mark.parametrize(("policy", "remote", "seen"), [
+    # the three policies as the README's privacy section defines them, for a model elsewhere
+    ("allow", True, Shown.TEXT),
+    ("descriptors_only", True, Shown.DESCRIPTOR),
+    ("deny", True, Shown.NOTHING),
+    # a policy this version does not know, or none found, lets nothing leave
+    ("secret", True, Shown.NOTHING),
+    (None, True, Shown.NOTHING),
+    # a model on this machine sees everything, whatever the policy
+    ("allow", False, Shown.TEXT),
+    ("descriptors_only", False, Shown.TEXT),
+    ("deny", False, Shown.TEXT),
+])
+def test_what_a_policy_lets_a_model_see(policy, remote, seen):
+    assert model_sees(policy, remote=remote) is seen
+
+
+def test_every_policy_the_owner_can_set_has_its_own_answer_for_a_remote_model():
+    assert {model_sees(policy, remote=True) for policy in POLICIES} == set(Shown)
 
 
 def test_provider_safe_text_keeps_words_and_dates_but_not_addresses_numbers_or_paths():
