@@ -191,3 +191,31 @@ def test_android_s_word_between_date_and_time_in_any_language(tmp_path: Path, jo
     [(_, messages)] = parse_all(joined, ImportContext())
     assert [(m.sender, m.time, m.text) for m in messages] == [(m.sender, m.time, m.text) for m in expected]
     assert len(messages) >= 5
+
+
+ADMIN_DELETED = {  # file -> WhatsApp's "deleted by an admin" and "deleted by admin {}" (iOS)
+    "es_ios.txt": ("Un admin. eliminó este mensaje.", "Un admin., Elon Musk, eliminó este mensaje."),
+    "fr_ios.txt": ("Ce message a été supprimé par un ou une admin.",
+                   "Ce message a été supprimé par l'admin Elon Musk."),
+    "ja_ios.txt": ("このメッセージは管理者により削除されました。", "このメッセージは管理者(Elon Musk)により削除されました。"),
+    "en_ios.txt": ("This message was deleted by an admin.", "This message was deleted by admin Elon Musk."),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADMIN_DELETED))
+def test_a_message_an_admin_deleted_is_left_out_and_counted_in_any_language(tmp_path: Path,
+                                                                             name: str) -> None:
+    """The real export with its "this message was deleted" stubs replaced by the stubs an
+    admin's deletion leaves (as iOS writes them, behind its invisible mark)."""
+    own, by_name = ADMIN_DELETED[name]
+    deleted = EXPORTS[name][1]
+    original = _as_chat_txt(tmp_path, name)
+    [(before, _)] = parse_all(original, ImportContext())
+    lines = original.read_text(encoding="utf-8").split("\n")
+    [n] = [n for n, line in enumerate(lines) if deleted in line]
+    head = lines[n].split("\u200e", 1)[0]
+    lines[n: n + 1] = [head + "\u200e" + own + "\r", head + "\u200e" + by_name + "\r"]
+    original.write_text("\n".join(lines), encoding="utf-8")
+    [(document, messages)] = parse_all(original, ImportContext())
+    assert document.skipped["deleted messages"] == before.skipped["deleted messages"] + 1
+    assert not [m for m in messages if "admin" in m.text or "管理者" in m.text]
