@@ -9,6 +9,7 @@ import json
 import re
 import tempfile
 import zipfile
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -55,13 +56,10 @@ class DiscordChatExporterImporter(ImporterBase):
             participants=tuple(authors),
             is_group=not is_dm or len(authors) > 2,
         )
-        yield SourceDocument(
-            kind="discord",
-            name=title,
-            identity=f"file:{file_sha256(path)}",
-            conversation=conversation,
-            messages=self._messages(path, context),
-        )
+        document = SourceDocument(kind="discord", name=title, identity=f"file:{file_sha256(path)}",
+                                  conversation=conversation)
+        document.messages = self._messages(path, context, document.skipped)
+        yield document
 
     @staticmethod
     def _scan(path: Path) -> tuple[dict, dict, dict[str, None]]:
@@ -87,11 +85,13 @@ class DiscordChatExporterImporter(ImporterBase):
         return guild, channel, authors
 
     @staticmethod
-    def _messages(path: Path, context: ImportContext) -> Iterator[Message]:
+    def _messages(path: Path, context: ImportContext, skipped: Counter[str]) -> Iterator[Message]:
         with path.open("rb") as f, json_errors(path.name):
             for obj in ijson.items(f, "messages.item", use_float=True):
                 message = _dce_message(obj, context)
-                if message is not None:
+                if message is None:
+                    skipped["empty messages"] += 1
+                else:
                     yield message
 
 
@@ -105,10 +105,13 @@ def _dce_message(obj: dict[str, Any], context: ImportContext) -> Message | None:
         content = (content + "\n" + forwarded["content"]).strip()
     if attachments:
         content = " ".join(p for p in (f"[attachments: {', '.join(attachments)}]", content) if p)
+    # a sticker is what its sender said (DiscordChatExporter writes its name in `stickers`)
+    stickers = [f"[sticker: {s['name']}]" for s in obj.get("stickers") or [] if s.get("name")]
+    content = " ".join(p for p in (content, *stickers) if p)
     if not content:
         return None
-    kind = "system" if obj.get("type") in _SYSTEM_TYPES else ("media" if attachments and not
-                                                               obj.get("content") else "text")
+    kind = "system" if obj.get("type") in _SYSTEM_TYPES else (
+        "media" if (attachments or stickers) and not obj.get("content") else "text")
     reference = obj.get("reference") or {}
     author_id = str(author["id"]) if author.get("id") else None
     return Message(

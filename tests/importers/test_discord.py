@@ -139,3 +139,30 @@ async def test_the_package_zip_as_downloaded_imports_only_its_messages(tmp_path:
     assert report.errors == [] and report.documents_added == 1 and report.messages_added == 1
     assert [h.document for h in hits] == ["Discord: Direct Message with teo.ramos#0"]
     assert hits[0].speakers == ("mara.lind",)
+
+
+def test_a_sticker_only_message_is_kept_and_an_empty_one_counted(tmp_path: Path,
+                                                                 context: ImportContext) -> None:
+    """A sticker as DiscordChatExporter writes it (JsonMessageWriter.cs, WriteStickerAsync: id,
+    name, format, sourceUrl): the message that is only a sticker is what its sender said."""
+    export = json.loads(json.dumps(DCE))
+    sticker = {"id": "749054660769218631", "name": "Wumpus Wave", "format": "Lottie",
+               "sourceUrl": "https://cdn.discordapp.com/stickers/749054660769218631.json"}
+    export["messages"] += [
+        {"id": "1214680773165069001", "type": "Default", "timestamp": "2024-03-05T21:10:00+00:00",
+         "content": "", "author": {"id": "405566778899001122", "name": "teo.ramos", "nickname": None},
+         "attachments": [], "embeds": [], "stickers": [sticker], "reactions": [], "mentions": []},
+        {"id": "1214680773165069002", "type": "Default", "timestamp": "2024-03-05T21:11:00+00:00",
+         "content": "see you", "author": {"id": "405566778899001122", "name": "teo.ramos"},
+         "attachments": [], "embeds": [], "stickers": [dict(sticker, name="Thumbs Up")]},
+        {"id": "1214680773165069003", "type": "Default", "timestamp": "2024-03-05T21:12:00+00:00",
+         "content": "", "author": {"id": "405566778899001122", "name": "teo.ramos"},
+         "attachments": [], "embeds": [], "stickers": []},
+    ]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(export))
+    [(document, messages)] = parse_all(path, context)
+    wave, words = messages[-2:]
+    assert (wave.sender, wave.text, wave.kind) == ("teo.ramos", "[sticker: Wumpus Wave]", "media")
+    assert (words.text, words.kind) == ("see you [sticker: Thumbs Up]", "text")
+    assert document.skipped == {"empty messages": 1}
