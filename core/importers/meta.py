@@ -18,14 +18,14 @@ from typing import Any
 
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.importers.media import poll_text
+from core.importers.meta_notices import DROPPED, PLACEHOLDERS, POLL, SYSTEM, meta_notices
 from core.types import Conversation, Message, SourceDocument
 
 _BOM = b"\xef\xbb\xbf"
 _MESSAGE_FILE = re.compile(r"^message_\d+\.json$", re.I)
 _MEDIA_KEYS = {"photos": "photo", "videos": "video", "gifs": "GIF", "audio_files": "voice message",
                "files": "file"}
-# Instagram writes these generated sentences as if they were message text
-_GENERATED = re.compile(r"^(?:Liked a message|Reacted .{1,8} to your message|.{0,80} sent an attachment\.)$")
 
 
 def unmojibake(text: str) -> str:
@@ -130,9 +130,19 @@ class MetaImporter(ImporterBase):
             skipped["undated messages"] += 1
             return None
         text = (obj.get("text" if e2ee else "content") or "").strip()
-        generated = bool(_GENERATED.match(text))
-        if generated:
-            text = ""
+        time = datetime.fromtimestamp(int(millis) / 1000, tz=timezone.utc).astimezone(context.timezone)
+        notice = meta_notices().match(text) if text else None
+        placeholder = ""
+        if notice is not None:
+            if notice.kind in DROPPED:
+                skipped[DROPPED[notice.kind]] += 1
+                return None
+            if notice.kind in SYSTEM:
+                return Message(sender="", text=text, time=time, kind="system")
+            if notice.kind == POLL:
+                return Message(sender=sender, text=poll_text(notice.parts[-1], []), time=time,
+                               is_owner=context.is_owner(sender))
+            placeholder, text = PLACEHOLDERS[notice.kind], ""  # Meta's words, not the sender's
         attachments: list[str] = []
         labels: list[str] = []
         for key, label in _MEDIA_KEYS.items():
@@ -150,11 +160,12 @@ class MetaImporter(ImporterBase):
             labels.append(_share_label(share))
         if obj.get("call_duration") is not None:
             labels.append(f"[call, {obj['call_duration']} s]")
+        if not labels and placeholder:
+            labels.append(placeholder)
         body = " ".join(dict.fromkeys(labels)) + (" " if labels and text else "") + text
         if not body.strip():
-            skipped["reactions" if generated else "empty messages"] += 1
+            skipped["empty messages"] += 1
             return None
-        time = datetime.fromtimestamp(int(millis) / 1000, tz=timezone.utc).astimezone(context.timezone)
         return Message(
             sender=sender,
             text=body.strip(),

@@ -128,3 +128,50 @@ def test_a_thread_trimmed_to_its_messages_is_still_read(tmp_path: Path, context:
         ("John Doe", "Hello Jane!", datetime(2020, 1, 17, 20, 49, tzinfo=timezone.utc)),
     ]
     assert document.conversation.key.endswith(":janedoe_123")
+
+
+def _mojibake(text: str) -> str:
+    """As Meta writes every string: its UTF-8 bytes as separate characters."""
+    return text.encode("utf-8").decode("latin-1")
+
+
+# wordings as real exports write them (meta_notices.tsv names where each was seen), newest first
+NOTICES = [
+    ("Ana Lima", "Ana Lima reacted ❤ to your message "),                    # left out
+    ("Ana Lima", "Reagiu com ❤️ à sua mensagem "),                          # left out (pt-BR)
+    ("Teo Ramos", "You unsent a message"),                                  # left out
+    ("Ana Lima", "#1 Workaholic sent an attachment."),                     # [attachment]
+    ("Bea", "Bạn đã gửi một file đính kèm."),                              # [attachment] (vi)
+    ("Teo Ramos", "You changed the group photo."),                          # system
+    ("Teo Ramos", "You set the nickname for Ana Lima to #1 Workaholic."),  # system
+    ("Bea", "Đoạn chat video này đã kết thúc."),                           # system (vi)
+    ("Teo Ramos", "You created a poll: Where to eat?"),                     # [poll]
+    ("Ana Lima", 'Ana Lima voted for "Tasca" in the poll: Where to eat?'),  # system
+    ("Ana Lima", "I reacted to your message by booking the table"),        # words
+]
+
+
+def test_meta_s_notices_are_left_out_counted_or_kept_as_system_lines(tmp_path: Path,
+                                                                     context: ImportContext) -> None:
+    folder = tmp_path / "messages" / "inbox" / "lisbontrip_2024"
+    folder.mkdir(parents=True)
+    start = 1709672960000
+    thread = {"participants": [{"name": n} for n in ("Teo Ramos", "Ana Lima", "Bea")],
+              "title": "Lisbon trip", "thread_type": "RegularGroup", "thread_path": "inbox/lisbontrip_2024",
+              "messages": [{"sender_name": _mojibake(sender), "timestamp_ms": start - 1000 * n,
+                            "content": _mojibake(text), "type": "Generic"}
+                           for n, (sender, text) in enumerate(NOTICES)]}
+    path = folder / "message_1.json"
+    path.write_text(json.dumps(thread), encoding="utf-8")
+    [(document, messages)] = parse_all(path, context)
+    assert [(m.sender, m.kind, m.text) for m in messages] == [
+        ("Ana Lima", "text", "I reacted to your message by booking the table"),
+        ("", "system", 'Ana Lima voted for "Tasca" in the poll: Where to eat?'),
+        ("Teo Ramos", "text", "[poll] Where to eat?"),
+        ("", "system", "Đoạn chat video này đã kết thúc."),
+        ("", "system", "You set the nickname for Ana Lima to #1 Workaholic."),
+        ("", "system", "You changed the group photo."),
+        ("Bea", "media", "[attachment]"),
+        ("Ana Lima", "media", "[attachment]"),
+    ]
+    assert document.skipped == {"reactions": 2, "unsent messages": 1}
