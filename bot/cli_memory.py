@@ -97,10 +97,12 @@ async def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
         hits = await one(" ".join(args.query))
         zone = service.timezone
     if args.json:
-        print_json([h.to_json() for h in hits])
+        print_json([h.to_json() for h in hits])  # each hit carries exhaustive_list (and the hint)
     elif not hits:
         print("no results")
     else:
+        if hits[0].hint:
+            print(f"note: {hits[0].hint}\n")
         print("\n\n".join(render_hit(i + 1, h, zone) for i, h in enumerate(hits)))
     return 0
 

@@ -136,6 +136,8 @@ class SearchHit:
     time_end: datetime | None
     speakers: tuple[str, ...]
     chunk_id: int = 0
+    exhaustive_list: bool = False  # the question asks for every instance (a ranked list is not all)
+    hint: str | None = None  # what to do instead, when so
 
     def to_json(self) -> dict:
         return {
@@ -147,6 +149,8 @@ class SearchHit:
             "time_start": self.time_start.isoformat() if self.time_start else None,
             "time_end": self.time_end.isoformat() if self.time_end else None,
             "speakers": list(self.speakers),
+            "exhaustive_list": self.exhaustive_list,
+            **({"hint": self.hint} if self.hint else {}),
         }
 
 

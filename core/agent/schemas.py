@@ -51,7 +51,9 @@ _LOCATORS = {"type": "array", "items": {"type": "string", "pattern": LOCATOR_PAT
              "description": "locators (docN:START-END) of the sources this rests on, as tools returned them"}
 
 SCHEMAS: dict[str, tuple[str, dict, list[str]]] = {
-    "search": ("Hybrid search (meaning + keywords) over all the owner's sources. Returns passages with locators.",
+    "search": ("Hybrid search (meaning + keywords) over all the owner's sources. Returns passages with locators, "
+               "the best matches only: for a question that asks for every instance (list every, all the, each "
+               "time, how many times), use grep for each word that marks an instance and count what it finds.",
                {"query": _s("what to look for", minLength=1),
                 "limit": _i("how many passages, 1-20", minimum=1, maximum=MAX_SEARCH),
                 "mode": _s("hybrid (default), keyword or semantic", enum=["hybrid", "keyword", "semantic"])},

@@ -140,6 +140,8 @@ class Toolbox(LedgerTools):
                                    speakers=", ".join(hit.speakers)))
         if withheld:
             out.append(f"({withheld} passage(s) {WITHHELD}: their source stays on the owner's machine)")
+        if hits[0].hint:
+            out.append(f"(note: {hits[0].hint})")
         return "\n".join(out)
 
     async def _grep(self, turn: Turn, *, pattern: str, regex: bool = False, page: int = 1,

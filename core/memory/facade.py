@@ -52,7 +52,8 @@ class Memory:
         self._importers = importers
         # the person filter matches every name the people table knows for that person
         self.searcher = Searcher(conn, embedder,
-                                 person_names=person_names or (lambda name: people_store.names_of(conn, name)))
+                                 person_names=person_names or (lambda name: people_store.names_of(conn, name)),
+                                 owner_aliases=context.owner_aliases)
 
     # importing and embedding load the importers and numpy: only the commands that need them pay
     @cached_property

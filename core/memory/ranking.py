@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Protocol
 
 from core.memory.chunking import MAX_CHARS
+from core.memory.query_understanding import QueryIntent
 from core.times import parse_utc
 
 
@@ -34,6 +35,12 @@ KEYWORD_WEIGHT = 0.6
 DATE_BOOST = 0.4
 DATE_SLACK = timedelta(days=1)
 NEIGHBOUR_BOOST = 0.2
+# What the question points at (core/memory/query_understanding.py), tuned on the life archive's
+# tuning half and LoCoMo conversations 0-4 (README, "Ranking rules"):
+PERSON_BOOST = 0.15  # the passage has the person's own messages or names them
+NEAR_BOOST = 0.15  # ... and a line of theirs, or naming them, holds a word the question is about
+SAID_BOOST = 0.3  # share of the passage's lines written by the one whose words are asked for
+RECENCY_WEIGHT = 0.3  # present states: the newest candidate scores up to this share more
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
@@ -166,15 +173,95 @@ def _passages(order: list[int], rows: dict[int, Row],
 
 
 
+# a conversation chunk's line, as core/memory/chunking.py renders a message
+_LINE = re.compile(r"^\[[^\]\n]*\] (?P<sender>[^:\n]{1,120}): (?P<text>.*)$", re.M)
+
+
+def message_lines(text: str) -> list[tuple[str, str]]:
+    """(sender lower-cased, text) of each message line of a chunk; none for prose."""
+    return [(m["sender"].lower(), m["text"]) for m in _LINE.finditer(text)]
+
+
+def said_share(lines: Sequence[tuple[str, str]], names: frozenset[str] | set[str]) -> float:
+    """The share of the lines whose sender is one of `names` (lower-cased)."""
+    return sum(sender in names for sender, _ in lines) / len(lines) if lines else 0.0
+
+
+def _word_pattern(words: Sequence[str]) -> re.Pattern[str] | None:
+    """Any of `words` at the start of a word, endings aside ("dogs" for "dog", "lived" for
+    "lives"): a few letters shorter than the word, never under three."""
+    stems = sorted({w[:max(3, len(w) - 2)] if len(w) > 4 else w for w in words if len(w) >= 2}, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, stems)) + ")", re.I) if stems else None
+
+
+def person_evidence(text: str, lines: Sequence[tuple[str, str]], names: Sequence[str],
+                    topic: re.Pattern[str] | None) -> tuple[bool, bool]:
+    """(whether a passage has the person's own messages or names them; whether one of their
+    lines, or a line naming them, holds a topic word: "Maya's dog" near Maya)."""
+    named = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)", re.I) if names else None
+    if named is None:
+        return False, False
+    own = set(names)
+    theirs = [t for sender, t in lines if sender in own or named.search(t)]
+    if not lines:  # prose: sentences naming them
+        theirs = [s for s in re.split(r"(?<=[.!?\n])\s+", text) if named.search(s)]
+    present = bool(theirs) or bool(named.search(text))
+    return present, bool(topic is not None and any(topic.search(t) for t in theirs))
+
+
+def intent_boosts(intent: QueryIntent, scores: Mapping[int, float], rows: Mapping[int, Row], *,
+                  owner: frozenset[str], names_of: Mapping[str, Sequence[str]]) -> dict[int, float]:
+    """What the question points at, added to each candidate's fused score: the people it names
+    (their messages and passages naming them first, their lines holding its topic most), the
+    words it asks for (the share of lines by whoever said them), and for a present state the
+    newest evidence (scaled by the candidate's score, so an old strong match stays reachable)."""
+    out = dict(scores)
+    if not intent.any_rule:
+        return out
+    topic = _word_pattern(intent.topic)
+    speakers: set[str] = set(owner) if intent.owner_words else set()
+    for person in intent.people_words:
+        speakers.update(n.lower() for n in names_of.get(person, (person,)))
+    newest = _newness(scores, rows) if intent.present else {}
+    for cid, score in scores.items():
+        row = rows.get(cid)
+        if row is None:
+            continue
+        lines = message_lines(row.text) if intent.people or speakers else []
+        extra = 0.0
+        if intent.people:
+            found = [person_evidence(row.text, lines, [n.lower() for n in names_of.get(p, (p,))], topic)
+                     for p in intent.people]
+            extra += PERSON_BOOST * max(f[0] for f in found) + NEAR_BOOST * max(f[1] for f in found)
+        if speakers:
+            extra += SAID_BOOST * said_share(lines, speakers)
+        out[cid] = score + extra + RECENCY_WEIGHT * newest.get(cid, 0.0) * score
+    return out
+
+
+def _newness(scores: Mapping[int, float], rows: Mapping[int, Row]) -> dict[int, float]:
+    """Each dated candidate's place between the oldest (0) and the newest (1) of the candidates."""
+    times = {cid: t.timestamp() for cid in scores if (row := rows.get(cid)) is not None
+             and (t := parse_utc(row.time_end or row.time_start)) is not None}
+    if len(times) < 2:
+        return {}
+    lo, hi = min(times.values()), max(times.values())
+    return {cid: (t - lo) / (hi - lo) for cid, t in times.items()} if hi > lo else {}
+
+
 def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]],
-         rows: Mapping[int, Row], *, limit: int) -> tuple[list[list[int]], dict[int, float]]:
-    """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score."""
+         rows: Mapping[int, Row], *, limit: int, intent: QueryIntent = QueryIntent(),
+         owner: frozenset[str] = frozenset(),
+         names_of: Mapping[str, Sequence[str]] | None = None) -> tuple[list[list[int]], dict[int, float]]:
+    """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score.
+    `intent`: what the question points at, with the owner's names and every person's (lower-cased)."""
     scores = fuse_scores(list(keyword), list(semantic))
     periods = query_dates(query)
     if periods:
         for cid in scores:
             if (row := rows.get(cid)) is not None and _within(row, periods):
                 scores[cid] += DATE_BOOST
+    scores = intent_boosts(intent, scores, rows, owner=owner, names_of=names_of or {})
     neighbours = _adjacent(rows)
     boosted = {cid: s + NEIGHBOUR_BOOST * max((scores.get(n, 0.0) for n in neighbours.get(cid, ())), default=0.0)
                for cid, s in scores.items()}

@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.memory import ranking
+from core.memory.query_understanding import KnownNames, QueryIntent, known_names, understand
 from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.privacy.disclosure import DENY
 from core.errors import LocatorError, UserFacingError
@@ -43,10 +45,23 @@ EXACT_FILTER_CAP = 1_000
 LINE_MARGIN = 400  # characters read beyond a window to finish its first and last lines
 
 MAX_LIMIT = 1000  # search results, grep page size
+# a question that asks for every instance gets this many times its limit (still no whole list:
+# its hits say so, and point at grep, which is)
+LIST_FACTOR = 3
+LIST_HINT = ("this question asks for every instance: ranked search returns the best matches, not "
+             "all of them; for the whole list use grep (every occurrence of a word, in time order) or list")
 MAX_PAGE = 1_000_000
 
 PersonNames = Callable[[str], Awaitable[list[str]]]
 Ranked = tuple[list[tuple[int, float]], dict[int, chunk_store.StoredChunk]]  # (id, score) best first; chunks by id
+
+
+@dataclass(frozen=True)
+class Understood:
+    """A query as search reads it: what it points at, and the names that told."""
+
+    intent: QueryIntent = QueryIntent()
+    names: KnownNames = KnownNames()
 
 
 def checked_number(name: str, value: int, *, low: int, high: int) -> int:
@@ -65,10 +80,11 @@ async def _just_the_name(person: str) -> list[str]:
 
 class Searcher:
     def __init__(self, conn: Store, embedder: Embedder | None, *,
-                 person_names: PersonNames = _just_the_name) -> None:
+                 person_names: PersonNames = _just_the_name, owner_aliases: Iterable[str] = ()) -> None:
         self.conn = conn
         self.embedder = embedder
         self.person_names = person_names
+        self.owner_aliases = tuple(owner_aliases)  # BIOGRAPHER_OWNER_ALIASES, lower-cased
         self.exact_total_cap = EXACT_TOTAL_CAP  # grep totals are estimated past this many passages
         self.grep_deadline_seconds = DEADLINE_SECONDS
         # searches read through connections of their own (committed data only, never queued
@@ -136,23 +152,24 @@ class Searcher:
         if mode != "keyword" and query_vector is None and await self._kept_local(query):
             mode = "keyword"  # found here by its words, and never sent to a remote endpoint
         if mode == "keyword":
-            ranked, rows = await self._keyword_rows(query, depth=limit, where=where)
+            (ranked, rows), understood = await self._keyword_rows(query, depth=limit, where=where)
         elif mode == "semantic":
             ranked, rows = await self._semantic_rows(query, depth=limit, where=where,
                                                      query_vector=query_vector)
+            understood = Understood()
         if mode != "hybrid":
             shown = ranking.relevance(ranked, []) if mode == "keyword" else ranking.relevance([], ranked)
-            return await self._hits([[cid] for cid, _ in ranked], shown, rows)
+            return await self._hits([[cid] for cid, _ in ranked], shown, rows, understood.intent)
         depth, semantic_depth = max(HYBRID_DEPTH, limit * 5), max(SEMANTIC_DEPTH, limit * 5)
         if query_vector is None and self.embedder is not None:
             # the model's work overlaps the keyword half; the vector half follows the embedding
-            (keyword, keyword_rows), (semantic, semantic_rows) = await asyncio.gather(
+            ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.gather(
                 self._keyword_rows(query, depth=depth, where=where),
                 self._semantic_rows(query, depth=semantic_depth, where=where))
         elif spare_cores() >= 1:
             # a core is free: the halves at once (SQLite and NumPy let go of the GIL while they
             # work; 100k chunks on two idle cores: 3.5 against 4.9 ms back to back)
-            (keyword, keyword_rows), (semantic, semantic_rows) = await asyncio.gather(
+            ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.gather(
                 self._keyword_rows(query, depth=depth, where=where),
                 self._semantic_rows(query, depth=semantic_depth, where=where, query_vector=query_vector))
         else:
@@ -160,18 +177,20 @@ class Searcher:
             # cores ran faster than two threads at once (100k chunks: 4.7 against 6.1 ms)
             reader, index = await self._keyword_reader(), await self.vector_index()
 
-            def both() -> tuple[Ranked, Ranked]:
-                keyword_half = _keyword_now(reader, query, depth=depth, where=where)
+            def both() -> tuple[tuple[Ranked, Understood], Ranked]:
+                keyword_half = _keyword_now(reader, query, depth=depth, where=where, owner_aliases=self.owner_aliases)
                 if query_vector is None:
                     return keyword_half, ([], {})
                 return keyword_half, _semantic_now(index, query_vector, depth=semantic_depth, where=where,
-                                                   known=keyword_half[1])
+                                                   known=keyword_half[0][1])
 
-            (keyword, keyword_rows), (semantic, semantic_rows) = await asyncio.to_thread(both)
+            ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.to_thread(both)
         # each half read its candidates' chunks: fusion starts with every row at hand
         rows = {**keyword_rows, **semantic_rows}
-        groups, _ = ranking.rank(query, keyword, semantic, rows, limit=limit)
-        return await self._hits(groups, ranking.relevance(keyword, semantic), rows)
+        intent, names = understood.intent, understood.names
+        groups, _ = ranking.rank(query, keyword, semantic, rows, limit=limit * LIST_FACTOR if intent.exhaustive else limit,
+                                 intent=intent, owner=names.owner, names_of=names.names_of)
+        return await self._hits(groups, ranking.relevance(keyword, semantic), rows, intent)
 
     async def _kept_local(self, query: str) -> bool:
         """Whether a query must not go to a remote embedding endpoint: it matches, here, a source
@@ -182,12 +201,19 @@ class Searcher:
         return match is not None and await disclosure_store.matches_policy(self.conn, match, DENY)
 
     async def keyword(self, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> list[tuple[int, float]]:
-        ranked, _ = await self._keyword_rows(query, depth=depth, where=where)
+        (ranked, _), _ = await self._keyword_rows(query, depth=depth, where=where)
         return ranked
 
-    async def _keyword_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> Ranked:
+    async def understand(self, query: str) -> Understood:
+        """What the query points at, read with the names the store knows (benchmarks, tests)."""
         reader = await self._keyword_reader()
-        return await asyncio.to_thread(_keyword_now, reader, query, depth=depth, where=where)
+        return await asyncio.to_thread(_understood_now, reader, query, self.owner_aliases)
+
+    async def _keyword_rows(self, query: str, *, depth: int,
+                            where: chunk_store.ChunkFilter) -> tuple[Ranked, Understood]:
+        reader = await self._keyword_reader()
+        return await asyncio.to_thread(_keyword_now, reader, query, depth=depth, where=where,
+                                       owner_aliases=self.owner_aliases)
 
     async def semantic(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
                        query_vector: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -204,9 +230,11 @@ class Searcher:
         return await asyncio.to_thread(_semantic_now, index, query_vector, depth=depth, where=where)
 
     async def _hits(self, groups: list[list[int]], scores: dict[int, float],
-                    rows: dict[int, chunk_store.StoredChunk] | None = None) -> list[SearchHit]:
+                    rows: dict[int, chunk_store.StoredChunk] | None = None,
+                    intent: QueryIntent = QueryIntent()) -> list[SearchHit]:
         """One hit per group of adjacent chunks (best first), its text read from the store, scored
-        with its best member's relevance (ranking.relevance)."""
+        with its best member's relevance (ranking.relevance); each says whether the question
+        asks for a whole list."""
         if rows is None:
             rows = await chunk_store.get_chunks(self.conn, [c for g in groups for c in g])
         hits = []
@@ -228,7 +256,8 @@ class Searcher:
                 score=max(scores.get(c, 0.0) for c in group), time_start=min(starts, default=None),
                 time_end=max(ends, default=None),
                 speakers=tuple(dict.fromkeys(s for r in members for s in r.speakers)),
-                chunk_id=group[0],
+                chunk_id=group[0], exhaustive_list=intent.exhaustive,
+                hint=LIST_HINT if intent.exhaustive else None,
             ))
         return hits
 
@@ -339,13 +368,25 @@ def spare_cores() -> float:
         return cores - 1
 
 
-def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> Ranked:
-    """The keyword half, blocking (in a worker thread): bm25 flipped so that higher is better."""
-    match = keyword_query(query, reader.languages())
+def _understood_now(reader: KeywordReader, query: str, owner_aliases: Iterable[str],
+                    languages: list[str] | None = None) -> Understood:
+    aliases, owner_senders = reader.known_names()
+    names = known_names(aliases, owner_senders=owner_senders, owner_aliases=owner_aliases)
+    return Understood(understand(query, names, reader.languages() if languages is None else languages), names)
+
+
+def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_store.ChunkFilter,
+                 owner_aliases: Iterable[str] = ()) -> tuple[Ranked, Understood]:
+    """The keyword half, blocking (in a worker thread): bm25 flipped so that higher is better;
+    the owner's names in the query left out of it, people's names kept (query_understanding)."""
+    languages = reader.languages()
+    understood = _understood_now(reader, query, owner_aliases, languages)
+    intent = understood.intent
+    match = keyword_query(query, languages, drop=intent.drop, keep=intent.keep)
     if match is None:
-        return [], {}
+        return ([], {}), understood
     hits = reader.search(match, limit=depth, where=where)
-    return [(hit.chunk.id, -hit.bm25) for hit in hits], {hit.chunk.id: hit.chunk for hit in hits}
+    return ([(hit.chunk.id, -hit.bm25) for hit in hits], {hit.chunk.id: hit.chunk for hit in hits}), understood
 
 
 def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: chunk_store.ChunkFilter,

@@ -25,6 +25,7 @@ from core.dates import parse_bound
 from core.errors import EmbeddingModelMismatch, ModelUnavailable, UserFacingError
 from core.times import parse_utc, utc_iso
 from core.memory.facade import Memory
+from core.memory.search import LIST_HINT
 from core.serving.saves import passage_hash, version_locator
 from core.serving.sections import (IMPORTED_SECTIONS, SAVE_KINDS, check_section_name, imported_kinds_in, imported_section,
                            is_imported_section)
@@ -106,6 +107,8 @@ class SearchAnswer:
     # semantic search always has a nearest passage: "words" when some passage holds the query's
     # words (a keyword match), "meaning_only" when the results are only the closest in meaning
     evidence: str | None = None
+    # the query asks for every instance ("list every trip"): ranked results are not the whole list
+    exhaustive_list: bool = False
 
     @property
     def message(self) -> str:
@@ -114,10 +117,13 @@ class SearchAnswer:
             text += " by meaning only: none contains the query's words, so they may be unrelated"
         if self.outcome == "matched" and self.index.pending:
             text += f"; the index is still building ({self.index.pending} passages wait), so more may match later"
+        if self.exhaustive_list:
+            text += f"; {LIST_HINT}"
         return text
 
     def to_json(self) -> dict:
         return {"outcome": self.outcome, "message": self.message, "evidence": self.evidence,
+                "exhaustive_list": self.exhaustive_list,
                 "results": [p.to_json() for p in self.results], "index": self.index.to_json()}
 
 
@@ -247,13 +253,15 @@ class MemoryApi:
                                                 sections=visibility.sections, generation=index.generation)
         except (ModelUnavailable, EmbeddingModelMismatch) as error:
             return SearchAnswer("unavailable", [], index, reason=str(error))
+        listing_asked = (await self.memory.searcher.understand(query)).intent.exhaustive
         if not passages:
-            return SearchAnswer("index_building" if index.pending else "nothing_matched", [], index)
+            return SearchAnswer("index_building" if index.pending else "nothing_matched", [], index,
+                                exhaustive_list=listing_asked)
         evidence = "words"
         if mode != "keyword" and not await self._visible_hits(query, limit=1, mode="keyword", filters=search_filters,
                                                               sections=visibility.sections, generation=index.generation):
             evidence = "meaning_only"  # (asked within what the client may see: hidden words tell nothing)
-        return SearchAnswer("matched", passages, index, evidence=evidence)
+        return SearchAnswer("matched", passages, index, evidence=evidence, exhaustive_list=listing_asked)
 
     async def _visible_hits(self, query: str, *, limit: int, mode: str, filters: SearchFilters,
                             sections: tuple[str, ...] | None, generation: int) -> list[Passage]:

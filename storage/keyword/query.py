@@ -11,27 +11,32 @@ from collections.abc import Iterable, Sequence
 
 from storage.keyword.terms import is_unspaced, query_variants, tokens, word_terms
 from storage.keyword.languages import FUNCTION_WORDS, UNKNOWN, detect_language
+from storage.keyword.questions import question_words
 
 #: English function words: dropped from every keyword query
 ENGLISH_STOP_WORDS = FUNCTION_WORDS["en"]
 
 
 def stop_words_for(query: str, languages: Iterable[str] = ()) -> frozenset[str]:
-    """English function words and the query's language's; a query too short to tell its
-    language by drops the function words of every language the store holds."""
+    """English function words and question words, and the query's language's; a query too
+    short to tell its language by drops those of every language the store holds."""
     language = detect_language(query)
-    if language != UNKNOWN:
-        return ENGLISH_STOP_WORDS | FUNCTION_WORDS.get(language, frozenset())
-    return ENGLISH_STOP_WORDS.union(*(FUNCTION_WORDS.get(held, frozenset()) for held in languages))
+    held = (language,) if language != UNKNOWN else tuple(languages)
+    return (ENGLISH_STOP_WORDS.union(*(FUNCTION_WORDS.get(h, frozenset()) for h in held))
+            | question_words(held))
 
 
-def keyword_query(query: str, languages: Sequence[str] = ()) -> str | None:
-    """An FTS5 expression: the query's words, stop words dropped, any of them may match; each
-    word as the keyword index would hold it in each of the store's `languages`. A one-letter
-    word of an unspaced script is a prefix: every letter of such text starts a term."""
+def keyword_query(query: str, languages: Sequence[str] = (), *, drop: Iterable[str] = (),
+                  keep: Iterable[str] = ()) -> str | None:
+    """An FTS5 expression: the query's words, stop words and question words dropped, any of
+    them may match; each word as the keyword index would hold it in each of the store's
+    `languages`. `drop`: more words that must not count (the owner's names, who is in every
+    conversation); `keep`: words never dropped as stop words (names of people the store knows).
+    A one-letter word of an unspaced script is a prefix: every letter of such text starts a term."""
     words = list(dict.fromkeys(tokens(query)))
-    stop = stop_words_for(query, languages)
-    kept = [w for w in words if w not in stop] or words
+    keep = frozenset(keep)
+    stop = (stop_words_for(query, languages) - keep) | frozenset(drop)
+    kept = [w for w in words if w not in stop] or [w for w in words if w not in drop] or words
     terms = dict.fromkeys(term for word in kept for variant in query_variants(word, languages)
                           for term in variant)
     return " OR ".join(_fts_term(term) for term in terms) if terms else None

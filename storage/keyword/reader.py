@@ -21,6 +21,7 @@ from pathlib import Path
 
 from storage.chunks import ChunkFilter, KeywordHit, keyword_hits, languages_sync
 from storage.db import open_reader
+from storage.people import known_names_sync
 
 SPLIT_FROM = 200_000  # chunk ids below this: one range (splitting costs more than it saves)
 MAX_RANGES = 4
@@ -42,6 +43,17 @@ class KeywordReader:
         self._pool = ThreadPoolExecutor(self._ranges - 1, thread_name_prefix="keyword") \
             if self._ranges > 1 else None
         self._closer = weakref.finalize(self, _close, self._conns, self._pool)
+        self._names: tuple[int, tuple[dict[str, str], list[str]]] | None = None
+
+    def known_names(self) -> tuple[dict[str, str], list[str]]:
+        """The people table's names and the owner's senders (storage.people.known_names_sync),
+        read again only when another connection has committed since (SQLite's data_version),
+        so a search pays for them once per change, not once per query."""
+        with self._locks[0]:
+            (version,) = self._conns[0].execute("PRAGMA data_version").fetchone()
+            if self._names is None or self._names[0] != version:
+                self._names = (version, known_names_sync(self._conns[0]))
+            return self._names[1]
 
     def close(self) -> None:
         self._closer()

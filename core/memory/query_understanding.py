@@ -1,0 +1,300 @@
+"""What a question says besides its keywords: who it is about (the owner, people the store
+knows), whether it asks for the owner's own words, for a state that may have changed since
+("where do I live now?"), or for every instance of something ("list every trip").
+
+Pure functions over the query's text and the names the store knows: no model, no I/O, tens of
+microseconds. Search uses the result twice: the keyword half leaves out the owner's names (the
+owner is in every conversation, so their name ranks nothing) and keeps the names of people, and
+ranking (core/memory/ranking.py) prefers what the question points at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from storage.keyword.languages import FUNCTION_WORDS, UNKNOWN, detect_language
+from storage.keyword.questions import question_words
+from storage.keyword.terms import tokens
+
+# a word, with a possessive or an elision kept on it ("Ana's", "Maya’s", "l'ami")
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_POSSESSIVE = re.compile(r"^(?P<base>.+?)(?:['’]s|['’])$")
+
+#: the owner speaking of themselves, in the languages the keyword index knows best
+FIRST_PERSON = frozenset("""
+i me my mine myself i'm i've i'd i'll im ive
+ich mich mir mein meine meinen meinem meiner meines
+je j moi mon ma mes
+yo mí mi mis conmigo
+eu meu minha meus minhas mim comigo
+io mio mia miei mie
+ik mij mijn
+jag mig min mitt mina jeg meg mit mine
+ja mnie mój moja moje já mě můj moje
+ben benim minä minun aku saya
+я меня мне мной мой моя моё мое мои
+мене мені мій
+""".split())
+#: of those, the ones that are a subject ("what did *I* say")
+_FIRST_PERSON_SUBJECTS = frozenset("i ich je j yo eu io ik jag jeg ja já ben minä aku saya я".split())
+
+#: saying or writing something: "what did I say about", "what did Maya tell me"
+_SPEECH_VERBS = frozenset("""
+say says said saying tell tells told write writes wrote written mention mentions mentioned text texted
+message messaged ask asked reply replied answer answered promise promised complain complained
+sagen sage sagt sagte gesagt schreiben schrieb geschrieben erzählen erzählt erzählte erwähnt erwähnte
+dire dit dis disait écrit écrire raconté mentionné
+decir dije dijo dicho escribí escribió escrito conté contó mencioné mencionó
+dizer disse dito escrevi escreveu falei falou contei contou
+dire detto disse scritto scrissi raccontato
+zeggen zei gezegd schreef geschreven vertelde verteld
+сказал сказала сказать говорил говорила писал писала написал написала рассказал рассказала
+сказав сказала казав казала писав писала
+""".split())
+
+# present states: a marker word or phrase, and (weaker, but the commonest) a question asked in
+# the present tense about where, who or what someone is; per language, so that a word of one
+# language ("most", "nu", "ora") does not count in another
+_PRESENT_MARKERS = tuple({
+    "en": r"now|right now|currently|current|still|these days|nowadays|at the moment|at present|"
+          r"any ?more|lately|today",
+    "de": r"jetzt|gerade|zurzeit|derzeit|momentan|aktuell|noch|immer noch|heute|heutzutage|mittlerweile|"
+          r"inzwischen",
+    "fr": r"maintenant|actuellement|toujours|encore|en ce moment|ces temps-ci|ces jours-ci|aujourd'hui|"
+          r"désormais|de nos jours",
+    "es": r"ahora|actualmente|todavía|aún|hoy en día|estos días|en este momento|ya no|sigue|sigues|sigo",
+    "pt": r"agora|atualmente|ainda|hoje em dia|estes dias|no momento|já não|continua",
+    "it": r"ora|adesso|attualmente|ancora|oggi|oggigiorno|al momento|in questo periodo",
+    "nl": r"nu|momenteel|tegenwoordig|nog steeds|nog altijd|op dit moment|vandaag",
+    "sv": r"nu|fortfarande|numera|idag|i dag|för närvarande",
+    "da": r"nu|stadig|i dag|for tiden|nuværende",
+    "no": r"nå|fortsatt|fremdeles|i dag|for tiden",
+    "pl": r"teraz|obecnie|nadal|wciąż|dziś|dzisiaj|aktualnie|ciągle",
+    "cs": r"teď|nyní|stále|pořád|dnes|momentálně|aktuálně",
+    "tr": r"şimdi|hâlâ|hala|artık|bugün|şu anda|şu an",
+    "id": r"sekarang|masih|saat ini|kini",
+    "ro": r"acum|încă|în prezent|astăzi",
+    "hu": r"most|még mindig|jelenleg|ma",
+    "fi": r"nyt|vielä|yhä|nykyään|tällä hetkellä",
+    "ca": r"ara|encara|actualment|avui",
+    "ru": r"сейчас|теперь|сегодня|всё ещё|все еще|до сих пор|нынче|в последнее время|в данный момент|"
+          r"на данный момент|по-прежнему",
+    "uk": r"зараз|тепер|сьогодні|досі|нині|все ще|наразі",
+}.items())
+_PRESENT_TENSE = tuple({
+    "en": r"^(?:so |and )?(?:where|who|what|which|how)(?:'s|\s+(?:do|does|is|are|am)\b)",
+    "de": r"^(?:wo|wer|was|welche\w*|wie)\s+(?:wohn\w*|lebt?|lebst|arbeit\w*|ist|bin|bist|sind|hat|habe|hast)\b",
+    "fr": r"^(?:où|qui|quel\w*|que|qu'est)\s*(?:-ce\s+)?(?:est|suis|sont|habite\w*|vit|vis|travaille\w*)\b",
+    "es": r"^(?:dónde|donde|quién|quien|qué|que|cuál|cual)\s+(?:vive\w*|vivo|trabaj\w*|es|soy|eres|está\w*|estoy)\b",
+    "pt": r"^(?:onde|quem|qual|que|o que)\s+(?:mora\w*|moro|vive\w*|vivo|trabalh\w*|é|sou|está\w*|estou)\b",
+    "it": r"^(?:dove|chi|quale|che|cosa)\s+(?:abit\w*|viv\w*|lavor\w*|è|sono|sta\w*)\b",
+    "nl": r"^(?:waar|wie|wat|welke)\s+(?:woon\w*|werk\w*|is|ben|zijn)\b",
+    "ru": r"^(?:где|кто|что|какой|какая|какое|какие)\s+(?:(?:я|ты|он|она|мы|они)\s+)?(?:жив\w*|работа\w*)",
+}.items())
+_EXHAUSTIVE = tuple({
+    "en": r"every time|each time|how many times|how often|all the times|list|every|each of|"
+          r"all (?:the|of|my|our|his|her|their|those|these|times|places)|name all|whenever",
+    "de": r"alle|jedes mal|jedesmal|wie oft|wie viele male|liste\w*|auflisten|sämtliche",
+    "fr": r"tous les|toutes les|chaque fois|combien de fois|liste|énumère",
+    "es": r"todos los|todas las|cada vez|cuántas veces|lista|enumera",
+    "pt": r"todos os|todas as|cada vez|quantas vezes|lista|enumere|enumera",
+    "it": r"tutti i|tutte le|tutti gli|ogni volta|quante volte|elenca",
+    "nl": r"alle|elke keer|iedere keer|hoe vaak|hoeveel keer|lijst",
+    "ru": r"все(?!\s+ещ[её])|каждый раз|сколько раз|перечисли\w*|список",
+    "uk": r"усі|всі|кожного разу|скільки разів|перелічи\w*",
+    "pl": r"wszystkie|za każdym razem|ile razy|wymień",
+}.items())
+
+
+@lru_cache(maxsize=256)
+def _alternation(table: tuple[tuple[str, str], ...], languages: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for the entries of `table` in `languages` (tables passed as items, so cached)."""
+    parts = [pattern for language, pattern in table if language in languages]
+    return re.compile(rf"(?<!\w)(?:{'|'.join(parts)})(?!\w)", re.I) if parts else None
+
+
+@dataclass(frozen=True)
+class KnownNames:
+    """The names the store knows, lower-cased: the owner's (whole names and their words) and
+    everyone else's (a whole name or one unambiguous word of it, to the person's canonical name)."""
+
+    owner: frozenset[str] = frozenset()
+    people: Mapping[str, str] = field(default_factory=dict)
+    names_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # canonical -> every name
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a name that can stand for it in a question: letters, two or more of them."""
+    return [w for w in _TOKEN.findall(name.lower()) if len(w) >= 2 and not any(c.isdigit() for c in w)]
+
+
+def known_names(aliases: Mapping[str, str], *, owner_senders: Iterable[str] = (),
+                owner_aliases: Iterable[str] = ()) -> KnownNames:
+    """KnownNames from the people table (every name, lower-cased, to its canonical name), the
+    senders stored as the owner's and BIOGRAPHER_OWNER_ALIASES. A name shared by the owner's
+    person is the owner's; a first name two people share stands for neither."""
+    owner_given = {n.strip().lower() for n in (*owner_senders, *owner_aliases) if n.strip()}
+    owner_people = {aliases[n] for n in owner_given if n in aliases}
+    names_of: dict[str, list[str]] = {}
+    for alias, canonical in aliases.items():
+        names_of.setdefault(canonical, []).append(alias)
+    owner_names = owner_given | {a for p in owner_people for a in names_of.get(p, ())}
+    owner = frozenset(owner_names) | frozenset(w for n in owner_names for w in _name_words(n))
+    people: dict[str, str] = {}
+    shared: set[str] = set()
+    for canonical, names in names_of.items():
+        if canonical in owner_people:
+            continue
+        for name in names:
+            if name in owner or not _name_words(name):
+                continue
+            people[name] = canonical
+            for word in _name_words(name):
+                if word in owner:
+                    continue
+                if people.get(word, canonical) != canonical:
+                    shared.add(word)
+                people.setdefault(word, canonical)
+    for word in shared:
+        if word not in aliases:  # a whole name of its own stays
+            del people[word]
+    return KnownNames(owner=owner, people=people,
+                      names_of={c: tuple(sorted(n)) for c, n in names_of.items() if c not in owner_people})
+
+
+@dataclass(frozen=True)
+class QueryIntent:
+    owner_named: bool = False  # the question names the owner or says I/me/my
+    owner_words: bool = False  # it asks what the owner said or wrote
+    people: tuple[str, ...] = ()  # canonical names of the people it names, in order
+    people_words: tuple[str, ...] = ()  # of those, the ones whose own words it asks for
+    possessed: tuple[str, ...] = ()  # people whose something it asks about ("Maya's dog")
+    topic: tuple[str, ...] = ()  # the words it is about: names, question and function words left out
+    present: bool = False  # it asks about a state now, which the newest evidence tells best
+    exhaustive: bool = False  # it asks for every instance: ranked search cannot hold a whole list
+    drop: frozenset[str] = frozenset()  # words the keyword half must not rank by (the owner's names)
+    keep: frozenset[str] = frozenset()  # words it must keep (people's names, even a common word)
+
+    @property
+    def any_rule(self) -> bool:
+        return bool(self.owner_words or self.people or self.present)
+
+
+_NOT_A_NAME = frozenset().union(*FUNCTION_WORDS.values())
+
+
+def _person_at(words: Sequence[str], i: int, names: KnownNames) -> tuple[str | None, int, bool]:
+    """The person named at words[i] (two-word names first), how many words the name takes, and
+    whether it is possessive ("Maya's", "Mayas")."""
+    for size in (2, 1):
+        if i + size > len(words):
+            continue
+        *head, last = words[i:i + size]
+        match = _POSSESSIVE.match(last)
+        candidates = [(" ".join([*head, last]), False)]
+        if match:
+            candidates.insert(0, (" ".join([*head, match["base"]]), True))
+        elif last.endswith("s") and len(last) > 3:
+            candidates.append((" ".join([*head, last[:-1]]), True))  # "Anas", "Mayas": no apostrophe
+        for text, possessive in candidates:
+            if text in names.people:
+                return names.people[text], size, possessive
+    return None, 1, False
+
+
+def _owner_at(word: str, names: KnownNames) -> bool:
+    match = _POSSESSIVE.match(word)
+    base = match["base"] if match else word
+    return (word in names.owner or base in names.owner
+            or (word.endswith("s") and len(word) > 3 and word[:-1] in names.owner))
+
+
+def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence[str] = ()) -> QueryIntent:
+    """What `query` asks, besides its words (see QueryIntent). `languages`: the store's, whose
+    markers count when the query's own language cannot be told."""
+    text = " ".join(query.split())
+    lowered = text.lower()
+    words = _TOKEN.findall(lowered)
+    language = detect_language(text)
+    held = ("en", language) if language not in (UNKNOWN, "en") else ("en",) if language == "en" \
+        else ("en", *languages)
+    marker, tense, listing = (_alternation(table, held) for table in (_PRESENT_MARKERS, _PRESENT_TENSE, _EXHAUSTIVE))
+    # the words of "now", "these days", "list every", "how many times": how it is asked, not what
+    filler = {w for pattern in (marker, listing) if pattern is not None
+              for m in pattern.finditer(lowered) for w in _TOKEN.findall(m.group())}
+    owner_named, drop, keep = False, set(filler), set()
+    people: list[str] = []
+    possessed: list[str] = []
+    subjects: list[tuple[int, str | None]] = []  # (word index, person or None for the owner)
+    topic: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if _owner_at(word, names):
+            owner_named = True
+            drop.update(_index_words(word))
+            if not _possessive(word, names.owner):
+                subjects.append((i, None))
+            i += 1
+            continue
+        if word in FIRST_PERSON:
+            owner_named = True
+            if word in _FIRST_PERSON_SUBJECTS:
+                subjects.append((i, None))
+            i += 1
+            continue
+        person, size, possessive = (None, 1, False) if word in _NOT_A_NAME and not _capitalised(text, word) \
+            else _person_at(words, i, names)
+        if person is not None:
+            if person not in people:
+                people.append(person)
+            if possessive:
+                possessed.append(person)
+            else:
+                subjects.append((i, person))
+            keep.update(w for part in words[i:i + size] for w in _index_words(part))
+            i += size
+            continue
+        if word not in _NOT_A_NAME and word not in _SPEECH_VERBS and word not in filler:
+            topic.append(word)
+        i += 1
+    owner_words, people_words = _whose_words(words, subjects)
+    asked = question_words(held)
+    return QueryIntent(
+        owner_named=owner_named, owner_words=owner_words, people=tuple(people),
+        people_words=people_words, possessed=tuple(dict.fromkeys(possessed)),
+        topic=tuple(w for w in dict.fromkeys(topic) if w not in asked and (not w.isdigit() or len(w) == 4)),
+        present=any(p is not None and p.search(lowered) for p in (marker, tense)),
+        exhaustive=bool(listing and listing.search(lowered)),
+        drop=frozenset(drop - keep), keep=frozenset(keep))
+
+
+def _whose_words(words: Sequence[str], subjects: Sequence[tuple[int, str | None]]) -> tuple[bool, tuple[str, ...]]:
+    """Whether the question asks for the owner's words, and whose else: the subject of its first
+    verb of saying, the nearest before it ("what did Maya say"), else the first after it ("Was
+    sagte Teo")."""
+    verb = next((at for at, word in enumerate(words) if word in _SPEECH_VERBS), None)
+    if verb is None or not subjects:
+        return False, ()
+    before = [who for at, who in subjects if at < verb]
+    after = [who for at, who in subjects if at > verb]
+    who = before[-1] if before else after[0]
+    return (True, ()) if who is None else (False, (who,))
+
+
+def _index_words(word: str) -> list[str]:
+    """A query word as the keyword index splits it ("maya's": maya), its one-letter bits left out."""
+    return [w for w in tokens(word) if len(w) > 1]
+
+
+def _possessive(word: str, names: Iterable[str]) -> bool:
+    return bool(_POSSESSIVE.match(word)) or (word not in names and word.endswith("s"))
+
+
+def _capitalised(text: str, word: str) -> bool:
+    """Whether `word` is written with a capital somewhere in `text` (a name that is also a common
+    word, "May", "Will", counts as a name only then)."""
+    return bool(re.search(rf"(?<!\w){re.escape(word[:1].upper() + word[1:])}(?!\w)", text))

@@ -1,0 +1,100 @@
+"""Query understanding (core/memory/query_understanding.py): the owner, people, present states,
+lists and question words, read from the words of a question and the names a store knows."""
+
+from core.memory.query_understanding import known_names, understand
+from storage.keyword.query import keyword_query
+
+ALIASES = {"ana lima": "Ana Lima", "ana": "Ana Lima", "maya costa": "Maya Costa", "teo ramos": "Teo Ramos",
+           "teo": "Teo Ramos", "will": "Will Hart", "will hart": "Will Hart", "maya r": "Maya Reis"}
+NAMES = known_names(ALIASES, owner_senders=["Ana Lima"], owner_aliases=["Nana"])
+
+
+def test_the_owner_is_known_by_every_name_and_each_word_of_one():
+    assert {"ana", "lima", "ana lima", "nana"} <= NAMES.owner
+    assert "ana" not in NAMES.people
+
+
+def test_a_first_name_two_people_share_stands_for_neither():
+    assert "maya" not in NAMES.people  # Maya Costa and Maya Reis
+    assert NAMES.people["maya costa"] == "Maya Costa" and NAMES.people["teo"] == "Teo Ramos"
+
+
+def test_the_owner_in_any_case_or_possessive_is_never_a_keyword():
+    for query in ("Where did Ana first meet Teo?", "where did ANA first meet teo", "What is Ana's job?",
+                  "What is Anas job?", "what is ana’s job"):
+        intent = understand(query, NAMES)
+        assert intent.owner_named
+        assert "ana" in intent.drop or "anas" in intent.drop
+        assert '"ana"' not in (keyword_query(query, drop=intent.drop, keep=intent.keep) or "")
+
+
+def test_the_owners_own_words_in_first_and_third_person_and_other_languages():
+    for query in ("What did I say about the knee?", "What did Ana say about the knee?",
+                  "Was habe ich über das Knie gesagt?", "Что я говорил о колене?", "what did ana write to teo"):
+        assert understand(query, NAMES, ["en"]).owner_words, query
+    # the owner's mother said it, not the owner
+    assert not understand("What did Ana's mother say?", NAMES).owner_words
+    assert not understand("What did Teo tell me about the move?", NAMES).owner_words
+
+
+def test_people_named_are_recognised_and_their_names_kept_as_keywords():
+    intent = understand("What did Teo tell me about the move?", NAMES)
+    assert intent.people == ("Teo Ramos",) and intent.people_words == ("Teo Ramos",)
+    assert "teo" in intent.keep and '"teo"' in keyword_query("What did Teo tell me about the move?",
+                                                              drop=intent.drop, keep=intent.keep)
+    # German puts the verb first: the subject after it is the speaker
+    assert understand("Was sagte Teo über die Arbeit?", NAMES, ["de"]).people_words == ("Teo Ramos",)
+
+
+def test_possessives_point_at_the_thing_near_the_person():
+    intent = understand("What is Teo's dog called?", NAMES)
+    assert intent.possessed == ("Teo Ramos",) and "dog" in intent.topic
+    assert understand("What is Teos dog called?", NAMES).possessed == ("Teo Ramos",)
+
+
+def test_a_name_that_is_a_common_word_counts_only_when_written_as_a_name():
+    assert understand("What did Will say about the trip?", NAMES).people == ("Will Hart",)
+    assert understand("what will the weather be", NAMES).people == ()
+
+
+def test_present_states_in_several_languages():
+    for query in ("Where do I live?", "where does Teo work now", "Is the group chat still called Lisbon Crew?",
+                  "What do I do these days?", "Wo wohne ich jetzt?", "Où est-ce que j'habite maintenant ?",
+                  "¿Dónde vivo ahora?", "Где я сейчас живу?"):
+        # a short question's language may not be told: the store's languages count then
+        assert understand(query, NAMES, ["de", "fr", "es", "ru"]).present, query
+    for query in ("Where did I live in 2021?", "When did Ana move to Porto?", "Who did I meet at the wedding?"):
+        assert not understand(query, NAMES).present, query
+
+
+def test_a_word_of_one_language_is_no_marker_in_another():
+    assert not understand("What was the most expensive dinner?", NAMES).present  # Hungarian "most": now
+
+
+def test_exhaustive_lists_are_recognised_and_their_filler_dropped():
+    for query in ("List every time I went to the dentist", "all the places I lived",
+                  "How many times did Teo cancel?", "Each time we went hiking, who came?",
+                  "Combien de fois suis-je allée à Lyon ?", "Alle Orte, an denen ich gewohnt habe",
+                  "Сколько раз я был в Берлине?"):
+        assert understand(query, NAMES, ["fr", "de", "ru"]).exhaustive, query
+    for query in ("Where did I go on holiday in 2022?", "Is Teo still in Berlin?", "Всё ещё в Берлине?"):
+        assert not understand(query, NAMES).exhaustive, query
+    intent = understand("List every time I went to the dentist", NAMES)
+    assert keyword_query("List every time I went to the dentist", drop=intent.drop, keep=intent.keep) == '"went" OR "dentist"'
+
+
+def test_question_words_weigh_nothing_in_the_keyword_half():
+    assert keyword_query("When did we go to Porto?") == '"go" OR "porto"'
+    assert keyword_query("Tell me about the wedding") == '"wed"'
+    for query, language in (("Quand est-ce qu'on est allés à Porto ?", "fr"), ("¿Cuándo fuimos a Oporto?", "es"),
+                            ("Когда мы ездили в Порту?", "ru"), ("Wann waren wir in Porto?", "de")):
+        terms = keyword_query(query, [language]).split(" OR ")
+        assert not {'"quand"', '"cuando"', '"когд"', '"wann"'} & set(terms), query
+        assert any("port" in t or "порт" in t for t in terms)
+    # a question of nothing but question words still asks for something
+    assert keyword_query("what when who") is not None
+
+
+def test_a_known_name_is_never_dropped_as_a_stop_word():
+    intent = understand("What did Will say?", NAMES)
+    assert '"will"' in keyword_query("What did Will say?", drop=intent.drop, keep=intent.keep)

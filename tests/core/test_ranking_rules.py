@@ -1,0 +1,80 @@
+"""The ranking rules that follow what a question points at (core/memory/ranking.py,
+intent_boosts and its parts): pure functions over candidates, no store, no model."""
+
+from __future__ import annotations
+
+from core.memory.query_understanding import QueryIntent, known_names, understand
+from core.memory.ranking import intent_boosts, message_lines, person_evidence, rank, said_share
+from tests.core.test_ranking import Row
+
+
+NAMES = known_names({"ana": "Ana", "maya": "Maya", "teo": "Teo"}, owner_senders=["Ana"])
+OWNER = NAMES.owner
+NAMES_OF = NAMES.names_of
+
+
+def chat(*lines: tuple[str, str]) -> str:
+    return "\n".join(f"[2024-03-0{i + 1} 10:00] {who}: {text}" for i, (who, text) in enumerate(lines))
+
+
+def test_message_lines_and_who_wrote_what_share():
+    text = chat(("Ana", "hi"), ("Maya", "my dog Pipoca is sick"), ("Maya", "vet at 5"))
+    lines = message_lines(text)
+    assert lines[1] == ("maya", "my dog Pipoca is sick")
+    assert said_share(lines, {"maya"}) == 2 / 3
+    assert message_lines("Prose: no message here.\nNor: here") == []
+
+
+def test_person_evidence_own_lines_mentions_and_topic_near_them():
+    import re
+
+    topic = re.compile(r"(?<!\w)dog", re.I)
+    theirs = chat(("Maya", "my dog Pipoca is sick"), ("Ana", "oh no"))
+    about_them = chat(("Teo", "Maya's dog bit me"), ("Ana", "ha"))
+    elsewhere = chat(("Teo", "my dog is fine"), ("Ana", "Maya called"))
+    assert person_evidence(theirs, message_lines(theirs), ["maya"], topic) == (True, True)
+    assert person_evidence(about_them, message_lines(about_them), ["maya"], topic) == (True, True)
+    assert person_evidence(elsewhere, message_lines(elsewhere), ["maya"], topic) == (True, False)
+    prose = "We walked all day. Maya brought her dog along. Then rain."
+    assert person_evidence(prose, [], ["maya"], topic) == (True, True)
+    assert person_evidence("Nothing of hers.", [], ["maya"], topic) == (False, False)
+
+
+def test_the_persons_passage_about_the_topic_outranks_an_equal_one_elsewhere():
+    rows = {1: Row(1, 1, 0, 50, chat(("Teo", "my dog is called Rex"), ("Ana", "cute"))),
+            2: Row(2, 2, 0, 50, chat(("Maya", "my dog is called Pipoca"), ("Ana", "cute"))),
+            3: Row(3, 3, 0, 50, chat(("Teo", "called you"), ("Ana", "sorry")))}
+    intent = understand("What is Maya's dog called?", NAMES)
+    flat = {1: 1.0, 2: 1.0}
+    boosted = intent_boosts(intent, flat, rows, owner=OWNER, names_of=NAMES_OF)
+    assert boosted[2] > boosted[1]
+    groups, _ = rank("What is Maya's dog called?", [(1, 5.0), (2, 4.9), (3, 1.0)], [], rows, limit=1,
+                     intent=intent, owner=OWNER, names_of=NAMES_OF)
+    assert groups == [[2]]
+
+
+def test_the_owners_words_are_preferred_when_asked_for():
+    rows = {1: Row(1, 1, 0, 50, chat(("Maya", "the knee hurts"), ("Maya", "knee again"))),
+            2: Row(2, 2, 0, 50, chat(("Ana", "my knee is better"), ("Maya", "good")))}
+    intent = understand("What did I say about my knee?", NAMES)
+    assert intent.owner_words
+    boosted = intent_boosts(intent, {1: 1.0, 2: 0.9}, rows, owner=OWNER, names_of=NAMES_OF)
+    assert boosted[2] > boosted[1]
+
+
+def test_present_states_prefer_the_newest_and_keep_the_oldest_reachable():
+    rows = {1: Row(1, 1, 0, 50, "I live in Porto", "2022-01-01T00:00:00Z", "2022-01-01T00:00:00Z"),
+            2: Row(2, 2, 0, 50, "I moved to Lyon", "2024-06-01T00:00:00Z", "2024-06-01T00:00:00Z"),
+            3: Row(3, 3, 0, 50, "Unrelated", "2024-07-01T00:00:00Z", "2024-07-01T00:00:00Z")}
+    intent = understand("Where do I live now?", NAMES)
+    boosted = intent_boosts(intent, {1: 1.0, 2: 0.9, 3: 0.05}, rows, owner=OWNER, names_of=NAMES_OF)
+    assert boosted[2] > boosted[1]  # the newer of two good matches wins
+    assert boosted[3] < boosted[1]  # an irrelevant newest passage does not jump ahead
+    groups, _ = rank("Where do I live now?", [(1, 5.0), (2, 4.6), (3, 0.1)], [], rows, limit=2,
+                     intent=intent, owner=OWNER, names_of=NAMES_OF)
+    assert groups == [[2], [1]]
+
+
+def test_no_rule_changes_nothing():
+    rows = {1: Row(1, 1, 0, 50, "a"), 2: Row(2, 2, 0, 50, "b")}
+    assert intent_boosts(QueryIntent(), {1: 0.3, 2: 0.7}, rows, owner=OWNER, names_of=NAMES_OF) == {1: 0.3, 2: 0.7}

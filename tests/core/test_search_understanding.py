@@ -1,0 +1,54 @@
+"""Search reads questions with the names its store knows: the owner's name is no keyword, a
+person's own messages come first, a list question says it is one (core/memory/search.py over a
+real store, through the query understanding and ranking rules)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.core.helpers import memory_at, whatsapp_export
+from tests.fakes.embedder import HashEmbedder
+
+NOTICE = ("01/01/2024, 09:00 - Messages and calls are end-to-end encrypted. No one outside of this chat, "
+          "not even WhatsApp, can read or listen to them. Tap to learn more.")
+
+
+def _chats(folder: Path) -> Path:
+    folder.mkdir()
+    # Ana (the owner) writes her own name in both chats; only Teo's chat says where the dog is from
+    whatsapp_export(folder / "WhatsApp Chat with Maya.txt", [
+        NOTICE, "02/01/2024, 10:00 - Ana: Ana here, new number",
+        "02/01/2024, 10:01 - Maya: my dog Pipoca loves the beach",
+        *[f"0{d}/02/2024, 10:00 - Maya: groceries again, {d} eggs" for d in range(1, 9)]])
+    whatsapp_export(folder / "WhatsApp Chat with Teo.txt", [
+        NOTICE.replace("01/01/2024", "01/01/2023"), "02/01/2023, 10:00 - Ana: Ana again: the dog of mine sleeps",
+        "03/01/2023, 10:00 - Teo: my dog Rex is from a shelter in Braga",
+        *[f"0{d}/03/2023, 10:00 - Teo: ferry times, {d} boats" for d in range(1, 9)]])
+    return folder
+
+
+async def test_the_owners_name_ranks_nothing_and_a_persons_own_lines_come_first(tmp_path):
+    folder = _chats(tmp_path / "inbox")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([folder])
+        understood = await memory.searcher.understand("What is Maya's dog called, Ana?")
+        assert "ana" in understood.names.owner and understood.intent.people == ("Maya",)
+        assert "ana" in understood.intent.drop
+        hits = await memory.search("What is Maya's dog called, Ana?", limit=1)
+        assert "Pipoca" in hits[0].text
+        hits = await memory.search("What is Teo's dog called?", limit=1)
+        assert "Rex" in hits[0].text
+
+
+async def test_a_list_question_says_so_and_returns_more_than_its_limit(tmp_path):
+    folder = _chats(tmp_path / "inbox")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([folder])
+        plain = await memory.search("groceries eggs", limit=1)
+        listed = await memory.search("List every time Maya bought groceries", limit=1)
+        assert len(plain) == 1 and not plain[0].exhaustive_list and "hint" not in plain[0].to_json()
+        assert len(listed) > 1
+        item = json.loads(json.dumps(listed[0].to_json()))
+        assert item["exhaustive_list"] is True and "grep" in item["hint"]
+        assert {"locator", "document", "kind", "text", "score", "time_start", "time_end", "speakers"} <= set(item)
