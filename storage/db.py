@@ -1,9 +1,12 @@
 """The store: one aiosqlite connection over sqlean.py (SQLite with extension loading), WAL journal,
 foreign keys on, migrations applied, and the lock its transactions take turns on (`Store`).
 
-Why sqlean.py: many Pythons (pyenv, some macOS builds) ship a `sqlite3` module that cannot load
-extensions, so sqlite-vec would not load through it. sqlean.py is a drop-in DB-API module with a
-current SQLite (FTS5 included) and extension loading enabled, the same on every platform.
+Why sqlean.py: a drop-in DB-API module with a current SQLite, the same on every platform,
+whatever SQLite the Python was built with (the keyword index's FTS5 `contentless_delete` needs
+3.43 or later, newer than many Pythons carry). Its extension loading serves one case: a store
+from before migration 70 holds a sqlite-vec table, which only the extension can drop, and many
+Pythons' `sqlite3` (pyenv, some macOS builds) cannot load extensions at all. Search never uses
+sqlite-vec (storage/vectors.py).
 """
 
 from __future__ import annotations
@@ -43,9 +46,9 @@ def is_busy(error: BaseException) -> bool:
 
 
 def _has_old_vector_table(conn: sqlean.Connection) -> bool:
-    """Stores from before migration 70 kept vectors in a sqlite-vec virtual table, which can only
-    be dropped with the extension loaded. Search no longer uses sqlite-vec (storage/vectors.py),
-    so newer stores never load it (nor numpy, which it pulls in at import)."""
+    """Whether the store still holds the sqlite-vec virtual table of stores from before migration
+    70, which only the extension can drop (migration 70 does). Other stores never load sqlite-vec,
+    nor numpy, which it pulls in at import."""
     return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunk_vectors'").fetchone() is not None
 
 

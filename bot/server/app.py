@@ -1,5 +1,5 @@
 """The memory server's app: REST under /v1 (OpenAPI at /openapi.json) and MCP at /mcp, over one
-service. A FastAPI (Starlette) app, so the page (issue #14) adds its routes or mounts beside."""
+service. A FastAPI (Starlette) app, so the local page (bot/server/page/) adds its routes beside."""
 
 from __future__ import annotations
 

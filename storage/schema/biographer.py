@@ -1,4 +1,5 @@
-"""The biographer's tables, as migrations 20-29 (see storage/migrations.py for the numbering)."""
+"""The biographer's tables: its runs, bio.md and every edit of it, open questions, timeline events,
+the chat with the owner and how far analysis has read each document."""
 
 from __future__ import annotations
 

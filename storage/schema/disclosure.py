@@ -1,5 +1,4 @@
-"""What may leave the machine, per source or kind, as migrations (numbers 170-179, shared with
-storage/schema/languages.py; see storage/migrations.py)."""
+"""What may leave the machine, per source or kind: the owner's disclosure policies."""
 
 from __future__ import annotations
 

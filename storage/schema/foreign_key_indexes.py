@@ -1,5 +1,5 @@
-"""Schema for the security and reliability work of issue 9 (migrations 60-69, and 160-169 for what
-must follow later areas' migrations)."""
+"""Indexes on the child side of foreign keys, so that deleting a parent row (forgetting a source)
+seeks its children instead of scanning their tables."""
 
 from __future__ import annotations
 
@@ -32,5 +32,5 @@ async def m060_index_foreign_keys(conn: Store) -> None:
 @migration(160)
 async def m160_index_idempotency_documents(conn: Store) -> None:
     """The memory server's idempotency keys point at documents: forgetting one looks them up.
-    (Numbered past the server's migration 111, which creates the table.)"""
+    (It follows migration 111, which creates the table.)"""
     await conn.execute("CREATE INDEX IF NOT EXISTS idempotency_keys_document ON idempotency_keys(document_id)")

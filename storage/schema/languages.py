@@ -1,5 +1,4 @@
-"""The keyword index in the owner's languages, as migrations (numbers 170-179; see
-storage/migrations.py)."""
+"""The keyword index in the owner's languages: each chunk's language, and a tally of them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The life ledger's tables, as migrations 120-129 (see storage/migrations.py for the numbering).
+"""The life ledger's tables.
 
 An item (a promise, something owed to the owner, a recommendation, a fact about a person) is kept
 with every source it rests on: a range of a stored document and the words quoted from it, or the

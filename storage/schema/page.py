@@ -1,4 +1,4 @@
-"""Tables of the local web page (migrations 140-149): its login sessions."""
+"""Tables of the local web page: its login sessions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The index the pictures count from, as migration 130 (130-139: pictures)."""
+"""The index the pictures count from."""
 
 from __future__ import annotations
 

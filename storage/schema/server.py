@@ -1,4 +1,4 @@
-"""Tables of the memory server (migrations 110-119): its clients, what agents saved, and the
+"""Tables of the memory server: its clients, what agents saved, and the
 index generation that lets a reader tell whether a source changed since it searched."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The sign-bit index of the vectors, as migrations (numbers 70-79; see storage/migrations.py)."""
+"""The sign-bit index of the vectors (storage/vectors.py), and the generation each vector belongs to."""
 
 from __future__ import annotations
 

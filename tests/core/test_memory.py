@@ -1,4 +1,4 @@
-"""The memory core end to end over a real SQLite store (FTS5 + sqlite-vec), with a test embedder."""
+"""The memory core end to end over a real SQLite store (FTS5 and the sign-bit vector index), with a test embedder."""
 
 import asyncio
 import json
