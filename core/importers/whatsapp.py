@@ -22,7 +22,7 @@ from urllib.parse import unquote
 
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, MONTH_NUMBERS, file_sha256
-from core.importers.media import FolderMedia
+from core.importers.media import FolderMedia, poll_text
 from core.importers.whatsapp_notices import DROPPED, MEDIA, SYSTEM, notice_table
 from core.types import Conversation, Message, SourceDocument
 
@@ -283,6 +283,29 @@ def _is_system_text(text: str) -> bool:
     lower = text.lower()
     # a plain-substring screen first: the case-insensitive regex was a third of the parse time
     return any(word in lower for word in _SYSTEM_WORDS) and bool(_SYSTEM_WITH_AUTHOR.search(text))
+
+
+# A poll, as Android and iOS export it: "POLL:", the question, one "OPTION: text (N votes)" line
+# per option (WhatsApp writes these words in English whatever the phone's language)
+_POLL_HEAD = "POLL:"
+_POLL_OPTION = re.compile(r"^OPTION: ?(?P<option>.*?)(?: \(\d+ votes?\))?$", re.I)
+
+
+def poll_block(first: str, rest: str) -> str | None:
+    """A poll message as its question and options (votes left out), or None for other text."""
+    if first.strip() != _POLL_HEAD:
+        return None
+    question: list[str] = []
+    options: list[str] = []
+    for line in filter(None, (line.strip() for line in rest.split("\n"))):
+        option = _POLL_OPTION.match(line)
+        if option:
+            options.append(option["option"])
+        elif options:
+            options[-1] += f" {line}"  # an option written over two lines
+        else:
+            question.append(line)
+    return poll_text(" ".join(question), options) if question or options else None
 
 
 def _phone_id(author: str) -> str | None:
@@ -581,6 +604,9 @@ class _MessageBuilder:
         if body in _UNREADABLE:
             self.skipped["unreadable messages"] += 1  # view-once media, edit stubs
             return None
+        poll = poll_block(first, rest)
+        if poll is not None:
+            return self._message(author, poll, pending.time, kind="text")
         media = self._media(first, rest)
         if media is not None:
             text, attachments = media

@@ -219,3 +219,30 @@ def test_a_message_an_admin_deleted_is_left_out_and_counted_in_any_language(tmp_
     [(document, messages)] = parse_all(original, ImportContext())
     assert document.skipped["deleted messages"] == before.skipped["deleted messages"] + 1
     assert not [m for m in messages if "admin" in m.text or "管理者" in m.text]
+
+
+def _polls_by_hand(text: str) -> list[tuple[str, list[str]]]:
+    """Each POLL: block of an export, read line by line: the question, then the OPTION lines."""
+    polls, lines = [], text.split("\n")
+    for n, line in enumerate(lines):
+        if line.endswith(": POLL:"):
+            options = []
+            for following in lines[n + 2:]:
+                if not following.startswith("OPTION: "):
+                    break
+                options.append(following.removeprefix("OPTION: ").rsplit(" (", 1)[0])
+            polls.append((lines[n + 1], options))
+    return polls
+
+
+def test_a_poll_keeps_its_question_and_options(tmp_path: Path) -> None:
+    """A real Android group export with two polls (starkdmi/whats_json chats_unique)."""
+    path = tmp_path / "WhatsApp Chat with Friends.txt"
+    shutil.copy(DATA / "en_android_polls.txt", path)
+    expected = _polls_by_hand(path.read_text(encoding="utf-8"))
+    assert [len(options) for _, options in expected] == [5, 12]
+    [(_, messages)] = parse_all(path, ImportContext())
+    polls = [m for m in messages if m.text.startswith("[poll]")]
+    assert [(m.sender, m.text) for m in polls] == [
+        ("Mujeeb khan", f"[poll] {question} ({', '.join(options)})") for question, options in expected]
+    assert not [m for m in messages if "OPTION:" in m.text or "votes)" in m.text]
