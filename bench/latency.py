@@ -41,7 +41,7 @@ from bench.baseline import NumpyBaseline  # noqa: E402
 from core.memory.search import Searcher  # noqa: E402
 from storage import chunks as chunk_store  # noqa: E402
 from storage import documents as document_store  # noqa: E402
-from storage import vectors as vector_store  # noqa: E402
+from storage.vectors import store as vector_store  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.meta import set_meta  # noqa: E402
 

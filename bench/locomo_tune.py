@@ -30,7 +30,7 @@ from core import search as search_mod  # noqa: E402
 from core.config import Settings  # noqa: E402
 from bot.compose import build_embedder  # noqa: E402
 from storage import chunks as chunk_store  # noqa: E402
-from storage import vectors as vector_store  # noqa: E402
+from storage.vectors import store as vector_store  # noqa: E402
 from storage.db import open_database  # noqa: E402
 
 # beside the checkout (../shared), or beside the folder of worktrees (../../shared)

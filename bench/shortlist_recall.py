@@ -32,8 +32,8 @@ from bench.locomo import EVAL, STORES  # noqa: E402
 from bot.compose import build_embedder  # noqa: E402
 from core.config import Settings  # noqa: E402
 from core.memory.search import BIT_OVERSAMPLE, SEMANTIC_DEPTH, SHORTLIST  # noqa: E402
-from storage.vector_index import VectorIndex, hamming_distances, smallest  # noqa: E402
-from storage.vectors import sign_words  # noqa: E402
+from storage.vectors.index import VectorIndex, hamming_distances, smallest  # noqa: E402
+from storage.vectors.store import sign_words  # noqa: E402
 
 SIZES = (50, 100, 200, 400, 800)
 

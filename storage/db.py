@@ -6,7 +6,7 @@ whatever SQLite the Python was built with (the keyword index's FTS5 `contentless
 3.43 or later, newer than many Pythons carry). Its extension loading serves one case: a store
 from before migration 70 holds a sqlite-vec table, which only the extension can drop, and many
 Pythons' `sqlite3` (pyenv, some macOS builds) cannot load extensions at all. Search never uses
-sqlite-vec (storage/vectors.py).
+sqlite-vec (storage/vectors/store.py).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ DELETE_BATCH = 500
 async def delete_source(conn: Store, document_id: int) -> int:
     """Delete a document, its messages, chunks, keyword and vector entries; returns chunks removed.
     Call it inside a transaction: it runs as many small statements. The vector index follows by
-    cascade, through storage/vectors.py's change log."""
+    cascade, through storage/vectors/store.py's change log."""
     async with conn.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,)) as cur:
         chunk_ids = [row[0] for row in await cur.fetchall()]
     for i in range(0, len(chunk_ids), DELETE_BATCH):

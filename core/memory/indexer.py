@@ -14,7 +14,7 @@ from core.errors import EmbeddingModelMismatch
 from core.ports import Embedder, Progress, no_progress
 from storage import chunks as chunk_store
 from storage import disclosure as disclosure_store
-from storage import vectors as vector_store
+from storage.vectors import store as vector_store
 from storage.db import Store
 from storage.meta import delete_meta, get_meta, set_meta
 

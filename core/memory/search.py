@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # numpy and the vector index load in 0.1 s: grep and read nev
     import numpy as np
 
     from storage.db import Store
-    from storage.vector_index import VectorIndex
+    from storage.vectors.index import VectorIndex
 
 # Candidate depths for hybrid search; the ranking itself lives in core/memory/ranking.py.
 HYBRID_DEPTH = 100  # keyword candidates
@@ -95,7 +95,7 @@ class Searcher:
     async def vector_index(self) -> VectorIndex:
         """The in-memory sign-bit index (see warm_up)."""
         if self._index is None:
-            from storage.vector_index import VectorIndex
+            from storage.vectors.index import VectorIndex
 
             self._index = VectorIndex(await self._store_path())
         return self._index
@@ -106,7 +106,7 @@ class Searcher:
         return self._keywords
 
     async def _store_path(self) -> str:
-        from storage import vectors as vector_store
+        from storage.vectors import store as vector_store
 
         path = await vector_store.database_path(self.conn)
         if not path:

@@ -1,4 +1,4 @@
-"""The sign-bit index of the vectors (storage/vectors.py), and the generation each vector belongs to."""
+"""The sign-bit index of the vectors (storage/vectors/store.py), and the generation each vector belongs to."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 @migration(70)
 async def m070_vector_parts(conn: Store) -> None:
-    """Sign bits in parts plus a change log (storage/vectors.py), vectors tagged by generation;
+    """Sign bits in parts plus a change log (storage/vectors/store.py), vectors tagged by generation;
     the sqlite-vec bit table they replace is dropped (its top-k step was the slow part of search)."""
     await run_statements(conn, [
         "ALTER TABLE chunk_embeddings ADD COLUMN generation INTEGER NOT NULL DEFAULT 0",
@@ -38,6 +38,6 @@ async def m070_vector_parts(conn: Store) -> None:
         )""",
         "DROP TABLE IF EXISTS chunk_vectors",
     ])
-    from storage.vectors import rebuild_parts  # numpy: only when the migration runs
+    from storage.vectors.store import rebuild_parts  # numpy: only when the migration runs
 
     await rebuild_parts(conn)

@@ -146,7 +146,7 @@ async def test_a_killed_reindex_keeps_semantic_search_and_a_rerun_completes(tmp_
 
 async def test_warm_up_loads_the_index_and_a_forgotten_source_is_folded_away(tmp_path: Path, monkeypatch):
     from core.memory.sources import forget_source
-    from storage import vectors as vector_store
+    from storage.vectors import store as vector_store
 
     monkeypatch.setattr(vector_store, "FOLD_ROWS", 5)
     (tmp_path / "note.txt").write_text("A short note about the lighthouse.", encoding="utf-8")

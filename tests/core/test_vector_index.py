@@ -11,11 +11,11 @@ import pytest
 
 from storage import chunks as chunk_store
 from storage import documents as document_store
-from storage import vectors as vector_store
+from storage.vectors import store as vector_store
 from storage.db import open_database
 from storage.keyword.reader import KeywordReader
 from storage.meta import set_meta
-from storage.vector_index import VectorIndex
+from storage.vectors.index import VectorIndex
 
 DIM = 96  # not a multiple of 64: the last word of each vector is half padding
 

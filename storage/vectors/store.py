@@ -2,7 +2,7 @@
 
 Why sign bits: a query compares itself with every vector's 384 sign bits (48 bytes, 48 MB per
 million chunks) by Hamming distance, which takes a few milliseconds in memory, then ranks that
-short list exactly with the float vectors read by id. storage/vector_index.py holds the bits in
+short list exactly with the float vectors read by id. index.py beside it holds the bits in
 memory and keeps them in step with this store; this module is the writing side.
 
 How the bits stay in step, crash-safely and across processes: every insert, replacement or

@@ -13,7 +13,7 @@ byte per dimension moves a cosine by about 0.001, which reorders only near ties.
 reads the short list's vectors by id, as a one-shot command always does.
 
 The index reads through a connection of its own, which sees only committed data; each search
-first applies what changed since the last one (storage/vectors.py: parts, then the change log),
+first applies what changed since the last one (store.py: parts, then the change log),
 so a batch is searchable as soon as it commits, in this process or another, and a forgotten
 chunk is gone at once. Blocking: call it from a worker thread (it serialises its own calls).
 """
@@ -31,7 +31,7 @@ import sqlean
 
 from storage.chunks import ChunkFilter, StoredChunk, get_chunks_sync
 from storage.db import open_reader
-from storage.vectors import GENERATION_KEY, PARTS_SEQ_KEY, part_arrays, sign_words
+from storage.vectors.store import GENERATION_KEY, PARTS_SEQ_KEY, part_arrays, sign_words
 
 #: the most the vectors may take in memory (a byte per dimension) for a store to keep them there
 VECTOR_BUDGET_BYTES = 128 << 20
