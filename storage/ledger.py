@@ -374,16 +374,26 @@ async def last_contact(conn: Store, names: Sequence[str]) -> Contact | None:
 
 # ---------------------------------------------------------------- reminders
 
+@dataclass(frozen=True)
+class ReminderKey:
+    """A reminder is sent once per item, due date and kind."""
+
+    item_id: int
+    due: str  # the local date it was due on ("" undated)
+    kind: str  # "due" or "follow_up"
+
+
 async def reminded(conn: Store, item_id: int, due: str, kind: str) -> bool:
     async with conn.execute("SELECT 1 FROM ledger_reminders WHERE item_id = ? AND due = ? AND kind = ?",
                             (item_id, due, kind)) as cur:
         return await cur.fetchone() is not None
 
 
-async def record_reminders(conn: Store, rows: Sequence[tuple[int, str, str]], *, at: str) -> None:
+async def record_reminders(conn: Store, keys: Sequence[ReminderKey], *, at: str) -> None:
     await conn.executemany("INSERT OR IGNORE INTO ledger_reminders (item_id, due, kind, sent_at) VALUES (?, ?, ?, ?)",
-                           [(*row, at) for row in rows])
+                           [(k.item_id, k.due, k.kind, at) for k in keys])
 
 
-async def unrecord_reminders(conn: Store, rows: Sequence[tuple[int, str, str]]) -> None:
-    await conn.executemany("DELETE FROM ledger_reminders WHERE item_id = ? AND due = ? AND kind = ?", rows)
+async def unrecord_reminders(conn: Store, keys: Sequence[ReminderKey]) -> None:
+    await conn.executemany("DELETE FROM ledger_reminders WHERE item_id = ? AND due = ? AND kind = ?",
+                           [(k.item_id, k.due, k.kind) for k in keys])

@@ -33,8 +33,8 @@ class Reminder:
     draft: str = ""
 
     @property
-    def key(self) -> tuple[int, str, str]:
-        return (self.item.id, self.item.due or "", self.kind)
+    def key(self) -> store.ReminderKey:
+        return store.ReminderKey(self.item.id, self.item.due or "", self.kind)
 
 
 @dataclass(frozen=True)
