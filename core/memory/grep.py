@@ -27,7 +27,7 @@ import re2
 from core.errors import UserFacingError
 from storage import chunks as chunk_store
 from storage.chunks import ChunkFilter, StoredChunk
-from storage.keyword.terms import is_unspaced
+from storage.keyword.terms import is_unspaced, same_word
 
 if TYPE_CHECKING:
     from storage.db import Store
@@ -60,14 +60,28 @@ class Found:
 
 
 def word_spans(pattern: str) -> Spans:
-    """Whole words or a phrase, case-insensitive. An escaped literal between look-arounds cannot
-    backtrack, so Python's engine is safe here (and reads \\w as Unicode, unlike RE2). Text
-    written without spaces (Chinese, Japanese, Thai...) has no word ends to look for: there a
-    pattern that begins or ends with such a letter matches wherever it stands."""
-    before = "" if is_unspaced(pattern[0]) else r"(?<!\w)"
-    after = "" if is_unspaced(pattern[-1]) else r"(?!\w)"
-    compiled = re.compile(rf"{before}{re.escape(pattern)}{after}", re.IGNORECASE)
-    return lambda text: [m.span() for m in compiled.finditer(text)]
+    """Whole words or a phrase, case-insensitive. A word ends where the text has no word
+    character, and also where the script changes (a Latin word glued to Chinese, "做project",
+    is a word of its own, as the index cuts it). Text written without spaces (Chinese,
+    Japanese, Thai...) has no word ends to look for: there a pattern that begins or ends with
+    such a letter matches wherever it stands. An escaped literal cannot backtrack, so Python's
+    engine is safe here."""
+    compiled = re.compile(re.escape(pattern), re.IGNORECASE)
+    check_start, check_end = not is_unspaced(pattern[0]), not is_unspaced(pattern[-1])
+
+    def spans(text: str) -> list[tuple[int, int]]:
+        found, at = [], 0
+        while (match := compiled.search(text, at)) is not None:
+            start, end = match.span()
+            if (not check_start or start == 0 or not same_word(text[start - 1], text[start])) and \
+                    (not check_end or end == len(text) or not same_word(text[end - 1], text[end])):
+                found.append((start, end))
+                at = end
+            else:
+                at = start + 1  # a later, overlapping occurrence may stand at word ends
+        return found
+
+    return spans
 
 
 def regex_spans(pattern: str) -> Spans:

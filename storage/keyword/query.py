@@ -48,8 +48,13 @@ def keyword_phrase(text: str, languages: Sequence[str] = ()) -> str | None:
     words = tokens(text)
     if not words:
         return None
+    # a run of unspaced letters followed by another word holds, in the index, its last letter
+    # alone after its pairs ("北京户口ah": 北京 京户 户口 口 ah): only the phrase's last word is
+    # looked for as a query (its pairs only, so that it may continue)
+    last = len(words) - 1
     phrases = dict.fromkeys(
-        " ".join(term for word in words for term in word_terms(word, language, query=True))
+        " ".join(term for n, word in enumerate(words)
+                 for term in word_terms(word, language, query=n == last))
         for language in (*languages, ""))
     return " OR ".join(_fts_term(phrase) for phrase in phrases)
 

@@ -28,7 +28,8 @@ from functools import lru_cache
 
 import Stemmer
 
-from storage.keyword.languages import LANGUAGE_SCRIPT, UNKNOWN, UNSPACED_CLASS, WORD, token_script
+from storage.keyword.languages import (LANGUAGE_SCRIPT, UNKNOWN, UNSPACED_CLASS, UNSPACED_SCRIPTS, WORD,
+                                       script_of, token_script)
 
 #: Snowball stemmer per language (PyStemmer's names); languages not here are left unstemmed.
 #: English keeps the original Porter algorithm, which FTS5's porter tokenizer ran before.
@@ -46,7 +47,7 @@ _UNSPACED = re.compile(rf"[{UNSPACED_CLASS}]")
 _FOLDED_SCRIPTS = frozenset({"Latin", "Greek"})
 _TERMS: dict[str, dict[str, str]] = {}  # language -> word -> its terms, space-separated
 MAX_CACHED_WORDS = 200_000  # per language; then the cache starts afresh
-_UNSPACED_SPLIT = re.compile(rf"([{UNSPACED_CLASS}]+)")
+_WORD_CHAR = re.compile(WORD.pattern)
 
 
 @lru_cache(maxsize=None)
@@ -91,18 +92,48 @@ def word_terms(word: str, language: str, *, query: bool = False) -> list[str]:
     return [_folded(term) if script in _FOLDED_SCRIPTS and not term.isascii() else term]
 
 
+def _script_class(char: str) -> str:
+    """The script a letter counts in for word ends: the unspaced scripts are one (Japanese mixes
+    Han and Kana inside its words); "Other" (digits, marks, the underscore, scripts not told
+    apart) belongs to whatever it stands beside."""
+    script = script_of(char)
+    return "unspaced" if script in UNSPACED_SCRIPTS else script
+
+
+def script_parts(word: str) -> list[str]:
+    """A word cut wherever its script changes: "app更新ui" is app, 更新, ui; "covidом" is covid,
+    ом (people glue words of two scripts: product names in Chinese, Russian endings on Latin
+    names); digits and marks stay with the letters before them."""
+    parts: list[str] = []
+    start, current = 0, None
+    for i, char in enumerate(word):
+        kind = _script_class(char)
+        if kind == "Other":
+            continue
+        if current is not None and kind != current:
+            parts.append(word[start:i])
+            start = i
+        current = kind
+    parts.append(word[start:])
+    return parts
+
+
+def same_word(before: str, after: str) -> bool:
+    """Whether two adjacent characters belong to one word as the index cuts words: both word
+    characters, and not where the script changes."""
+    if not (_WORD_CHAR.match(before) and _WORD_CHAR.match(after)):
+        return False
+    a, b = _script_class(before), _script_class(after)
+    return a == b or "Other" in (a, b)
+
+
 def tokens(text: str) -> list[str]:
-    """The words of a text, lower case; runs of unspaced script apart from the rest."""
+    """The words of a text, lower case, each cut where its script changes (runs of unspaced
+    script so stand apart from the rest)."""
     words = WORD.findall(text.lower())
     if text.isascii():
         return words
-    out: list[str] = []
-    for word in words:
-        if _UNSPACED.search(word):
-            out.extend(part for part in _UNSPACED_SPLIT.split(word) if part)
-        else:
-            out.append(word)
-    return out
+    return [part for word in words for part in (script_parts(word) if not word.isascii() else (word,))]
 
 
 def index_text(text: str, language: str) -> str:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from storage.keyword.languages import detect_language
+from storage.keyword.languages import UNSPACED_CLASS, WORD, detect_language
+from storage.keyword.terms import script_parts
 from storage.migrations import migration, run_statements
 
 if TYPE_CHECKING:
     from storage.db import Store
 
 DETECT_BATCH = 2_000
+_UNSPACED_RUN = re.compile(rf"([{UNSPACED_CLASS}]+)")  # how words were cut before migration 172
 
 
 @migration(170)
@@ -65,3 +68,21 @@ async def m170_keyword_index_in_the_owners_languages(conn: Store) -> None:
                 WHERE language = old.language;
         END""",
     ])
+
+
+def _cut_anew(text: str) -> bool:
+    """Whether the index now cuts a word of this text where it did not before: where its script
+    changes between two spaced scripts ("covidом"); runs of unspaced script were cut already."""
+    return any(script_parts(word) != [part for part in _UNSPACED_RUN.split(word) if part]
+               for word in WORD.findall(text.lower()) if not word.isascii())
+
+
+@migration(172)
+async def m172_words_are_cut_where_their_script_changes(conn: Store) -> None:
+    """A word whose script changes inside it ("COVIDом", "Appخدمة") is indexed as its parts, so
+    each is found on its own (storage/keyword/terms.py, script_parts): the chunks holding such a
+    word are indexed again; the others' terms are unchanged."""
+    async with conn.execute("SELECT id, text, language FROM chunks") as cur:
+        stale = [tuple(row) async for row in cur if _cut_anew(row[1])]  # few: only those are kept
+    await conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(row[0],) for row in stale])
+    await conn.executemany("INSERT INTO chunks_fts (rowid, text) VALUES (?, keyword_terms(?, ?))", stale)

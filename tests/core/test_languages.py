@@ -3,6 +3,7 @@ without spaces as pairs of letters, queries and grep looking for words as the in
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,59 @@ async def test_a_store_of_the_old_index_is_reindexed_by_language_when_it_opens(t
         assert await memory.search("работа", mode="keyword") == []
         async with memory.conn.execute("SELECT chunks FROM chunk_languages WHERE language = 'ru'") as cur:
             assert (await cur.fetchone())[0] == 0
+
+
+def test_a_word_is_cut_wherever_its_script_changes():
+    assert index_text("App更新UI", "zh").split() == ["app", "更新", "新", "ui"]
+    assert index_text("Купил iPhoneом COVIDом", "ru").split()[1:] == ["iphon", "ом", "covid", "ом"]
+    assert index_text("東京タワー", "ja").split() == ["東京", "京タ", "タワ", "ワー", "ー"]  # one run
+
+
+MIXED = Path(__file__).parents[1] / "importers" / "data" / "whatsapp" / "en_zh_android_group.txt"
+
+
+def _by_hand(word: str) -> int:
+    """Occurrences of a Latin word in the real export, read with a plain regex: not inside a
+    longer Latin word, whatever stands around it (Chinese, punctuation, a line's end)."""
+    return len(re.findall(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])",
+                          MIXED.read_text(encoding="utf-8"), re.I))
+
+
+@pytest.mark.parametrize("word", ["cardboard", "project", "BioNTech"])
+async def test_grep_and_keyword_search_find_a_latin_word_glued_to_chinese(tmp_path, word):
+    """A real group export that writes English inside Chinese ("捡cardboard", "做project",
+    "辉瑞与BioNTech疫苗", starkdmi/whats_json chats_unique)."""
+    chat = tmp_path / "WhatsApp Chat with 三剑客.txt"
+    chat.write_bytes(MIXED.read_bytes())
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([chat])
+        page = await memory.grep(word)
+        assert page.total == _by_hand(word) > 0
+        glued = [m.line for m in page.matches if re.search(rf"[\u4e00-\u9fff]{word}|{word}[\u4e00-\u9fff]",
+                                                          m.line, re.I)]
+        assert glued or page.total > len(page.matches)
+        assert await memory.search(word, mode="keyword")
+        phrase = await memory.grep("北京户口ah")  # Chinese then Latin in one word, as a phrase
+        assert phrase.total == 1
+
+
+async def test_a_store_indexed_before_words_were_cut_by_script_is_indexed_again(tmp_path: Path):
+    from storage.keyword.languages import WORD
+    from storage.keyword.terms import word_terms
+
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        note = tmp_path / "note.txt"
+        note.write_text("Вчера купил новый iPhoneом и сразу позвонил маме с работы домой", encoding="utf-8")
+        await memory.ingest([note])
+        assert await memory.search("iPhone", mode="keyword")
+        # as the index held it before: "iphoneом" one word
+        async with memory.conn.execute("SELECT id, text, language FROM chunks") as cur:
+            [(chunk_id, text, language)] = await cur.fetchall()
+        old = " ".join(t for w in WORD.findall(text.lower()) for t in word_terms(w, language))
+        await memory.conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
+        await memory.conn.execute("INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (chunk_id, old))
+        await memory.conn.execute("DELETE FROM _migrations WHERE number = 172")
+        await memory.conn.commit()
+        assert not await memory.search("iPhone", mode="keyword")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        assert await memory.search("iPhone", mode="keyword")

@@ -74,7 +74,7 @@ def test_migrations_are_one_sequence_after_the_numbers_already_in_the_field():
     from storage.migrations import MIGRATIONS, _load_schema_modules
 
     _load_schema_modules()
-    in_the_field = [1, 10, 20, 30, 40, 60, 70, 100, 110, 111, 112, 120, 130, 140, 160, 170, 171]
+    in_the_field = [1, 10, 20, 30, 40, 60, 70, 100, 110, 111, 112, 120, 130, 140, 160, 170, 171, 172]
     numbers = sorted(MIGRATIONS)
     assert numbers[:len(in_the_field)] == in_the_field
     newer = numbers[len(in_the_field):]
