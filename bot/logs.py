@@ -20,6 +20,8 @@ _TOKEN_SHAPES = re.compile(
     r"|(?<=Bearer )[A-Za-z0-9._~+/=-]{8,}",  # an Authorization header's credentials
 )
 FORMAT = "%(levelname)s %(name)s: %(message)s"
+#: What a long-running command says it is doing (listening, running, stopping): INFO, shown without -v.
+STATUS = logging.getLogger("biographer")
 
 
 class MaskingFormatter(logging.Formatter):
@@ -42,5 +44,6 @@ def configure_logging(*, verbose: bool, secrets: Iterable[str] = ()) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(MaskingFormatter(secrets=secrets))
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, handlers=[handler], force=True)
+    STATUS.setLevel(logging.DEBUG if verbose else logging.INFO)
     if not verbose:
         logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise

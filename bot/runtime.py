@@ -11,6 +11,7 @@ from typing import Protocol
 
 from bot import compose
 from bot.commands import Commands
+from bot.logs import STATUS
 from bot.scheduler import Broadcast, build_runner, running_scheduler
 from core.config import Settings
 from core.errors import UserFacingError
@@ -65,11 +66,12 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
         if settings.api_port is not None:  # the memory server for the owner's other agents (bot/server/)
             from bot.server.run import serving
 
-            await stack.enter_async_context(serving(service, settings, port=settings.api_port))
-        log.warning("biographer is running (%s); stop with Ctrl-C or SIGTERM",
+            url = await stack.enter_async_context(serving(service, settings, port=settings.api_port))
+            STATUS.info("memory server and your page on %s", url)
+        STATUS.info("biographer is running (%s); stop with Ctrl-C or SIGTERM",
                     ", ".join([n.name for n in notifiers] + (["scheduler"] if settings.scheduler_enabled else [])))
         await stop.wait()
-        log.warning("stopping: finishing imports in progress")
+        STATUS.info("stopping: finishing imports in progress")
 
 
 async def run_until_signalled(settings: Settings) -> int:

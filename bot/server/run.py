@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
+import socket
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 
@@ -44,6 +46,33 @@ def limits_of(settings: Settings) -> Limits:
     return Limits(rate_per_minute=settings.api_rate_per_minute, max_body_bytes=settings.api_max_body_bytes)
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here rather than by uvicorn, whose failure to bind is a log
+    line and a SystemExit that escapes the event loop as a traceback."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, reuse_port=False, backlog=2048)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise UserFacingError(f"port {port} on {host} is already in use (another biographer serve or run?)",
+                                  hint="stop the other one, or pick another port: --port N or BIOGRAPHER_API_PORT") from None
+        if error.errno in (errno.EACCES, errno.EPERM):
+            raise UserFacingError(f"not allowed to listen on {host}:{port}",
+                                  hint="ports below 1024 need privileges: pick --port 8765 or another above 1024") from None
+        raise UserFacingError(f"cannot listen on {host}:{port}: {error.strerror}",
+                              hint="check --host (or BIOGRAPHER_API_HOST) names an address of this machine") from None
+
+
+async def _serve(server: uvicorn.Server, listening: socket.socket) -> None:
+    try:
+        await server.serve(sockets=[listening])
+    except SystemExit:  # uvicorn's way of saying start-up failed (e.g. the app's lifespan raised)
+        raise UserFacingError("the memory server failed to start (see the log line above)",
+                              hint="run with -v for details") from None
+    finally:
+        listening.close()
+
+
 @asynccontextmanager
 async def serving(service: Service, settings: Settings, *, host: str | None = None,
                   port: int | None = None) -> AsyncIterator[str]:
@@ -51,21 +80,17 @@ async def serving(service: Service, settings: Settings, *, host: str | None = No
     host = host or settings.api_host
     port = DEFAULT_PORT if port is None else port
     app = build_app(service, limits=limits_of(settings), page=page_config_of(settings, host=host))
+    listening = bind(host, port)
     config = uvicorn.Config(app, host=host, port=port, log_config=None,
                             lifespan="on", server_header=False)
     server = _EmbeddedServer(config)
-    task = asyncio.create_task(server.serve(), name="biographer-memory-server")
+    task = asyncio.create_task(_serve(server, listening), name="biographer-memory-server")
     while not server.started:
         if task.done():
-            try:
-                task.result()
-            except SystemExit:  # uvicorn exits when it cannot bind
-                pass
-            raise UserFacingError(f"the memory server could not listen on {host}:{port} (in use, or not allowed)",
-                                  hint="pick another port: --port or BIOGRAPHER_API_PORT")
+            task.result()  # raises what stopped it: uvicorn's start-up failure as a UserFacingError
         await asyncio.sleep(0.01)
     url = local_url(host, server.servers[0].sockets[0].getsockname()[1])
-    log.warning("memory server listening on %s (REST %s/v1, MCP %s/mcp, your page %s/)", url, url, url, url)
+    log.info("memory server listening on %s (REST %s/v1, MCP %s/mcp, your page %s/)", url, url, url, url)
     try:
         yield url
     finally:
