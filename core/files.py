@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from storage.permissions import private_dir, private_file
+from storage.permissions import missing_dirs_private, private_file
 
 
 def write_private(path: Path, content: str | bytes) -> Path:
-    """Write `content` (text as UTF-8, or bytes) to `path` (0600, its folder 0700), durably,
-    replacing it atomically."""
-    private_dir(path.parent)
+    """Write `content` (text as UTF-8, or bytes) to `path` (0600; folders it creates 0700, an
+    existing folder untouched), durably, replacing it atomically."""
+    missing_dirs_private(path.parent)
     partial = private_file(path.with_name(path.name + ".part"))
     with partial.open("wb") as f:
         f.write(content.encode("utf-8") if isinstance(content, str) else content)

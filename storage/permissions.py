@@ -13,6 +13,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from core.errors import UserFacingError
+
 log = logging.getLogger(__name__)
 
 PRIVATE_DIR = 0o700
@@ -25,6 +27,19 @@ def private_dir(path: Path) -> Path:
     path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
     _remove_others(path)
     return path
+
+
+def missing_dirs_private(path: Path) -> Path:
+    """Create `path` and any missing parents owner-only; a folder that exists is left as it is
+    (a picture written to ~/Pictures must not make ~/Pictures private)."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=PRIVATE_DIR, exist_ok=True)
+        _remove_others(folder)  # mkdir's mode passes through the umask; ours is never looser
+    return missing[0] if missing else path
 
 
 def private_file(path: Path) -> Path:
@@ -61,7 +76,15 @@ def secure_data_dir(data_dir: Path, *, files: Iterable[Path], folders: Iterable[
     """Make the data directory owner-only and tighten the store's `files` and everything in
     `folders` (only what is ours: the data directory may be a folder the owner also uses for
     other things). Logs one note when anything was looser; returns how many paths changed."""
-    data_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    try:
+        data_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    except OSError as error:  # not ours, read-only, or under a path that cannot hold folders
+        raise UserFacingError(f"cannot use the data folder {data_dir}: {error.strerror}",
+                              hint="point --data-dir or BIOGRAPHER_DATA_DIR at a folder you can write") from None
+    if not os.access(data_dir, os.R_OK | os.W_OK | os.X_OK):
+        raise UserFacingError(f"cannot use the data folder {data_dir}: permission denied",
+                              hint="point --data-dir or BIOGRAPHER_DATA_DIR at a folder you can write, "
+                                   "or fix its owner (chown)")
     itself = _remove_others(data_dir)  # the folder alone: only what is ours is walked
     changed, refused = tighten([*files, *folders])
     changed += itself is True
