@@ -3,9 +3,11 @@
 - `data/*.jsonl`: sources, messages, passages of prose, people, timeline, open questions and every
   bio.md edit, one JSON object per line (streamed: a big store never sits in memory);
 - `bio.md` as it is now;
-- `vault/`: an Obsidian-compatible Markdown vault: one note per source (its whole text), one per
-  person (names, first and last contact, the sources they appear in), `Timeline.md`, and
-  `bio.md` whose citations link to the source notes.
+- `vault/`: an Obsidian-compatible Markdown vault: one note per source (its whole text, with
+  properties: kind, dates, people as links, source id, locator), one per person (names, first and
+  last contact, the sources they appear in), an index note per kind of source, `Timeline.md`, and
+  `bio.md` whose citations link to the source notes. Source notes are named with their number
+  zero-padded (`Sources/0002 2024-03-10 journal.md`), so a file list sorts them in import order.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 _CITATION = re.compile(rf"\[({CITED_LOCATORS})\]")
 _LOCATOR = re.compile(LOCATOR_PATTERN)
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
+# a source named after its file ("2024-03-10.md") would otherwise give "2024-03-10.md.md"
+_FILE_EXTENSION = re.compile(r"\.(md|markdown|txt|json|html?|pdf|docx|eml|emlx|mbox|ics|vtt|srt|csv|zip)$", re.I)
 
 
 def note_name(text: str) -> str:
@@ -36,8 +40,30 @@ def note_name(text: str) -> str:
     return _UNSAFE.sub(" ", text).strip().strip(".")[:120] or "untitled"
 
 
-def source_note(source: document_store.DocumentRow) -> str:
-    return f"Sources/{source.id} {note_name(source.name)}"
+def source_note(source: document_store.DocumentRow, *, width: int = 4) -> str:
+    """`Sources/0012 WhatsApp with Maya`: the number padded to `width` digits so notes sort as numbers."""
+    return f"Sources/{source.id:0{width}d} {note_name(_FILE_EXTENSION.sub('', source.name))}"
+
+
+def properties(values: dict[str, str | list[str] | int | None]) -> str:
+    """YAML front matter (Obsidian's properties, Dataview's fields). Every string is written as a
+    JSON string, which YAML reads as the same string whatever it holds (colons, quotes, brackets)."""
+    lines = ["---"]
+    for key, value in values.items():
+        if value is None or value == []:
+            continue
+        if isinstance(value, list):
+            lines.append(f"{key}:")
+            lines += [f"  - {json.dumps(item, ensure_ascii=False)}" for item in value]
+        elif isinstance(value, int):
+            lines.append(f"{key}: {value}")
+        else:
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    return "\n".join([*lines, "---"])
+
+
+def kind_index_note(kind: str) -> str:
+    return f"Index/{note_name(kind.capitalize())} sources"
 
 
 def link_citations(text: str, notes: dict[int, str]) -> str:
@@ -84,20 +110,29 @@ async def export_all(conn: Store, directory: Path, *, read_document, bio: str,
     written: dict[str, int] = {}
 
     sources = await document_store.list_documents(conn)
-    notes = {s.id: source_note(s) for s in sources}
+    width = max(4, len(str(max((s.id for s in sources), default=0))))
+    notes = {s.id: source_note(s, width=width) for s in sources}
+    by_kind: dict[str, list[document_store.DocumentRow]] = {}
     out = JsonLines(data / "sources.jsonl")
     for source in sources:
         out.write(asdict(source))
+        by_kind.setdefault(source.kind, []).append(source)
         text = (await read_document(source.id)).text
+        front = properties({
+            "kind": source.kind, "start": source.time_start, "end": source.time_end,
+            "people": [f"[[People/{note_name(p)}|{p}]]" for p in source.participants],
+            "source": source.id, "locator": f"doc{source.id}", "imported": source.imported_at,
+            "index": f"[[{kind_index_note(source.kind)}]]", "note": source.note or None,
+        })
         when = " – ".join(t for t in (source.time_start, source.time_end) if t) or "undated"
-        front = [f"# {source.name}", "", f"- kind: {source.kind}", f"- when: {when}",
-                 f"- imported: {source.imported_at}", f"- locator: doc{source.id}"]
-        if source.participants:
-            front.append("- people: " + ", ".join(f"[[People/{note_name(p)}|{p}]]" for p in source.participants))
-        if source.note:
-            front.append(f"- note: {source.note}")
-        write_private(vault / f"{notes[source.id]}.md", "\n".join(front) + "\n\n" + text + "\n")
+        write_private(vault / f"{notes[source.id]}.md", f"{front}\n\n# {source.name}\n\n{when}\n\n{text}\n")
     out.close()
+    for kind, of_kind in by_kind.items():
+        lines = [properties({"kind": kind, "sources": len(of_kind)}), "", f"# {kind.capitalize()} sources", ""]
+        lines += [f"- [[{notes[s.id]}|{s.name}]] ({(s.time_start or 'undated')[:10]}"
+                  + (f" – {s.time_end[:10]}" if s.time_end and s.time_end[:10] != (s.time_start or '')[:10] else "")
+                  + ")" for s in sorted(of_kind, key=lambda s: (s.time_start or "", s.id))]
+        write_private(vault / f"{kind_index_note(kind)}.md", "\n".join(lines) + "\n")
     written["sources"] = len(sources)
 
     messages = JsonLines(data / "messages.jsonl")

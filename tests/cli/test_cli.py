@@ -173,12 +173,33 @@ def test_export_gives_json_lines_and_a_linked_vault(capsys, chat, tmp_path):
     assert code == 0 and "1 sources" in out.replace("      ", " ")
     messages = [json.loads(line) for line in (target / "data" / "messages.jsonl").read_text().splitlines()]
     assert len(messages) == 5 and messages[0]["sender"] == "Ana"
-    note = (target / "vault" / "Sources" / "1 WhatsApp with Maya.md").read_text()
+    note = (target / "vault" / "Sources" / "0001 WhatsApp with Maya.md").read_text()
     assert "Bring the blue umbrella" in note and "[[People/Maya|Maya]]" in note
     maya = (target / "vault" / "People" / "Maya.md").read_text()
-    assert "[[Sources/1 WhatsApp with Maya|WhatsApp with Maya]]" in maya and "last contact 2024-03-14" in maya
+    assert "[[Sources/0001 WhatsApp with Maya|WhatsApp with Maya]]" in maya and "last contact 2024-03-14" in maya
     assert (target / "bio.md").exists() and (target / "data" / "bio_history.jsonl").exists()
     assert (target / "bio.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_vault_s_notes_have_properties_sortable_names_and_an_index_per_kind(capsys, chat, tmp_path):
+    import yaml  # an independent reader of the front matter, as Obsidian's is
+
+    run(capsys, "ingest", "--no-index", str(chat))
+    journal = tmp_path / "2024-03-10.md"
+    journal.write_text("# Sunday\n\nWalked to the lighthouse: \"windy\" [really].\n")
+    run(capsys, "ingest", "--no-index", str(journal))
+    target = tmp_path / "export"
+    assert run(capsys, "export", str(target))[0] == 0
+    sources = sorted(p.name for p in (target / "vault" / "Sources").iterdir())
+    assert sources == ["0001 WhatsApp with Maya.md", "0002 2024-03-10.md"]  # no doubled extension
+    text = (target / "vault" / "Sources" / "0001 WhatsApp with Maya.md").read_text()
+    assert text.startswith("---\n")
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert front["kind"] == "whatsapp" and front["source"] == 1 and front["locator"] == "doc1"
+    assert "[[People/Maya|Maya]]" in front["people"]
+    assert front["start"].startswith("2024-03") and front["end"] >= front["start"]
+    index = (target / "vault" / "Index" / "Whatsapp sources.md").read_text()
+    assert "[[Sources/0001 WhatsApp with Maya|WhatsApp with Maya]]" in index
 
 
 def test_a_closed_pipe_is_not_a_traceback(tmp_path, chat):
