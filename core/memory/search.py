@@ -325,6 +325,11 @@ class Searcher:
         if document is None:
             raise LocatorError(f"no document {loc.document_id} in the store",
                                hint="run `biographer sources` or search again for a fresh locator")
+        if loc.char_start >= document.text_length > 0 and loc.char_end != DOCUMENT_END:
+            # past the end: an empty passage with status 0 would read as "this source says nothing"
+            raise LocatorError(f"doc{loc.document_id} has {document.text_length:,} characters: "
+                               f"{loc.char_start}-{loc.char_end} is past its end",
+                               hint=f"read doc{loc.document_id} for the whole source, or search again for a fresh locator")
         start = max(0, loc.char_start - window)
         end = min(document.text_length, loc.char_end + window)
         if window:

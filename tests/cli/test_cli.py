@@ -210,3 +210,12 @@ def test_a_closed_pipe_is_not_a_traceback(tmp_path, chat):
                             shell=True, env=env, capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parents[2])
     assert "Traceback" not in reader.stderr and "BrokenPipe" not in reader.stderr
+
+
+def test_a_locator_past_the_end_of_its_source_is_an_error_not_an_empty_passage(capsys, chat):
+    run(capsys, "ingest", "--no-index", str(chat))
+    code, out, err = run(capsys, "read", "doc1:9000-9999")
+    assert code == 2 and out == ""
+    assert "past its end" in err and "read doc1" in err
+    code, out, _ = run(capsys, "read", "doc1:0-20")
+    assert code == 0 and "doc1:0-20" in out
