@@ -124,6 +124,17 @@ async def names_of(conn: Store, name: str) -> list[str]:
     return [r[0] for r in rows]
 
 
+async def knows_person(conn: Store, name: str) -> bool:
+    """Whether `name` is anyone the store holds: one of a person's names, the start of a first
+    name or surname of one (as `names_of` finds them), or a sender of any message."""
+    name = name.strip()
+    pattern = "% " + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    rows = await conn.execute_fetchall(
+        "SELECT 1 FROM person_aliases WHERE alias = ? COLLATE NOCASE OR (' ' || alias) LIKE ? ESCAPE '\\' "
+        "UNION ALL SELECT 1 FROM messages WHERE sender = ? COLLATE NOCASE LIMIT 1", (name, pattern, name))
+    return bool(rows)
+
+
 async def unmatched_senders(conn: Store, *, limit: int = 50) -> list[UnmatchedSender]:
     """Senders never recognised as the owner, most messages first: the owner's own names hide
     here when BIOGRAPHER_OWNER_ALIASES misses them."""

@@ -120,7 +120,8 @@ class Toolbox(LedgerTools):
                       kinds: list[str] | None = None, person: str | None = None, since: str | None = None,
                       until: str | None = None) -> str:
         filters = self._filters(person, since, until, kinds)
-        hits = await self.memory.search(query, limit=max(1, min(limit, MAX_SEARCH)), mode=mode, filters=filters)
+        hits = await self.memory.search(query, limit=max(1, min(limit, MAX_SEARCH)), mode=mode, filters=filters,
+                                        explain_filters=False)
         if not hits:
             return nothing_found("passages", turn.catalogue, kinds=kinds, person=person, since=since, until=until,
                                  advice="try other words, keyword mode, or grep")
@@ -149,7 +150,7 @@ class Toolbox(LedgerTools):
                     since: str | None = None, until: str | None = None) -> str:
         result = await self.memory.grep(pattern, regex=regex, page=page, page_size=20,
                                         newest_first=not oldest_first,
-                                        filters=self._filters(person, since, until, kinds))
+                                        filters=self._filters(person, since, until, kinds), explain_filters=False)
         if not result.matches:
             return nothing_found(f"matches of {pattern!r}" + (f" on page {page}" if page > 1 else ""),
                                  turn.catalogue, kinds=kinds, person=person, since=since, until=until,

@@ -151,7 +151,12 @@ class Memory:
         return await self.indexer.reindex(progress=progress)
 
     async def check_filters(self, filters: SearchFilters) -> None:
-        """A kind the store does not hold is a mistake to point out, not an empty result."""
+        """A kind or a person the store does not hold is a mistake to point out, not an empty result."""
+        if filters.person and not await people_store.knows_person(self.conn, filters.person):
+            known = [p.name for p in (await people_store.list_people(self.conn))[:8]]
+            raise UserFacingError(f"no one called {filters.person!r} in your store",
+                                  hint="people with the most messages: " + (", ".join(known) or "none yet")
+                                       + " (all of them: biographer people)")
         if not filters.kinds:
             return
         held = await document_store.kinds(self.conn)
@@ -161,15 +166,20 @@ class Memory:
                                   hint="kinds in your store: " + (", ".join(held) or "none yet"))
 
     async def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
-                     filters: SearchFilters = SearchFilters()) -> list[SearchHit]:
-        await self.check_filters(filters)
+                     filters: SearchFilters = SearchFilters(), explain_filters: bool = True) -> list[SearchHit]:
+        """`explain_filters`: an unknown kind or person is an error naming what the store holds, for
+        the owner; other agents and the model get an empty result instead, which tells them nothing."""
+        if explain_filters:
+            await self.check_filters(filters)
         if mode != "keyword":
             await self.indexer.check_model()
         return await self.searcher.search(query, limit=limit, mode=mode, filters=filters)
 
     async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,
-                   newest_first: bool = True, filters: SearchFilters = SearchFilters()) -> GrepPage:
-        await self.check_filters(filters)
+                   newest_first: bool = True, filters: SearchFilters = SearchFilters(),
+                   explain_filters: bool = True) -> GrepPage:
+        if explain_filters:  # as in search
+            await self.check_filters(filters)
         return await self.searcher.grep(pattern, regex=regex, page=page, page_size=page_size,
                                         newest_first=newest_first, filters=filters)
 

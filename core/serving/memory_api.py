@@ -269,7 +269,7 @@ class MemoryApi:
         memory's; when some hits are dropped, it is asked again for more (at most three times)."""
         asked = limit
         for _ in range(3):
-            hits = await self.memory.search(query, limit=asked, mode=mode, filters=filters)
+            hits = await self.memory.search(query, limit=asked, mode=mode, filters=filters, explain_filters=False)
             passages = await self._passages(hits, generation)
             kept = [p for p in passages if p.status != "superseded" and (sections is None or p.section in sections)]
             if len(kept) >= limit or len(hits) < asked or len(kept) == len(passages):

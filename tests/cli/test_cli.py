@@ -219,3 +219,12 @@ def test_a_locator_past_the_end_of_its_source_is_an_error_not_an_empty_passage(c
     assert "past its end" in err and "read doc1" in err
     code, out, _ = run(capsys, "read", "doc1:0-20")
     assert code == 0 and "doc1:0-20" in out
+
+
+def test_a_person_the_store_does_not_know_is_named_with_who_is_there(capsys, chat):
+    run(capsys, "ingest", "--no-index", str(chat))
+    for command in (["search", "umbrella", "--mode", "keyword"], ["grep", "umbrella"]):
+        code, out, err = run(capsys, *command, "--person", "Zorro")
+        assert code == 2 and "no one called 'Zorro'" in err and "Maya" in err, command
+        code, out, _ = run(capsys, *command, "--person", "maya")  # any case, as everywhere
+        assert code == 0 and "umbrella" in out, command

@@ -176,7 +176,10 @@ async def test_filters_by_kind_person_and_date(tmp_path, sources):
         assert by_kind and {h.kind for h in by_kind} == {"markdown"}
         by_person = await memory.search("run knee ferry", filters=SearchFilters(person="maya"))
         assert by_person and all("Maya" in h.speakers for h in by_person)
-        assert await memory.search("ferry", filters=SearchFilters(person="Nobody")) == []
+        with pytest.raises(UserFacingError, match="no one called 'Nobody'"):
+            await memory.search("ferry", filters=SearchFilters(person="Nobody"))
+        # other agents and the model learn nothing of who is in the store from a wrong name
+        assert await memory.search("ferry", filters=SearchFilters(person="Nobody"), explain_filters=False) == []
         late = await memory.search("long run knee ferry", filters=SearchFilters(
             since=datetime(2024, 3, 12, tzinfo=timezone.utc)))
         assert late and all(h.time_start >= datetime(2024, 3, 12, tzinfo=timezone.utc) for h in late)
