@@ -60,17 +60,32 @@ async def sync_from_messages(conn: Store) -> int:
     return max(added, 0)
 
 
+#: Names importers give a sender they could not name (a Slack integration, a cue without a
+#: speaker, a WhatsApp number without a contact): a placeholder, not a person.
+PLACEHOLDER_SENDERS = frozenset({"unknown", "unknown speaker", "someone", ""})
+
+
+def is_placeholder(name: str) -> bool:
+    folded = name.strip().lower()
+    return folded in PLACEHOLDER_SENDERS or folded.startswith("unknown (")
+
+
 async def list_people(conn: Store) -> list[Person]:
+    """The people the owner talks to, most messages first: senders of words (not notices), the
+    owner and placeholders left out, so the list and the people picture hold people."""
     rows = await conn.execute_fetchall(
         "SELECT p.id, p.name, group_concat(a.alias, char(31)) FROM people p "
         "LEFT JOIN person_aliases a ON a.person_id = p.id GROUP BY p.id")
     counts = dict(await conn.execute_fetchall(
-        "SELECT sender, count(*) FROM messages WHERE kind != 'system' GROUP BY sender COLLATE NOCASE"))
+        "SELECT sender, count(*) FROM messages WHERE kind != 'system' AND is_owner = 0 "
+        "GROUP BY sender COLLATE NOCASE"))
     folded = {name.lower(): n for name, n in counts.items()}
     people = []
     for _, name, joined in rows:
         aliases = tuple(sorted((joined or name).split("\x1f"), key=str.lower))
-        people.append(Person(name, aliases, sum(folded.get(a.lower(), 0) for a in aliases)))
+        messages = sum(folded.get(a.lower(), 0) for a in aliases)
+        if messages and not is_placeholder(name):
+            people.append(Person(name, aliases, messages))
     return sorted(people, key=lambda p: (-p.messages, p.name.lower()))
 
 

@@ -153,7 +153,10 @@ class _Reader:
             end = end.replace(tzinfo=self.zone) if isinstance(end, datetime) and end.tzinfo is None else end
         moment = start if isinstance(start, datetime) else datetime.combine(start, time(), tzinfo=self.zone)
         organizer = event.get("ORGANIZER")
+        # an event with no organizer is the owner's own entry in their calendar: kept under the
+        # calendar's name, and the owner's (so the calendar never shows up as a person)
         sender, email = _person(organizer) if organizer is not None else (self.calendar, None)
+        own_entry = organizer is None
         uid = str(event.get("UID") or "")
         recurrence = event.get("RECURRENCE-ID")
         return Message(
@@ -161,7 +164,7 @@ class _Reader:
             text=self.describe(event, start, end),
             time=moment.astimezone(self.context.timezone),
             sender_id=email,
-            is_owner=self.context.is_owner(sender, email),
+            is_owner=own_entry or self.context.is_owner(sender, email),
             platform_id=f"{uid}|{recurrence.dt.isoformat() if recurrence else ''}|{moment.isoformat()}"
             if uid else None,
         )

@@ -163,6 +163,8 @@ class Pictures:
         stored = []
         for row in await activity.sender_totals(self.conn, since=given[0], until=given[1],
                                                 exclude_platforms=NOT_CONVERSATION):
+            if people_store.is_placeholder(row.sender):  # a Slack integration is nobody to talk to
+                continue
             person = names.get(row.sender.lower(), row.sender)
             totals[person] += row.messages
             spellings[person].append(row.sender)
