@@ -100,6 +100,7 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
             status = await service.analysis_status()
             report["analysis"] = {"pending": status.pending, "last_unread": status.last_unread, "note": status.note}
             report["analysis_text"] = render_analysis(status)
+            report["feeds"] = [feed_status(f) for f in await service.feeds.all()] if service.feeds else []
             if settings.scheduler_enabled:
                 runner = build_runner(settings, service, AgentGate(), _Silent())
                 upcoming = await runner.upcoming()
@@ -110,6 +111,20 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
         report["scheduler"] = "off (BIOGRAPHER_SCHEDULER_ENABLED=false)"
     report["settings"] = effective_settings(settings)
     return report
+
+
+def feed_status(feed: Any) -> dict[str, Any]:
+    """A mail account or watched path: what it reads, when it last ran, how that went."""
+    if feed.last_run_at is None:
+        outcome = "not read yet"
+    elif feed.last_error:
+        outcome = f"last read {feed.last_run_at}, FAILED: {feed.last_error}"
+    else:
+        outcome = f"last read {feed.last_run_at}, {feed.last_added} new messages"
+    what = (f"{feed.config['user']} at {feed.config['host']}:{feed.config['port']}" if feed.kind == "mail"
+            else f"every {feed.config['every']}" if feed.config.get("every") else "on change")
+    return {"kind": feed.kind, "name": feed.name, "last_run_at": feed.last_run_at, "last_added": feed.last_added,
+            "last_error": feed.last_error, "text": f"{what} · {outcome}"}
 
 
 class _Silent:
@@ -152,6 +167,10 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  {report['embedding_advice']}")
     if "disclosure" in report:
         print(f"disclosure:  {report['disclosure']}")
+    if report.get("feeds"):
+        print("kept current:")
+        for feed in report["feeds"]:
+            print(f"  {feed['kind']} {feed['name']}: {feed['text']}")
     print(f"telegram:    {report['telegram']}")
     print(f"discord:     {report['discord']}")
     scheduler = report.get("scheduler")

@@ -199,10 +199,14 @@ async def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
     async with cli_service(settings, model=False) as service:
         sources = await service.sources()
         policies = await service.source_policies([s.id for s in sources])
+        feeds = await service.feeds.feeds_of([s.id for s in sources]) if service.feeds else {}
     if args.json:
-        print_json([{**source_json(s), "policy": policies.get(s.id, "allow")} for s in sources])
+        print_json([{**source_json(s), "policy": policies.get(s.id, "allow"),
+                     **({"feed": {"kind": feeds[s.id].kind, "name": feeds[s.id].name,
+                                  "last_read": feeds[s.id].last_run_at}} if s.id in feeds else {})}
+                    for s in sources])
     else:
-        print(sources_text(sources, policies))
+        print(sources_text(sources, policies, feeds))
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import SecretStr
@@ -19,6 +20,9 @@ from core.ports import LLM, Describer, Embedder, Transcriber
 from core.schedule.preferences import ScheduleDefaults
 from core.providers.lazy import LazyEmbedder
 from core.service import Service
+
+if TYPE_CHECKING:
+    from core.feeds.facade import Feeds
 
 
 def build_embedder(settings: Settings, model: str | None = None) -> Embedder:
@@ -123,6 +127,14 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
         yield memory
 
 
+def build_feeds(settings: Settings, memory: Memory) -> Feeds:
+    """Mail accounts (their passwords read from the variables they name) and watched paths."""
+    from core.config import named_secret
+    from core.feeds.facade import Feeds
+
+    return Feeds(memory, secrets=named_secret, mail_timeout=settings.mail_timeout_seconds)
+
+
 def build_llm(settings: Settings) -> LLM | None:
     """The chat model client, or None while none is configured: a remote endpoint needs a key,
     and without one nothing is sent anywhere (the biographer then says what to set)."""
@@ -163,7 +175,7 @@ async def open_service(settings: Settings, *, llm: LLM | None = None, embedder: 
         async with open_memory(settings, embedder=embedder) as memory:
             yield Service(memory=memory, llm=model, config=agent_config(settings),
                           schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
-                          ledger_window_chars=settings.ledger_window_chars)
+                          ledger_window_chars=settings.ledger_window_chars, feeds=build_feeds(settings, memory))
     finally:
         if llm is None and model is not None:
             await model.close()

@@ -122,10 +122,13 @@ def forgotten_text(forgotten: Any) -> str:
     return text
 
 
-def sources_text(sources: Any, policies: dict[int, str] | None = None) -> str:
+def sources_text(sources: Any, policies: dict[int, str] | None = None, feeds: dict[int, Any] | None = None) -> str:
     """Everything imported, numbered as /forget and `biographer forget` take them, with what may
-    leave the machine when it is not everything (`biographer policy`)."""
-    policies = policies or {}
+    leave the machine when it is not everything (`biographer policy`), and the mail account or
+    watched path that keeps it current, with when that was last read."""
+    policies, feeds = policies or {}, feeds or {}
     lines = [f"#{d.id} {d.name} ({d.kind}) · {d.chunk_count} passages"
-             + (f" · {policies[d.id]}" if policies.get(d.id, "allow") != "allow" else "") for d in sources]
+             + (f" · {policies[d.id]}" if policies.get(d.id, "allow") != "allow" else "")
+             + (f" · {feeds[d.id].kind} {feeds[d.id].name}, last read {feeds[d.id].last_run_at}"
+                if d.id in feeds else "") for d in sources]
     return "\n".join(lines) or "Nothing imported yet."

@@ -49,7 +49,7 @@ def build_runner(settings: Settings, service: Service, gate: AgentGate, notifier
         service=service, notifier=notifier, gate=gate, backup_dir=settings.backup_dir,
         backup_keep=settings.backup_keep, analysis_time=settings.analysis_time,
         backup_time=settings.backup_time, grace=timedelta(hours=settings.schedule_grace_hours),
-        reminder_time=settings.ledger_reminder_time)
+        reminder_time=settings.ledger_reminder_time, mail_time=settings.mail_sync_time)
     options.update(overrides)
     return JobRunner(**options)
 

@@ -72,6 +72,22 @@ def default_data_dir() -> Path:
     return Path(user_data_dir(APP_NAME))
 
 
+def named_secret(name: str) -> str | None:
+    """The value of an environment variable the owner named (a mail account's password), else of
+    that entry in the `.env` files: read when needed, never stored or logged."""
+    import os
+
+    from dotenv import dotenv_values
+
+    if os.environ.get(name):
+        return os.environ[name]
+    found = None
+    for path in env_files():  # later files win, as for the settings
+        if path.is_file():
+            found = dotenv_values(path).get(name) or found
+    return found
+
+
 def env_files() -> tuple[Path, ...]:
     """Where `.env` is read from, later ones winning: the user config folder
     (~/.config/biographer/.env), then the current folder."""
@@ -195,6 +211,12 @@ class Settings(BaseSettings):
     ledger_reminder_time: str = "09:00"  # promises due, and follow-ups of what is owed past its date
     backup_keep: int = 7
     schedule_grace_hours: float = 6.0  # a run missed while down is made up on start within this
+
+    # feeds (core/feeds/): mail accounts read nightly at this local time; watched paths
+    mail_sync_time: str = "02:30"
+    mail_timeout_seconds: float = 60.0  # an IMAP server silent this long counts as gone
+    watch_settle_seconds: float = 5.0  # a changed file's size must hold this long before it is read
+    watch_database_every: str = "1h"  # a watched database (chat.db, ChatStorage.sqlite) is re-read this often
 
     _split = field_validator(
         "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", "page_hosts", mode="before"

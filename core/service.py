@@ -40,6 +40,7 @@ from storage.db import busy_notice
 
 if TYPE_CHECKING:
     from core.biographer.runs import Biographer
+    from core.feeds.facade import Feeds
     from core.memory.embedding_choice import EmbeddingAdvice
     from core.ledger.book import Ledger, LedgerItem, LedgerQuery
     from core.ledger.extraction import ExtractionResult
@@ -65,8 +66,12 @@ class SavedForwards:
 class Service:
     def __init__(self, *, memory: Memory, llm: LLM | None = None, config: AgentConfig = AgentConfig(),
                  clock: Clock = utc_now, schedule: ScheduleDefaults = ScheduleDefaults(),
-                 data_dir: Path | None = None, ledger_window_chars: int = 12_000) -> None:
+                 data_dir: Path | None = None, ledger_window_chars: int = 12_000,
+                 feeds: Feeds | None = None) -> None:
+        """`feeds`: the mail accounts and watched paths (made by the composition root, which knows
+        where their passwords are read from)."""
         self.memory = memory
+        self.feeds = feeds
         self.llm = llm
         self.config = config
         self.clock = clock

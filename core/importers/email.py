@@ -8,6 +8,7 @@ own words are indexed once. See shared/EXPORT_FORMATS.md §7.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import plistlib
 import re
@@ -485,22 +486,38 @@ def single_email(path: Path, parsed: EmailMessage, context: ImportContext,
                  fallback: datetime | None = None) -> SourceDocument:
     """One .eml/.emlx as a document: a message when it has a date, else its text, undated,
     with a note saying so."""
+    return email_document(parsed, context, identity=f"file:{file_sha256(path)}", stem=path.stem,
+                          fallback=fallback)
+
+
+def raw_email_document(data: bytes, context: ImportContext, *, stem: str, sent: bool = False) -> SourceDocument:
+    """An e-mail's bytes (as an IMAP server gives them) as the document its .eml would make, with
+    the same identity: one read from a mail folder and its saved .eml are one source. `sent`:
+    it lies in the owner's Sent folder, so the owner wrote it."""
+    parsed = _PARSER.parsebytes(data)
+    labels = gmail_labels(parsed) | {"sent"} if sent else None  # type: ignore[arg-type]
+    return email_document(parsed, context, identity=f"file:{hashlib.sha256(data).hexdigest()}",  # type: ignore[arg-type]
+                          stem=stem, labels=labels)
+
+
+def email_document(parsed: EmailMessage, context: ImportContext, *, identity: str, stem: str,
+                   fallback: datetime | None = None, labels: set[str] | None = None) -> SourceDocument:
+    """One e-mail as a document in its thread; `stem` names it when it has no subject."""
     subject = _header(parsed, "Subject")
-    identity = f"file:{file_sha256(path)}"
     time, dated_by = email_time(parsed, context, fallback)
     if time is None:
-        return SourceDocument(kind="email", name=f"E-mail: {subject or path.stem}", identity=identity,
+        return SourceDocument(kind="email", name=f"E-mail: {subject or stem}", identity=identity,
                               text=undated_text(parsed),
                               note="no usable Date or Received header: imported undated")
-    thread = normalise_subject(subject) or path.stem
+    thread = normalise_subject(subject) or stem
     conversation = Conversation(platform="email", key=f"email:thread:{thread.lower()}",
                                 name=f"E-mail: {thread}")
     document = SourceDocument(
         kind="email",
-        name=f"E-mail: {subject or path.stem}",
+        name=f"E-mail: {subject or stem}",
         identity=identity,
         conversation=conversation,
-        messages=iter([email_message(parsed, context, time)]),
+        messages=iter([email_message(parsed, context, time, labels=labels)]),
         time_start=time,
     )
     if dated_by:

@@ -147,6 +147,24 @@ async def ledger_reminders(service: Any, *, preferences: Preferences, notifier: 
     return f"sent {len(batch)}"
 
 
+async def mail_sync(service: Any, *, notifier: Notifier) -> str:
+    """Read every mail account's new mail; one line to the owner when it brought something, each
+    account's failure one line in the outcome (and in `doctor`), the other accounts going on."""
+    from core.feeds.book import summary
+
+    feeds = service.feeds
+    if feeds is None or not await feeds.mail_accounts():
+        return "no account"
+    runs = await feeds.sync_mail()
+    for run in runs:
+        if run.error:
+            log.warning("mail sync: %s", run.error)
+    text = summary(runs)
+    if text:
+        await notifier.send_text(f"From your mail: {text}.")
+    return "; ".join([text or "nothing new", *(r.error for r in runs if r.error)])
+
+
 async def daily_backup(service: Any, *, directory: Path, keep: int, now: datetime) -> str:
     """A consistent copy of the store, keeping the newest `keep` (taken between writes)."""
     path = await service.backup(directory, stamp=now, keep=keep)
@@ -208,6 +226,7 @@ class JobRunner:
     def __init__(self, *, service: Any, notifier: Notifier, gate: AgentGate,
                  backup_dir: Path, backup_keep: int,
                  analysis_time: str, backup_time: str, grace: timedelta, reminder_time: str = "09:00",
+                 mail_time: str = "02:30",
                  clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
         """`service`: a core.service.Service (typed Any: the service module imports this one)."""
         self.service = service
@@ -234,6 +253,8 @@ class JobRunner:
                 lambda p, now: ledger_extraction(service, gate=gate)),
             Job("ledger_reminders", lambda p: ([reminder_at], None),
                 lambda p, now: ledger_reminders(service, preferences=p, notifier=notifier, now=now)),
+            Job("mail_sync", lambda p: ([parse_time(mail_time)], None),
+                lambda p, now: mail_sync(service, notifier=notifier)),
         ]
 
     async def tick(self) -> dict[str, str]:
