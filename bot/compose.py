@@ -132,7 +132,8 @@ def build_feeds(settings: Settings, memory: Memory) -> Feeds:
     from core.config import named_secret
     from core.feeds.facade import Feeds
 
-    return Feeds(memory, secrets=named_secret, mail_timeout=settings.mail_timeout_seconds)
+    return Feeds(memory, secrets=named_secret, mail_timeout=settings.mail_timeout_seconds,
+                 watch_settle_seconds=settings.watch_settle_seconds, database_every=settings.watch_database_every)
 
 
 def build_llm(settings: Settings) -> LLM | None:

@@ -69,9 +69,44 @@ async def running_scheduler(runner: JobRunner, *, every_seconds: float = 60.0) -
                       next_run_time=datetime.now(timezone.utc), coalesce=True, max_instances=1,
                       misfire_grace_time=max(int(every_seconds), 1))
     scheduler.start()
+    stop = asyncio.Event()
+    events = asyncio.create_task(follow_file_events(runner, in_flight, stop))
     try:
         yield scheduler
     finally:
+        stop.set()
         scheduler.pause()  # no new tick; APScheduler's shutdown would cancel the one in flight
         async with in_flight:
             scheduler.shutdown(wait=False)
+        await events
+
+
+async def follow_file_events(runner: JobRunner, in_flight: asyncio.Lock, stop: asyncio.Event,
+                             *, refresh_seconds: float = 60.0) -> None:
+    """Wake the pass over the watched folders when a file under them changes (watchfiles: inotify,
+    FSEvents, ReadDirectoryChangesW), so a new export is read in seconds; the tick's scan every
+    minute finds it anyway where events do not reach (a network share). The list of watched
+    folders is read again every `refresh_seconds` (`watch add` runs in another process)."""
+    from watchfiles import awatch
+
+    loop = asyncio.get_running_loop()
+    feeds = runner.service.feeds
+    while feeds is not None and not stop.is_set():
+        paths = [p for p in await feeds.on_change_paths() if p.exists()]
+        wake = asyncio.Event()
+        timer = loop.call_later(refresh_seconds, wake.set)
+        stopping = asyncio.ensure_future(stop.wait())
+        stopping.add_done_callback(lambda _: wake.set())
+        try:
+            if not paths:
+                await wake.wait()
+                continue
+            async for _changes in awatch(*paths, stop_event=wake, debounce=1000):
+                async with in_flight:
+                    await runner.watch_now()
+        except OSError as error:  # a watched folder removed under us, too many watches: the scan goes on
+            log.warning("file-system events unavailable (%s); the watched paths are scanned every minute", error)
+            await wake.wait()
+        finally:
+            timer.cancel()
+            stopping.cancel()

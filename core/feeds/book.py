@@ -25,7 +25,18 @@ class FeedRun:
     messages_added: int = 0
     documents_added: int = 0
     chats: frozenset[str] = frozenset()  # the conversations new messages went into
-    error: str | None = None
+    error: str | None = None  # the feed could not be read at all
+    file_errors: tuple[str, ...] = ()  # files that failed alone, one line each (the others were read)
+
+    @property
+    def problem(self) -> str | None:
+        """What went wrong, in one line for `doctor`, or None."""
+        if self.error:
+            return self.error
+        if self.file_errors:
+            more = len(self.file_errors) - 1
+            return self.file_errors[0] + (f" (and {more} more)" if more else "")
+        return None
 
 
 class FeedBook:
@@ -82,7 +93,7 @@ class FeedBook:
     async def record(self, run: FeedRun, *, at: datetime | None = None) -> None:
         async with self.conn.transaction():
             await feed_store.record_run(self.conn, run.feed.id, at=utc_iso(at or self.clock()),
-                                        added=run.messages_added, error=run.error)
+                                        added=run.messages_added, error=run.problem)
 
     async def feeds_of(self, document_ids: list[int]) -> dict[int, Feed]:
         """The feed that brought each of these sources (for `sources`)."""

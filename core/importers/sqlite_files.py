@@ -53,3 +53,18 @@ def table_names(path: Path) -> set[str] | None:
         return None
     conn.close()
     return tables
+
+
+def snapshot(path: Path, target: Path) -> None:
+    """A consistent copy of a database another program is writing (its -wal included), made with
+    SQLite's online backup from a read-only connection: the program is never blocked for long,
+    and the copy holds every committed message even when the main file itself has not changed."""
+    source = sqlean.connect(read_only_uri(path), uri=True)
+    try:
+        copy = sqlean.connect(str(target))
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+    finally:
+        source.close()

@@ -71,16 +71,16 @@ class Memory:
         return Indexer(self.conn, self.embedder)
 
     async def ingest(self, paths: Sequence[Path], *, progress: Progress = no_progress,
-                     index: bool = True) -> IngestReport:
+                     index: bool = True, keep_raw: bool = True) -> IngestReport:
         """Save every file (each document in one transaction), then embed what is new.
 
         With `index=False` the model is not even loaded: saving needs none, and a model mismatch
-        is reported when indexing runs."""
+        is reported when indexing runs. `keep_raw=False` keeps no copy of the files."""
         if index:
             await self.indexer.check_model()
         if self.context.transcriber is not None or self.context.describer is not None:
             await self.refresh_spelling_hints()
-        report = await self.ingestor.ingest_paths(paths, progress=progress)
+        report = await self.ingestor.ingest_paths(paths, progress=progress, keep_raw=keep_raw)
         if report.messages_added:
             await people_store.sync_from_messages(self.conn)
         if index:

@@ -183,7 +183,10 @@ class Ingestor:
         self.context = context
         self.raw_dir = raw_dir
 
-    async def ingest_paths(self, paths: Sequence[Path], *, progress: Progress = no_progress) -> IngestReport:
+    async def ingest_paths(self, paths: Sequence[Path], *, progress: Progress = no_progress,
+                           keep_raw: bool = True) -> IngestReport:
+        """`keep_raw=False`: keep no copy of the files (a database read in place again and again,
+        which stays where it is)."""
         report = IngestReport()
         files = list(expand_paths(paths, skip=self.raw_dir.parent))
         recognised: list[tuple[Path, Importer | None, str]] = []
@@ -215,7 +218,8 @@ class Ingestor:
         for done, (path, importer) in enumerate(planned):
             progress("saving", done, len(planned))
             try:
-                report.merge(await self.ingest_file(path, importer=importer, progress=progress))
+                report.merge(await self.ingest_file(path, importer=importer, progress=progress,
+                                                    keep_raw=keep_raw))
             except ImportFailed as error:
                 report.errors.append(str(error))
             except OSError as error:
@@ -236,11 +240,11 @@ class Ingestor:
                                hint="check it is a complete, unmodified file") from error
 
     async def ingest_file(self, path: Path, *, importer: Importer | None = None,
-                          progress: Progress = no_progress) -> IngestReport:
+                          progress: Progress = no_progress, keep_raw: bool = True) -> IngestReport:
         """Save every document of one file. A document that fails is rolled back on its own;
         when the importer itself breaks, the file stops there and says so."""
         importer = importer or self._importer_for(path)
-        raw_path = await asyncio.to_thread(self._raw_copy_path, path)
+        raw_path = await asyncio.to_thread(self._raw_copy_path, path) if keep_raw else None
         documents = await from_importer(path.name, lambda: iter(importer.parse(path, self.context)))
         report = IngestReport()
         try:
@@ -250,7 +254,8 @@ class Ingestor:
                     break
                 try:
                     report.merge(await self.save_document(document, source_path=path,
-                                                          raw_path=str(raw_path), progress=progress))
+                                                          raw_path=str(raw_path) if raw_path else None,
+                                                          progress=progress))
                 except _ImporterCrashed:
                     raise
                 except ImportFailed as error:
@@ -264,6 +269,8 @@ class Ingestor:
         # only now, and only when a source refers to it: a file that failed to import, or that
         # brought nothing new, leaves nothing behind (a source saved earlier whose copy a kill
         # prevented gets it now)
+        if raw_path is None:
+            return report
         if report.documents_added or (report.documents_skipped
                                       and await source_admin.raw_copy_referenced(self.conn, raw_path.name)):
             await asyncio.to_thread(self._keep_raw_copy, path, raw_path)

@@ -165,6 +165,24 @@ async def mail_sync(service: Any, *, notifier: Notifier) -> str:
     return "; ".join([text or "nothing new", *(r.error for r in runs if r.error)])
 
 
+async def watch_pass(service: Any, *, notifier: Notifier) -> str | None:
+    """Read the watched paths that changed or are due; one line to the owner for the whole pass
+    when it added something ("12 new messages in 3 chats"), never one per file. None when no path
+    was read."""
+    from core.feeds.book import summary
+
+    if service.feeds is None:
+        return None
+    runs = await service.feeds.watch_pass()
+    if not runs:
+        return None
+    text = summary(runs)
+    if text:
+        await notifier.send_text(f"From the folders you watch: {text}.")
+    problems = [r.problem for r in runs if r.problem]
+    return "; ".join([text or "nothing new", *problems])
+
+
 async def daily_backup(service: Any, *, directory: Path, keep: int, now: datetime) -> str:
     """A consistent copy of the store, keeping the newest `keep` (taken between writes)."""
     path = await service.backup(directory, stamp=now, keep=keep)
@@ -238,6 +256,7 @@ class JobRunner:
         analysis_at, backup_at = parse_time(analysis_time), parse_time(backup_time)
         reminder_at = parse_time(reminder_time)
         self.gate = gate
+        self.notifier = notifier
         self._catch_up_after = datetime.min.replace(tzinfo=timezone.utc)
         self.jobs = [
             Job("question_prompt", lambda p: (question_times(p), None),
@@ -276,8 +295,21 @@ class JobRunner:
                 await frontend_state.settle_slot(self.conn, job.name, utc_iso(slot), outcome)
             settled[job.name] = outcome
             log.info("job %s slot %s: %s", job.name, slot.isoformat(), outcome)
+        settled.update(await self.watch_now())
         settled.update(await self._ledger_catch_up(preferences, now))
         return settled
+
+    async def watch_now(self) -> dict[str, str]:
+        """One pass over the watched paths (every tick; sooner when a file-system event wakes it)."""
+        try:
+            outcome = await watch_pass(self.service, notifier=self.notifier)
+        except Exception:  # the scheduler is an edge: log it, keep the other jobs running
+            log.exception("the pass over the watched paths failed")
+            outcome = "failed"
+        if outcome is None:
+            return {}
+        log.info("watch pass: %s", outcome)
+        return {"watch": outcome}
 
     async def _ledger_catch_up(self, preferences: Preferences, now: datetime) -> dict[str, str]:
         """Conversations imported since the last tick are read into the ledger now, a few windows a tick."""
