@@ -1,5 +1,5 @@
 """Sources that keep the store current: mail accounts read over IMAP and watched paths, with
-where each read last stopped (see core/feeds/). Migration numbers from 172 (storage/migrations.py)."""
+where each read last stopped (see core/feeds/). Migration numbers from 173 (storage/migrations.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ if TYPE_CHECKING:
     from storage.db import Store
 
 
-@migration(172)
-async def m172_feeds(conn: Store) -> None:
+@migration(173)
+async def m173_feeds(conn: Store) -> None:
     """A feed is a mail account or a watched path; its cursors say where each folder or file was
     last read (UIDVALIDITY and the last UID; a file's size and modification time); the documents
     it brought are linked to it, the link going with the document when the source is forgotten.

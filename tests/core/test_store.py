@@ -78,4 +78,4 @@ def test_migrations_are_one_sequence_after_the_numbers_already_in_the_field():
     numbers = sorted(MIGRATIONS)
     assert numbers[:len(in_the_field)] == in_the_field
     newer = numbers[len(in_the_field):]
-    assert newer == list(range(172, 172 + len(newer)))
+    assert newer == list(range(in_the_field[-1] + 1, in_the_field[-1] + 1 + len(newer)))
