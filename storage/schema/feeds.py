@@ -38,4 +38,5 @@ async def m173_feeds(conn: Store) -> None:
             document_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
             feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE
         )""",
+        "CREATE INDEX feed_documents_feed ON feed_documents (feed_id)",
     ])
