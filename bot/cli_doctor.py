@@ -101,6 +101,8 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
             report["analysis"] = {"pending": status.pending, "last_unread": status.last_unread, "note": status.note}
             report["analysis_text"] = render_analysis(status)
             report["feeds"] = [feed_status(f) for f in await service.feeds.all()] if service.feeds else []
+            report["live"] = [{"chat": c.name, "messages": c.messages, "state": c.state}
+                              for c in await service.live.chats()] if service.live else []
             if settings.scheduler_enabled:
                 runner = build_runner(settings, service, AgentGate(), _Silent())
                 upcoming = await runner.upcoming()
@@ -172,6 +174,8 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         for feed in report["feeds"]:
             print(f"  {feed['kind']} {feed['name']}: {feed['text']}")
     print(f"telegram:    {report['telegram']}")
+    for chat in report.get("live", []):
+        print(f"  live: {chat['chat']} · {chat['messages']} messages · {chat['state']}")
     print(f"discord:     {report['discord']}")
     scheduler = report.get("scheduler")
     if isinstance(scheduler, dict):

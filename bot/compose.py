@@ -22,6 +22,7 @@ from core.providers.lazy import LazyEmbedder
 from core.service import Service
 
 if TYPE_CHECKING:
+    from core.chat.live import LiveRecorder
     from core.feeds.facade import Feeds
 
 
@@ -136,6 +137,17 @@ def build_feeds(settings: Settings, memory: Memory) -> Feeds:
                  watch_settle_seconds=settings.watch_settle_seconds, database_every=settings.watch_database_every)
 
 
+def build_live(settings: Settings, memory: Memory) -> LiveRecorder | None:
+    """The recorder of the owner's Telegram chats (Telegram Business), where a Telegram bot is set up."""
+    if settings.telegram_token is None:
+        return None
+    from core.chat.live import LiveRecorder
+
+    return LiveRecorder(memory, owner_ids=frozenset(settings.telegram_owner_ids),
+                        keep_deleted=settings.telegram_live_keep_deleted,
+                        quiet_seconds=settings.telegram_live_window_minutes * 60)
+
+
 def build_llm(settings: Settings) -> LLM | None:
     """The chat model client, or None while none is configured: a remote endpoint needs a key,
     and without one nothing is sent anywhere (the biographer then says what to set)."""
@@ -176,7 +188,8 @@ async def open_service(settings: Settings, *, llm: LLM | None = None, embedder: 
         async with open_memory(settings, embedder=embedder) as memory:
             yield Service(memory=memory, llm=model, config=agent_config(settings),
                           schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
-                          ledger_window_chars=settings.ledger_window_chars, feeds=build_feeds(settings, memory))
+                          ledger_window_chars=settings.ledger_window_chars, feeds=build_feeds(settings, memory),
+                          live=build_live(settings, memory))
     finally:
         if llm is None and model is not None:
             await model.close()

@@ -21,6 +21,7 @@ from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerSto
                           CommandHandler, ContextTypes, Defaults, MessageHandler, TypeHandler, filters)
 
 from bot.commands import COMMANDS, REFUSAL, Commands, File, Reply
+from bot.telegram_business import BusinessCapture
 from bot.render import TELEGRAM_LIMIT, ThrottledStatus, progress_text, render_answer, split_message
 from core.config import Settings
 from core.errors import UserFacingError
@@ -125,6 +126,7 @@ class TelegramFrontend:
         self._refused: set[int] = set()
         self._tasks: set[asyncio.Task] = set()
         self._albums = BurstCollector(self._on_album, quiet=ALBUM_QUIET_SECONDS)
+        self.business = BusinessCapture(self, self.service.live) if self.service.live is not None else None
         self.app = self._build()
 
     @staticmethod
@@ -144,6 +146,9 @@ class TelegramFrontend:
         if settings.telegram_local_mode:
             builder = builder.local_mode(True)
         app = builder.concurrent_updates(True).build()
+        if self.business is not None:  # the owner's own chats (Telegram Business): before the owner check
+            app.add_handler(TypeHandler(Update, self.business.on_update), group=-2)
+            app.add_handler(CommandHandler("live", self.business.live_command))
         app.add_handler(TypeHandler(Update, self._guard), group=-1)
         for command in COMMANDS:
             app.add_handler(CommandHandler(command.name, self._command_handler(command.name)))
@@ -176,11 +181,15 @@ class TelegramFrontend:
         try:
             await self.app.bot.set_my_commands([BotCommand(c.name, c.description) for c in COMMANDS])
             await self.app.start()
+            if self.business is not None:
+                await self.business.recorder.close_all()  # windows a stop left open
             await self._start_updates()
             try:
                 yield self
             finally:
                 await self.app.updater.stop()
+                if self.business is not None:
+                    await self.business.recorder.drain()
                 await self._albums.drain()
                 await self.commands.drain()
                 if self._tasks:

@@ -212,6 +212,10 @@ class Settings(BaseSettings):
     backup_keep: int = 7
     schedule_grace_hours: float = 6.0  # a run missed while down is made up on start within this
 
+    # the owner's Telegram chats recorded through a business connection (core/chat/live.py)
+    telegram_live_keep_deleted: bool = False  # a message deleted in Telegram stays in the store
+    telegram_live_window_minutes: float = 30.0  # a chat quiet this long has its window saved
+
     # feeds (core/feeds/): mail accounts read nightly at this local time; watched paths
     mail_sync_time: str = "02:30"
     mail_timeout_seconds: float = 60.0  # an IMAP server silent this long counts as gone

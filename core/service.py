@@ -40,6 +40,7 @@ from storage.db import busy_notice
 
 if TYPE_CHECKING:
     from core.biographer.runs import Biographer
+    from core.chat.live import LiveRecorder
     from core.feeds.facade import Feeds
     from core.memory.embedding_choice import EmbeddingAdvice
     from core.ledger.book import Ledger, LedgerItem, LedgerQuery
@@ -67,11 +68,13 @@ class Service:
     def __init__(self, *, memory: Memory, llm: LLM | None = None, config: AgentConfig = AgentConfig(),
                  clock: Clock = utc_now, schedule: ScheduleDefaults = ScheduleDefaults(),
                  data_dir: Path | None = None, ledger_window_chars: int = 12_000,
-                 feeds: Feeds | None = None) -> None:
+                 feeds: Feeds | None = None, live: LiveRecorder | None = None) -> None:
         """`feeds`: the mail accounts and watched paths (made by the composition root, which knows
-        where their passwords are read from)."""
+        where their passwords are read from); `live`: the owner's Telegram chats recorded through a
+        business connection (made there too, knowing the owner's ids)."""
         self.memory = memory
         self.feeds = feeds
+        self.live = live
         self.llm = llm
         self.config = config
         self.clock = clock

@@ -163,6 +163,41 @@ class FakeTelegram:
         await self._queue({"callback_query": {"id": f"cb{self._next_update}", "from": user,
                                               "chat_instance": "1", "data": data, "message": message}})
 
+    # ---------------------------------------------------------------- Telegram Business
+
+    async def push_business_connection(self, *, user: dict, connection_id: str, enabled: bool = True,
+                                       rights: dict | None = None) -> None:
+        """`user` connects the bot in Settings → Telegram Business → Chatbots (or disconnects it)."""
+        await self._queue({"business_connection": {
+            "id": connection_id, "user": user, "user_chat_id": user["id"], "date": int(time.time()),
+            "is_enabled": enabled, **({"rights": rights} if rights is not None else {})}})
+
+    def _business_chat(self, contact: dict) -> dict:
+        return {"id": contact["id"], "type": "private", "first_name": contact["first_name"],
+                **({"last_name": contact["last_name"]} if contact.get("last_name") else {})}
+
+    async def push_business_message(self, *, connection_id: str, contact: dict, sender: dict,
+                                    **fields: Any) -> dict:
+        """A message in the connected account's private chat with `contact`, written by `sender`
+        (the contact or the account itself)."""
+        self._next_message += 1
+        message = {"message_id": self._next_message, "date": fields.pop("date", int(time.time())),
+                   "chat": self._business_chat(contact), "from": sender,
+                   "business_connection_id": connection_id, **fields}
+        await self._queue({"business_message": message})
+        return message
+
+    async def push_edited_business_message(self, *, message: dict, **fields: Any) -> dict:
+        edited = {**message, **fields, "edit_date": int(time.time())}
+        await self._queue({"edited_business_message": edited})
+        return edited
+
+    async def push_deleted_business_messages(self, *, connection_id: str, contact: dict,
+                                             message_ids: list[int]) -> None:
+        await self._queue({"deleted_business_messages": {
+            "business_connection_id": connection_id, "chat": self._business_chat(contact),
+            "message_ids": message_ids}})
+
     async def _queue(self, update: dict) -> None:
         async with self._changed:
             self._updates.append({"update_id": self._next_update, **update})
