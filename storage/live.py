@@ -97,12 +97,17 @@ async def add_message(conn: Store, message: LiveMessage) -> bool:
     return cursor.rowcount > 0
 
 
-async def message_document(conn: Store, chat_id: str, message_id: str) -> tuple[bool, int | None]:
-    """Whether the message is stored, and the document of its window (None while the window is open)."""
+@dataclass(frozen=True)
+class StoredMessage:
+    document_id: int | None  # the document of its window; None while the window is open
+
+
+async def message_document(conn: Store, chat_id: str, message_id: str) -> StoredMessage | None:
+    """Where a stored message was saved; None when it is not stored."""
     async with conn.execute("SELECT document_id FROM live_messages WHERE chat_id = ? AND message_id = ?",
                             (chat_id, message_id)) as cur:
         row = await cur.fetchone()
-    return (row is not None, row[0] if row else None)
+    return StoredMessage(row[0]) if row else None
 
 
 async def edit_message(conn: Store, chat_id: str, message_id: str, text: str, *, at: str) -> None:

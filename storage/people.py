@@ -200,12 +200,17 @@ async def person_names(conn: Store) -> dict[str, str]:
     return {alias.lower(): name for alias, name in rows}
 
 
-def known_names_sync(conn) -> tuple[dict[str, str], list[str]]:
-    """(every name the people table knows, lower-cased, to its person's canonical name; the
-    senders the store holds as the owner's), read on a blocking connection (search's own)."""
+@dataclass(frozen=True)
+class PeopleNames:
+    aliases: dict[str, str]  # every name the people table knows, lower-cased, to its person's canonical name
+    owner_senders: list[str]  # the senders the store holds as the owner's
+
+
+def known_names_sync(conn) -> PeopleNames:
+    """The names search reads a question by, on a blocking connection (search's own)."""
     names = {alias.lower(): name for alias, name in conn.execute(
         "SELECT a.alias, p.name FROM person_aliases a JOIN people p ON p.id = a.person_id")}
     # through messages_activity (sender, is_owner, ...): one step per distinct sender
     owners = [row[0] for row in conn.execute(
         "SELECT DISTINCT sender FROM messages WHERE is_owner = 1 AND kind != 'system'")]
-    return names, owners
+    return PeopleNames(names, owners)

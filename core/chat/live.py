@@ -125,15 +125,15 @@ class LiveRecorder:
         """The new text replaces the stored one, which is kept beside it."""
         if await self._recording(incoming.connection_id) is None:
             return False
-        stored, document = await live_store.message_document(self.conn, incoming.chat_id, incoming.message_id)
-        if not stored:
+        stored = await live_store.message_document(self.conn, incoming.chat_id, incoming.message_id)
+        if stored is None:
             return await self.message(incoming)  # sent before the connection, or while paused: kept as it is now
         async with self._lock:
             async with self.conn.transaction():
                 await live_store.edit_message(self.conn, incoming.chat_id, incoming.message_id, incoming.text,
                                               at=utc_iso(self.clock()))
-            if document is not None:
-                await self._replace(incoming.chat_id, document)
+            if stored.document_id is not None:
+                await self._replace(incoming.chat_id, stored.document_id)
         return True
 
     async def deleted(self, *, connection_id: str, chat_id: str, message_ids: Sequence[str]) -> int:
@@ -143,14 +143,14 @@ class LiveRecorder:
         erased, documents = 0, set()
         async with self._lock:
             for message_id in message_ids:
-                stored, document = await live_store.message_document(self.conn, chat_id, message_id)
-                if not stored:
+                stored = await live_store.message_document(self.conn, chat_id, message_id)
+                if stored is None:
                     continue
                 async with self.conn.transaction():
                     await live_store.delete_message(self.conn, chat_id, message_id)
                 erased += 1
-                if document is not None:
-                    documents.add(document)
+                if stored.document_id is not None:
+                    documents.add(stored.document_id)
             for document in documents:
                 await self._replace(chat_id, document)
         return erased

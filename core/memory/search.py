@@ -375,8 +375,8 @@ def spare_cores() -> float:
 
 def _understood_now(reader: KeywordReader, query: str, owner_aliases: Iterable[str],
                     languages: list[str] | None = None) -> Understood:
-    aliases, owner_senders = reader.known_names()
-    names = known_names(aliases, owner_senders=owner_senders, owner_aliases=owner_aliases)
+    known = reader.known_names()
+    names = known_names(known.aliases, owner_senders=known.owner_senders, owner_aliases=owner_aliases)
     return Understood(understand(query, names, reader.languages() if languages is None else languages), names)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from storage.chunks import ChunkFilter, KeywordHit, keyword_hits, languages_sync
 from storage.db import open_reader
-from storage.people import known_names_sync
+from storage.people import PeopleNames, known_names_sync
 
 SPLIT_FROM = 200_000  # chunk ids below this: one range (splitting costs more than it saves)
 MAX_RANGES = 4
@@ -43,9 +43,9 @@ class KeywordReader:
         self._pool = ThreadPoolExecutor(self._ranges - 1, thread_name_prefix="keyword") \
             if self._ranges > 1 else None
         self._closer = weakref.finalize(self, _close, self._conns, self._pool)
-        self._names: tuple[int, tuple[dict[str, str], list[str]]] | None = None
+        self._names: tuple[int, PeopleNames] | None = None
 
-    def known_names(self) -> tuple[dict[str, str], list[str]]:
+    def known_names(self) -> PeopleNames:
         """The people table's names and the owner's senders (storage.people.known_names_sync),
         read again only when another connection has committed since (SQLite's data_version),
         so a search pays for them once per change, not once per query."""
