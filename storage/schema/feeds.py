@@ -1,5 +1,5 @@
 """Sources that keep the store current: mail accounts read over IMAP and watched paths, with
-where each read last stopped (see core/feeds/). Migration numbers from 173 (storage/migrations.py)."""
+where each read last stopped (see core/feeds/)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Telegram chats recorded live through a business connection (core/chat/live.py). Migration
-number 174 (storage/migrations.py)."""
+"""Telegram chats recorded live through a business connection (core/chat/live.py)."""
 
 from __future__ import annotations
 
