@@ -23,6 +23,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from html.parser import HTMLParser
 from pathlib import Path
 
 MANIFEST = Path(__file__).resolve().parent.parent / "tests" / "conformance" / "manifest.json"
@@ -82,9 +83,14 @@ def read_whatsapp(path: Path) -> Reading:
         sender, sep, words = body.partition(": ")
         if not sep or len(sender) > 60:
             sender, words = "", body
+        if words.startswith("\u200e") or re.fullmatch(r"<[^<>]+>", words.strip()):
+            # iOS marks its own words ("image omitted", notices) with U+200E, Android writes
+            # "<Media omitted>": placeholders in the phone's language, not the sender's words
+            words = ""
         moment = _wa_time(match, order)
-        reading.entries.append(Entry((flat(sender).lstrip("~").strip(),) if sender else (),
-                                     moment, words))
+        # iOS writes "~ Name" for someone not in the phone's contacts (the name they publish)
+        names = (flat(sender), flat(sender).lstrip("~").strip()) if sender else ()
+        reading.entries.append(Entry(names, moment, words))
     return reading
 
 
@@ -138,6 +144,84 @@ def read_telegram_json(path: Path) -> Reading:
                 moment = utc(datetime.fromisoformat(message["date"]).replace(tzinfo=timezone.utc))
             who = message.get("from") or message.get("actor") or ""
             reading.entries.append(Entry((who,) if who else (), moment, _tg_text(message.get("text"))))
+    return reading
+
+
+# ------------------------------------------------------------------------------ Telegram Desktop HTML
+
+class _TelegramPage(HTMLParser):
+    """A page of Telegram Desktop's HTML export: each `div.message` with an id `messageN`
+    (N > 0; the negative ones are the day separators) is one entry; a `joined` message has the
+    sender of the one before it; forwarded and replied-to content is not the entry's own."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.entries: list[dict] = []
+        self.stack: list[str] = []  # what each open div is: "message", "forwarded", "from", "text", ""
+        self.capture: str | None = None
+        self.last_sender = ""
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag != "div":
+            return
+        attr = dict(attrs)
+        classes = (attr.get("class") or "").split()
+        role = ""
+        if "message" in classes and re.fullmatch(r"message\d+", attr.get("id") or ""):
+            role = "message"
+            sender = self.last_sender if "joined" in classes else ""
+            self.entries.append({"sender": sender, "time": None, "text": "", "service": "service" in classes})
+        elif "forwarded" in classes or "reply_to" in classes:
+            role = "aside"
+        elif self.entries and "aside" not in self.stack:
+            if "date" in classes and "details" in classes and attr.get("title") and not self.entries[-1]["time"]:
+                self.entries[-1]["time"] = attr["title"]
+            elif "from_name" in classes:
+                role = "from"
+            elif "text" in classes or (self.entries[-1]["service"] and "details" in classes):
+                role = "text"
+        self.stack.append(role)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "div" and self.stack:
+            role = self.stack.pop()
+            if role == "from" and self.entries:
+                self.entries[-1]["sender"] = flat(self.entries[-1]["sender"])
+                self.last_sender = self.entries[-1]["sender"]
+
+    def handle_data(self, data: str) -> None:
+        if not self.entries or "aside" in self.stack:
+            return
+        innermost = next((r for r in reversed(self.stack) if r in ("from", "text")), None)
+        if innermost == "from":
+            self.entries[-1]["sender"] += data
+        elif innermost == "text":
+            self.entries[-1]["text"] += data
+
+
+def _tg_html_time(title: str | None) -> str | None:
+    match = re.match(r"(\d{2})\.(\d{2})\.(\d{4}) (\d{2}):(\d{2}):(\d{2})(?: UTC([+-]\d{2}):(\d{2}))?", title or "")
+    if not match:
+        return None
+    d, mo, y, h, mi, se = (int(x) for x in match.groups()[:6])
+    zone = timezone.utc  # no offset (exports before 2021): local time, the runner sets UTC
+    if match[7]:
+        sign = -1 if match[7].startswith("-") else 1
+        zone = timezone(sign * timedelta(hours=abs(int(match[7])), minutes=int(match[8])))
+    return utc(datetime(y, mo, d, h, mi, se, tzinfo=zone))
+
+
+def read_telegram_html(path: Path) -> Reading:
+    """A folder: messages.html, messages2.html, ... in that order."""
+    pages = sorted(path.glob("messages*.html"), key=lambda p: int(re.sub(r"\D", "", p.stem) or 1))
+    reading = Reading()
+    for page in pages:
+        parser = _TelegramPage()
+        parser.feed(page.read_text(encoding="utf-8", errors="replace"))
+        for entry in parser.entries:
+            sender = "" if entry["service"] else flat(entry["sender"])
+            reading.entries.append(Entry((sender,) if sender else (), _tg_html_time(entry["time"]),
+                                         flat(entry["text"])))
     return reading
 
 
@@ -197,7 +281,10 @@ def read_slack(path: Path) -> Reading:
                 names += tuple(n for n in (message["user_profile"].get("real_name"),
                                            message["user_profile"].get("display_name")) if n)
             moment = utc(datetime.fromtimestamp(float(message["ts"]), timezone.utc))
-            reading.entries.append(Entry(names, moment, message.get("text", "")))
+            # a mention is <@U123|handle>; Slack shows it as @ and the person's name
+            text = re.sub(r"<@(U\w+)(?:\|[^>]*)?>",
+                          lambda m: "@" + (users.get(m[1]) or (m[1],))[0], message.get("text", ""))
+            reading.entries.append(Entry(names, moment, text))
     return reading
 
 
@@ -219,30 +306,66 @@ def _mail_entry(message: email.message.EmailMessage) -> Entry:
             text = body.get_content()
         except (LookupError, ValueError, AssertionError):
             text = ""
-    return Entry(tuple(n for n in (name, address) if n), moment, text)
+    # what the writer wrote, not the reply chain quoted below it (mail clients show it folded)
+    text = re.split(r"(?im)^\s*-{2,}\s*original message\s*-{2,}\s*$", text)[0]
+    own = "\n".join(line for line in text.splitlines()
+                     if not line.lstrip().startswith(">") and not line.rstrip().endswith("wrote:"))
+    return Entry(tuple(n for n in (name, address) if n), moment, own)
 
 
 def read_eml(path: Path) -> Reading:
     data = path.read_bytes()
     if path.suffix.lower() == ".emlx":  # Apple Mail: the byte count on the first line, then the message
         first, _, rest = data.partition(b"\n")
-        data = rest[: int(first.strip())]
+        if first.strip().isdigit():  # a damaged one may lack it: then it is all message
+            data = rest[: int(first.strip())]
     message = email.message_from_bytes(data, policy=email.policy.default)
     return Reading([_mail_entry(message)])
 
 
 def read_mbox(path: Path) -> Reading:
-    """mboxo/mboxrd: a message starts at a line beginning "From " that opens the file or follows
-    a blank line (RFC 4155)."""
-    lines = path.read_bytes().splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines)
-              if line.startswith(b"From ") and (i == 0 or not lines[i - 1].strip())]
+    """mboxo/mboxrd (RFC 4155): a message starts at a line beginning "From " that opens the file
+    or follows a blank line; where a message has a Content-Length header (Netscape, Thunderbird,
+    Solaris mailboxes) its body is that many bytes and the next "From " line follows it,
+    blank line or not."""
+    data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
     reading = Reading()
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        raw = b"".join(lines[start + 1:end])
+    at = 0 if data.startswith(b"From ") else _next_from(data, 0)
+    while at is not None and at < len(data):
+        start = data.index(b"\n", at) + 1 if b"\n" in data[at:] else len(data)
+        head_end = _blank_line(data, start)
+        length = re.search(rb"^Content-Length:[ \t]*(\d+)", data[start:head_end], re.M | re.I)
+        following = length and re.compile(rb"(?:\r?\n)*From |(?:\r?\n)*$").match(data, head_end + int(length[1]))
+        if following:  # a Content-Length that ends where a message or the file ends: trust it
+            end = following.end() - 5 if following[0].endswith(b"From ") else len(data)
+        else:
+            end = _next_from(data, head_end)
+        raw = data[start:end if end is not None else len(data)]
         reading.entries.append(_mail_entry(email.message_from_bytes(raw, policy=email.policy.default)))
+        at = end
     return reading
+
+
+def _blank_line(data: bytes, start: int) -> int:
+    """Where the headers that begin at `start` end (after their blank line)."""
+    empty = re.compile(rb"\r?\n").match(data, start)  # no headers at all
+    if empty:
+        return empty.end()
+    match = re.compile(rb"\r?\n\r?\n").search(data, start)
+    return match.end() if match else len(data)
+
+
+def _next_from(data: bytes, start: int) -> int | None:
+    """The next separator: a "From " line after a blank line, or one that a header line follows
+    (Netscape and Thunderbird write "From - ..." straight after the previous body)."""
+    for match in re.compile(rb"(?m)^From ").finditer(data, start):
+        at = match.start()
+        blank_before = at >= 1 and re.search(rb"(?:^|\n)\r?\n$", data[max(0, at - 3):at]) is not None
+        line_end = data.find(b"\n", at)
+        header_after = line_end != -1 and re.match(rb"[!-9;-~]+:[ \t]", data[line_end + 1:line_end + 200])
+        if at >= start and (blank_before or header_after):
+            return at
+    return None
 
 
 # ------------------------------------------------------------------------------ iCalendar
@@ -362,8 +485,9 @@ def read_claude(path: Path) -> Reading:
     reading = Reading()
     for conversation in json.loads(path.read_text(encoding="utf-8-sig")):
         for message in conversation.get("chat_messages", []):
-            words = message.get("text") or " ".join(
-                c.get("text", "") for c in message.get("content", []) if c.get("type") == "text")
+            # the answer's own words: its "text" parts; the `text` field also holds its thinking
+            parts = [c.get("text", "") for c in message.get("content") or [] if c.get("type") == "text"]
+            words = " ".join(parts) if parts else message.get("text") or ""
             if not words.strip() and not message.get("attachments") and not message.get("files"):
                 continue
             moment = utc(datetime.fromisoformat(message["created_at"].replace("Z", "+00:00")))
@@ -375,6 +499,7 @@ READERS = {
     "whatsapp-android": read_whatsapp,
     "whatsapp-ios": read_whatsapp,
     "telegram-json": read_telegram_json,
+    "telegram-html": read_telegram_html,
     "discord-json": read_discord_json,
     "messenger-json": read_meta_json,
     "instagram-json": read_meta_json,
