@@ -115,17 +115,21 @@ def _name_prefix(text: str) -> str | None:
 def _name_prefixes(turns: list[Turn]) -> list[Turn]:
     """`Name: text` names its speaker when the file writes names that way, which is decided
     across the file, not per cue: when at least half of its cues without a voice tag open with a
-    name. Then every prefix that recurs is a speaker; one used once is too only where every cue
-    carries a prefix (so a `Note: …` among unprefixed continuation cues stays text). A file of
-    captions with a sentence or two that start "Note:" or "Update:" names nobody."""
+    name, or when two names or more recur (a conversation whose continuation cues carry none).
+    Then every prefix that recurs is a speaker; one used once is too only where every cue carries
+    a prefix (so a `Note: …` among unprefixed continuation cues stays text). Captions with a
+    sentence or two that start "Note:" names nobody."""
     candidates = Counter(name for t in turns if t.speaker is None
                          and (name := _name_prefix(t.text)) is not None)
     unvoiced = sum(1 for t in turns if t.speaker is None)
     prefixed = sum(candidates.values())
-    if not prefixed or prefixed * 2 < unvoiced:
+    recurring = {n for n, count in candidates.items() if count >= 2}
+    if prefixed and prefixed * 2 >= unvoiced:
+        names = set(candidates) if prefixed == unvoiced else recurring
+    elif len(recurring) >= 2:
+        names = recurring  # a turn's first cue named, its continuation cues not (Otter, Meet)
+    else:
         return turns
-    every_cue = prefixed == unvoiced
-    names = {n for n, count in candidates.items() if count >= 2 or every_cue}
     named = []
     for t in turns:
         match = _PREFIX.match(t.text) if t.speaker is None else None

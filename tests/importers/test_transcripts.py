@@ -139,3 +139,21 @@ def test_a_one_off_prefix_among_unprefixed_cues_stays_text(tmp_path: Path,
     assert [m.sender for m in messages] == ["Ana Lima", "Unknown speaker", "Teo Ramos",
                                             "Ana Lima", "Unknown speaker", "Teo Ramos"]
     assert messages[4].text == "Update: the date moved to Friday."
+
+
+def test_names_on_the_first_cue_of_each_turn_only_are_speakers(tmp_path: Path,
+                                                               context: ImportContext) -> None:
+    """Otter and Meet name a turn's first cue and leave its continuation cues bare: fewer than
+    half the cues carry a name, but two names recur, so they are speakers."""
+    path = tmp_path / "otter.vtt"
+    path.write_text(_cues(["Dr. Jane Roe: Welcome, everyone.", "Today we review the budget.",
+                           "It is tight this year.", "Sam (she/her): Thanks, Jane.",
+                           "I have two questions.", "Both on travel.", "Dr. Jane Roe: Go ahead.",
+                           "We can take them now.", "Sam (she/her): First, the trains."]),
+                    encoding="utf-8")
+    [(_, messages)] = parse_all(path, context)
+    assert [(m.sender, m.text.split(".")[0]) for m in messages] == [
+        ("Dr. Jane Roe", "Welcome, everyone"), ("Unknown speaker", "Today we review the budget"),
+        ("Sam (she/her)", "Thanks, Jane"), ("Unknown speaker", "I have two questions"),
+        ("Dr. Jane Roe", "Go ahead"), ("Unknown speaker", "We can take them now"),
+        ("Sam (she/her)", "First, the trains")]
