@@ -40,6 +40,18 @@ async def index_counts(conn: Store) -> IndexCounts:
     return IndexCounts(passages, pending)
 
 
+async def index_counts_in(conn: Store, scope: ListScope) -> IndexCounts:
+    """index_counts over the documents a scope lets through (a client limited to some sections):
+    a scan of their chunks, since the documents' own counts cannot be split by section."""
+    clause, params = scope.where()
+    async with conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(c.embedded = 0), 0) FROM chunks c JOIN documents d ON d.id = c.document_id"
+        " LEFT JOIN saved_versions v ON v.document_id = c.document_id"
+        f" LEFT JOIN saved_records r ON r.id = v.record_id WHERE {clause}", params) as cur:
+        passages, pending = await cur.fetchone()
+    return IndexCounts(passages, pending)
+
+
 async def removed_at_generation(conn: Store, document_id: int) -> int | None:
     """The generation at which a document was removed (forgotten), or None if it never was."""
     async with conn.execute("SELECT generation FROM document_removals WHERE document_id = ?", (document_id,)) as cur:

@@ -24,3 +24,15 @@ class Conflict(UserFacingError):
     def __init__(self, message: str, *, hint: str = "", details: dict | None = None) -> None:
         super().__init__(message, hint=hint)
         self.details = details or {}
+
+
+def no_document(document_id: int) -> NotFound:
+    """The one answer for a document a client cannot have: never saved, or outside its sections.
+    The two must read alike, or the difference tells a restricted client what the owner holds."""
+    return NotFound(f"no document {document_id} in the store", hint="search or list for a fresh locator")
+
+
+def no_record(record_id: int) -> NotFound:
+    """As no_document, for a saved record: never saved, forgotten, or outside the client's sections."""
+    return NotFound(f"no saved record {record_id} you can correct",
+                    hint="save it as a new record, or list your section for its current locator")

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from core.serving.api_errors import Conflict, NotFound, NotPermitted
+from core.serving.api_errors import Conflict, NotFound, NotPermitted, no_document
 from core.serving.clients import Client
 from core.dates import parse_bound
 from core.errors import EmbeddingModelMismatch, ModelUnavailable, UserFacingError
@@ -188,20 +188,27 @@ class MemoryApi:
         self.memory = memory
         self.conn = memory.conn
 
-    async def index_state(self) -> IndexState:
-        counts = await listing.index_counts(self.conn)
-        return IndexState(generation=await listing.generation(self.conn), passages=counts.passages,
-                          pending=counts.pending)
+    async def index_state(self, client: Client | None = None) -> IndexState:
+        """The index's counts over what `client` may see (all of it for the owner or None); the
+        generation is the store's, so a bound read means the same to every client."""
+        generation = await listing.generation(self.conn)
+        if client is None or not client.sections:
+            counts = await listing.index_counts(self.conn)
+        else:
+            visibility = await self._visibility(client, ())
+            counts = await listing.index_counts_in(self.conn, listing.ListScope(
+                imported_kinds=visibility.imported_kinds, saved_sections=visibility.saved_sections, status="all"))
+        return IndexState(generation=generation, passages=counts.passages, pending=counts.pending)
 
     async def capabilities(self, client: Client) -> dict:
-        """What this client may do and see, and the state of the index."""
+        """What this client may do and see, and the state of the index, over what it may see."""
         held = await document_store.kinds(self.conn)
         holding = dict.fromkeys([imported_section(k) for k in held if k not in SAVE_KINDS]
                                 + await save_store.sections(self.conn))
         return {"client": client.name, "operations": list(client.operations),
                 "sections": list(client.sections) or "all",
                 "sections_held": [s for s in holding if client.may_see(s)],
-                "save_kinds": list(SAVE_KINDS), "index": (await self.index_state()).to_json()}
+                "save_kinds": list(SAVE_KINDS), "index": (await self.index_state(client)).to_json()}
 
     # ------------------------------------------------------------------ who may see what
 
@@ -217,12 +224,15 @@ class MemoryApi:
         saved_allowed = tuple(s for s in allowed if not is_imported_section(s))
         visible_kinds = set(imported_kinds_in(imported, held)) | ({k for k in held if k in SAVE_KINDS}
                                                                   if saved_allowed else set())
-        for kind in kinds:
-            if kind in held and kind not in visible_kinds:
-                raise NotPermitted(f"client {client.name!r} may not see sources of kind {kind!r} "
-                                   f"(section {imported_section(kind)!r})",
-                                   hint="ask the owner for a token with that section (clients add --sections)")
         unrestricted = not client.sections and section is None
+        if not unrestricted:
+            # decided by the token and the kind's name alone, never by what the store holds
+            for kind in kinds:
+                if not (kind in SAVE_KINDS and saved_allowed or imported_section(kind) in imported):
+                    raise NotPermitted(f"client {client.name!r} may not see sources of kind {kind!r} "
+                                       f"(section {imported_section(kind)!r})" if kind not in SAVE_KINDS else
+                                       f"client {client.name!r} may not see saved {kind!r} records here",
+                                       hint="ask the owner for a token with that section (clients add --sections)")
         wanted = kinds or (() if unrestricted else tuple(sorted(visible_kinds)))
         return _Visibility(
             kinds=wanted, sections=None if unrestricted else allowed,
@@ -245,7 +255,7 @@ class MemoryApi:
             raise UserFacingError(f"limit {limit} is out of range", hint=f"use 1 to {MAX_LIMIT}")
         visibility = await self._visibility(client, filters.kinds)
         search_filters = await self._search_filters(filters, visibility.kinds)
-        index = await self.index_state()
+        index = await self.index_state(client)
         if visibility.nothing:
             return SearchAnswer("nothing_matched" if not index.pending else "index_building", [], index)
         try:
@@ -307,14 +317,15 @@ class MemoryApi:
         if document is None:
             removed = await listing.removed_at_generation(self.conn, loc.document_id)
             if removed is None:
-                raise NotFound(f"no document {loc.document_id} in the store", hint="search or list for a fresh locator")
+                raise no_document(loc.document_id)
             error = Conflict if bound else NotFound
             raise error(f"doc{loc.document_id} was removed (forgotten by the owner) at generation {removed}",
                         hint="search again: its text is no longer in the memory",
                         **({"details": {"removed_generation": removed, "generation": now}} if bound else {}))
         version = (await save_store.versions_of_documents(self.conn, [document.id])).get(document.id)
         section = version.section if version else imported_section(document.kind)
-        client.require_section(section)
+        if not client.may_see(section):
+            raise no_document(document.id)
         current = None
         if version is not None and version.superseded_by is not None:
             current = await save_store.current_version(self.conn, version.record_id)

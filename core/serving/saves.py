@@ -16,12 +16,12 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
-from core.serving.api_errors import Conflict, NotFound, NotPermitted
+from core.serving.api_errors import Conflict, NotPermitted, no_document, no_record
 from core.serving.clients import Client, saves_allowed_in
 from core.dates import parse_bound
 from core.errors import UserFacingError
 from core.memory.facade import Memory
-from core.serving.sections import DEFAULT_SAVE_SECTION, SAVE_KINDS, check_section_name
+from core.serving.sections import DEFAULT_SAVE_SECTION, SAVE_KINDS, check_section_name, imported_section
 from core.types import Locator, SourceDocument
 from storage import documents as document_store
 from storage import listing
@@ -30,6 +30,7 @@ from storage.source_admin import delete_source
 
 MAX_SAVE_CHARS = 20_000
 MAX_FIELD_CHARS = 2_000
+REPLACES_HINT = "send the record id or the locator that save, read or list gave"
 LINK_NOT_READ = "(only the address was saved: the page was not fetched or read)"
 
 
@@ -138,12 +139,10 @@ class SaveBook:
             return await self._write(client, request, section, current, key_digest, request_digest)
 
     async def _version_to_replace(self, client: Client, request: SaveRequest, section: str) -> save_store.SavedVersion:
-        record_id = await self._record_named(request.replaces or "")
+        record_id = await self._record_named(client, request.replaces or "")
         current = await save_store.current_version(self.conn, record_id)
-        if current is None:
-            raise NotFound(f"saved record {record_id} has no version left (the owner forgot it)",
-                           hint="save it as a new record instead")
-        client.require_section(current.section)
+        if current is None or not client.may_see(current.section):
+            raise no_record(record_id)
         if current.section != section:
             raise UserFacingError(f"record {record_id} is in section {current.section!r}, not {section!r}",
                                   hint=f"send section {current.section!r} with the correction")
@@ -155,20 +154,26 @@ class SaveBook:
                            details=self._current_details(current))
         return current
 
-    async def _record_named(self, replaces: str) -> int:
-        """A record id, or the record a locator's document is a version of."""
+    async def _record_named(self, client: Client, replaces: str) -> int:
+        """A record id, or the record a locator's document is a version of. What the client may
+        not see reads exactly as what does not exist (no title, no section)."""
         value = replaces.strip()
-        if value.isdigit():
+        if value.isascii() and value.isdigit():
+            if len(value) > 18:  # beyond SQLite's integers: no record has such an id
+                raise UserFacingError(f"record id {value[:20]}... is too large", hint=REPLACES_HINT)
             return int(value)
         locator = Locator.parse(value)
         versions = await save_store.versions_of_documents(self.conn, [locator.document_id])
-        if locator.document_id in versions:
-            return versions[locator.document_id].record_id
+        version = versions.get(locator.document_id)
+        if version is not None:
+            if not client.may_see(version.section):
+                raise no_document(locator.document_id)
+            return version.record_id
         document = await document_store.get_document(self.conn, locator.document_id)
-        if document is None:
-            raise NotFound(f"no document {locator.document_id} in the store", hint="list or search for its locator")
-        raise NotPermitted(f"doc{locator.document_id} ({document.name}) is one of the owner's imported sources; "
-                           "agents never rewrite those", hint="save a note about it instead")
+        if document is None or not client.may_see(imported_section(document.kind)):
+            raise no_document(locator.document_id)
+        raise NotPermitted(f"doc{locator.document_id} is one of the owner's imported sources; agents never rewrite "
+                           "those", hint="save a note about it instead")
 
     @staticmethod
     def _current_details(current: save_store.SavedVersion) -> dict:

@@ -80,3 +80,19 @@ async def test_mcp_checks_tokens_and_permissions(settings, tmp_path):
         with pytest.raises(Exception):
             async with server.mcp("bio_0123456789ab_" + "x" * 43) as mcp:
                 await mcp.list_tools()
+
+
+async def test_a_hidden_source_reads_as_a_missing_one_over_mcp(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with server.mcp(await server.token()) as mcp:
+            chat = (await mcp.call_tool("search", {"query": "ferry Tavira"})).structured_content["results"][0]
+        number = chat["locator"][3:].split(":")[0]
+        async with server.mcp(await server.token("reader", sections=["documents", "notes"])) as mcp:
+            hidden = await mcp.call_tool("read", {"locator": chat["locator"]})
+            missing = await mcp.call_tool("read", {"locator": "doc999"})
+            rewrite = await mcp.call_tool("save", {"text": "x", "replaces": chat["locator"],
+                                                   "expected_hash": "0" * 64})
+        assert hidden.is_error and missing.is_error and rewrite.is_error
+        assert missing.content[0].text.startswith("404: ")
+        for answer in (hidden, rewrite):
+            assert answer.content[0].text.replace(f"document {number} ", "document 999 ") == missing.content[0].text

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 
 from core.config import Settings
+from tests.core.helpers import whatsapp_export
 from tests.server.conftest import running_server
 
 SAVE = {"text": "Ana prefers window seats on trains", "kind": "preference", "section": "notes"}
@@ -226,7 +228,7 @@ async def test_who_may_do_what(settings, tmp_path):
             chat = (await http.post("/v1/search", json={"query": "ferry Tavira"})).json()["results"][0]
         async with server.http(reader) as http:
             hidden = await http.post("/v1/read", json={"locator": chat["locator"]})
-            assert hidden.status_code == 403 and "'chats'" in hidden.json()["error"]
+            assert hidden.status_code == 404 and "'chats'" not in hidden.text
 
         writer = await server.token("writer", allow=["save", "read"], sections=["notes", "chats"])
         async with server.http(writer) as http:
@@ -240,6 +242,72 @@ async def test_who_may_do_what(settings, tmp_path):
         async with server.http(reader) as http:
             revoked = await http.get("/v1/capabilities")
             assert revoked.status_code == 401 and "revoked" in revoked.json()["error"]
+
+
+def _as_missing(response, number: int, missing: int) -> dict:
+    """A response's body with the id it names swapped for the missing one's: equal bodies then mean
+    the client cannot tell the two apart."""
+    return json.loads(response.text.replace(str(number), str(missing)))
+
+
+async def test_what_a_client_may_not_see_does_not_exist(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with server.http(await server.token("owner-agent")) as owner:
+            chat = (await owner.post("/v1/search", json={"query": "ferry Tavira"})).json()["results"][0]
+            private = (await owner.post("/v1/save", json={**SAVE, "section": "private"},
+                                        headers={"Idempotency-Key": "p"})).json()
+        await server.indexer_idle()
+        chat_id = int(chat["locator"][3:].split(":")[0])
+        private_id = int(private["locator"][3:].split(":")[0])
+        reader = await server.token("reader", sections=["documents", "notes"])
+        async with server.http(reader) as http:
+            missing = await http.post("/v1/read", json={"locator": "doc999"})
+            assert missing.status_code == 404
+            for number, locator in ((chat_id, chat["locator"]), (private_id, private["locator"])):
+                hidden = await http.post("/v1/read", json={"locator": locator})
+                assert hidden.status_code == 404 and _as_missing(hidden, number, 999) == missing.json()
+
+            def correction(replaces) -> dict:
+                return {**SAVE, "replaces": replaces, "expected_hash": "0" * 64}
+            gone = await http.post("/v1/save", json=correction("doc999"), headers={"Idempotency-Key": "a"})
+            for number, locator in ((chat_id, chat["locator"]), (private_id, private["locator"])):
+                hidden = await http.post("/v1/save", json=correction(locator), headers={"Idempotency-Key": locator})
+                assert hidden.status_code == gone.status_code == 404
+                assert _as_missing(hidden, number, 999) == gone.json()
+                assert "Maya" not in hidden.text and "private" not in hidden.text
+            no_record = await http.post("/v1/save", json=correction(999), headers={"Idempotency-Key": "b"})
+            hidden = await http.post("/v1/save", json=correction(private["record"]), headers={"Idempotency-Key": "c"})
+            assert hidden.status_code == no_record.status_code == 404
+            assert _as_missing(hidden, private["record"], 999) == no_record.json()
+
+            # a kind filter is refused by the token alone: held or not, the answer is the same
+            for path, extra in (("/v1/search", {"query": "ferry"}), ("/v1/list", {})):
+                held = await http.post(path, json={**extra, "kind": "whatsapp"})
+                absent = await http.post(path, json={**extra, "kind": "signal"})
+                assert held.status_code == absent.status_code == 403
+                assert held.json()["error"].replace("whatsapp", "signal") == absent.json()["error"]
+
+            # counts are over what the reader may see: what the owner adds elsewhere moves none of them
+            before = (await http.get("/v1/capabilities")).json()
+            listed = (await http.post("/v1/list", json={"status": "all", "limit": 500})).json()["items"]
+            assert before["index"]["passages"] == len(listed) > 0
+            searched = (await http.post("/v1/search", json={"query": "zeppelin", "mode": "keyword"})).json()
+            async with server.http(await server.token("owner-agent-2")) as owner:
+                server.embedder.gate.clear()  # the owner's new chat stays pending: the reader is not told
+                folder = tmp_path / "more"
+                folder.mkdir()
+                whatsapp_export(folder / "WhatsApp Chat with Mallory.txt",
+                                ["05/06/2024, 10:00 - Mallory: the zeppelin leaves at noon"])
+                await server.service.import_files([folder], index=False)
+                await owner.post("/v1/save", json={**SAVE, "text": "zeppelin", "section": "private"},
+                                 headers={"Idempotency-Key": "q"})
+            after = (await http.get("/v1/capabilities")).json()
+            assert after["index"] | {"generation": 0} == before["index"] | {"generation": 0}
+            assert after["sections_held"] == before["sections_held"] == ["documents"]
+            again = (await http.post("/v1/search", json={"query": "zeppelin", "mode": "keyword"})).json()
+            assert again["outcome"] == searched["outcome"] == "nothing_matched"
+            assert again["index"] | {"generation": 0} == searched["index"] | {"generation": 0}
+            server.embedder.gate.set()
 
 
 async def test_a_forgotten_source_is_a_conflict_when_bound(settings, tmp_path):
