@@ -87,8 +87,11 @@ async def follow_file_events(runner: JobRunner, in_flight: asyncio.Lock, stop: a
     FSEvents, ReadDirectoryChangesW), so a new export is read in seconds; the tick's scan every
     minute finds it anyway where events do not reach (a network share). The list of watched
     folders is read again every `refresh_seconds` (`watch add` runs in another process)."""
-    from watchfiles import awatch
-
+    try:
+        from watchfiles import awatch
+    except ImportError:  # an install without it: the scan every minute alone
+        log.warning("watchfiles is not installed: watched folders are scanned once a minute")
+        return
     loop = asyncio.get_running_loop()
     feeds = runner.service.feeds
     while feeds is not None and not stop.is_set():

@@ -6,9 +6,12 @@ reply is ever sent into those chats (nothing here passes a business_connection_i
 from __future__ import annotations
 
 import logging
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from telegram import Message, MessageOriginUser, Update
+from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from core.chat.live import LiveMessageIn, LiveRecorder
@@ -35,9 +38,11 @@ def _person(user) -> str:
     return " ".join(p for p in (user.first_name, user.last_name) if p) or user.username or str(user.id)
 
 
-def live_message(message: Message) -> LiveMessageIn | None:
+def live_message(message: Message, *, transcript: str | None = None) -> LiveMessageIn | None:
     """A business message as the recorder takes it; None when it holds nothing to keep."""
     label = next((text for attribute, text in MEDIA if getattr(message, attribute, None)), None)
+    if label and transcript:
+        label = f"{label} (transcript) {transcript}"  # as the Telegram importer writes a voice message
     words = message.text or message.caption or ""
     body = " ".join(p for p in (label, words) if p)
     if not body or message.from_user is None:
@@ -67,10 +72,12 @@ class BusinessCapture:
         if update.business_connection is not None:
             await self._connection(update, context)
         elif update.business_message is not None:
-            if (incoming := live_message(update.business_message)) is not None:
+            message = update.business_message
+            if (incoming := live_message(message, transcript=await self._transcript(message))) is not None:
                 await self.recorder.message(incoming)
         elif update.edited_business_message is not None:
-            if (incoming := live_message(update.edited_business_message)) is not None:
+            message = update.edited_business_message
+            if (incoming := live_message(message, transcript=await self._transcript(message))) is not None:
                 await self.recorder.edited(incoming)
         elif update.deleted_business_messages is not None:
             deleted = update.deleted_business_messages
@@ -79,6 +86,21 @@ class BusinessCapture:
         else:
             return
         raise ApplicationHandlerStop
+
+    async def _transcript(self, message: Message) -> str | None:
+        """A voice note or round video of a recorded chat, fetched and transcribed."""
+        media = message.voice or message.video_note or message.audio
+        if media is None or not await self.recorder.records(connection_id=message.business_connection_id or "",
+                                                            chat_id=str(message.chat.id)):
+            return None
+        with tempfile.TemporaryDirectory(prefix="biographer-live-") as folder:
+            path = Path(folder) / f"recording{'.mp4' if message.video_note else '.ogg'}"
+            try:
+                await (await media.get_file()).download_to_drive(path)
+            except TelegramError as error:  # too big for the cloud Bot API, say: kept as a voice message
+                log.warning("a live voice note could not be fetched: %s", error)
+                return None
+            return await self.recorder.transcript(path)
 
     async def _connection(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         connection = update.business_connection

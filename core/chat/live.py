@@ -20,6 +20,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from core.errors import UserFacingError
 from core.memory.facade import Memory
@@ -96,6 +97,24 @@ class LiveRecorder:
         return connection
 
     # ------------------------------------------------------------ messages
+
+    async def records(self, *, connection_id: str, chat_id: str) -> bool:
+        """Whether a message of this chat would be kept (so its voice note is worth fetching)."""
+        return (await self._recording(connection_id) is not None
+                and await live_store.chat_state(self.conn, chat_id) != "paused")
+
+    async def transcript(self, path: Path) -> str | None:
+        """A voice note's words, as imports transcribe them (None without a transcriber, or when it
+        fails: the note is still kept, as a voice message)."""
+        context = self.memory.context
+        if context.transcriber is None:
+            return None
+        try:
+            text = await asyncio.to_thread(context.transcriber.transcribe, path, hints=tuple(context.spelling_hints))
+        except UserFacingError as error:
+            log.warning("a live voice note was not transcribed: %s", error)
+            return None
+        return text.strip() or None
 
     async def message(self, incoming: LiveMessageIn) -> bool:
         """Keep a new message in its chat's open window; False when it is not recorded (no owner's

@@ -14,6 +14,7 @@ import pytest
 from core.chat.live import LiveRecorder
 from core.service import Service
 from tests.frontends.conftest import OWNER, STRANGER, running_bot, telegram_settings
+from tests.frontends.test_voice_and_run import needs_speech_tools, speech_ogg, with_whisper
 
 pytestmark = pytest.mark.asyncio
 
@@ -162,3 +163,28 @@ async def test_a_window_open_at_shutdown_is_saved_then(tmp_path: Path, telegram_
 async def _kept(service) -> bool:
     async with service.memory.conn.execute("SELECT COUNT(*) FROM live_messages") as cur:
         return (await cur.fetchone())[0] == 1
+
+
+@pytest.mark.model
+@needs_speech_tools
+async def test_a_voice_note_in_a_recorded_chat_is_transcribed(tmp_path: Path, telegram_api):
+    settings = telegram_settings(tmp_path / "data", telegram_api.url)
+
+    def factory(memory, **options):
+        service = with_whisper(memory, **options)
+        service.live = LiveRecorder(memory, owner_ids=frozenset(settings.telegram_owner_ids), quiet_seconds=0.3)
+        return service
+
+    audio = speech_ogg(tmp_path, "Today I went swimming with Maya in the morning.")
+    telegram_api.add_file("voice-7", "voice/file_7.oga", audio)
+    voice = {"file_id": "voice-7", "file_unique_id": "u-voice-7", "duration": 4, "mime_type": "audio/ogg",
+             "file_size": len(audio)}
+    async with running_bot(settings, service_factory=factory) as (frontend, service):
+        await telegram_api.push_business_connection(user=OWNER, connection_id="c1")
+        await telegram_api.wait_for(lambda: telegram_api.texts())
+        await telegram_api.push_business_message(connection_id="c1", contact=MAYA, sender=MAYA, voice=voice,
+                                                 date=MAY_5)
+        await until(lambda: _count_is(service, 1), timeout=120)
+        [row] = await live_messages(service)
+    assert row[4].startswith("[voice message] (transcript) ") and "swimming" in row[4].lower()
+    nothing_sent_into_the_chats(telegram_api)
