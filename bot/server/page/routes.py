@@ -266,8 +266,12 @@ def jobs_of(request: Request) -> ImportJobs:
 
 @router.get("/imports")
 async def imports(request: Request, session: Session) -> Response:
+    """Drop files to import; and what keeps the store current (mail, watched paths, live chats)."""
+    service = service_of(request)
     return render(request, "imports.html", session, active="imports",
-                  max_mb=request.app.state.config.max_upload_bytes // 2**20)
+                  max_mb=request.app.state.config.max_upload_bytes // 2**20,
+                  feeds=await service.feeds.all() if service.feeds else [],
+                  live=await service.live.chats() if service.live else [])
 
 
 @router.post("/imports")
