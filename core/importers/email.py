@@ -33,8 +33,14 @@ _FROM_LINE = re.compile(
     rb"^From \S+\s+\w{3} \w{3}\s+\d{1,2} \d{1,2}:\d\d(?::\d\d)?(?: (?P<tz>[+-]\d{4}))? \d{4}\s*$"
 )
 _FROM_ESCAPE = re.compile(rb"^>(>*From )")
-#: a header field's name and colon (RFC 5322: printable characters but the colon)
-_FIELD_LINE = re.compile(rb"^[!-9;-~]{1,76}:")
+#: a header line that opens an e-mail after an undated From_ line: a field mail programs write
+#: (or any X- field), not a body's "Monday: ..." after a paragraph that begins "From ..."
+_FIELD_LINE = re.compile(
+    rb"^(?:X-[A-Za-z0-9-]+|From|To|Cc|Bcc|Date|Subject|Message-ID|Received|Return-Path|Delivered-To"
+    rb"|MIME-Version|Content-Type|Content-Transfer-Encoding|Reply-To|Sender|Status|References"
+    rb"|In-Reply-To|Path|Newsgroups|Envelope-To|DKIM-Signature|ARC-[A-Za-z-]+"
+    rb"|Authentication-Results|Received-SPF|Thread-Topic|Thread-Index|List-[A-Za-z-]+|Precedence"
+    rb"|Organization|User-Agent|Importance|Priority):", re.I)
 _CONTENT_LENGTH = re.compile(rb"^Content-Length:[ \t]*(\d+)[ \t]*\r?$", re.I)
 _HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]{1,40}: ")
 _KNOWN_HEADERS = (b"from:", b"date:", b"subject:", b"received:", b"message-id:", b"to:",

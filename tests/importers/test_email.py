@@ -411,3 +411,21 @@ def test_gbk_text_labelled_gb2312_and_a_broken_byte_in_utf8_are_read(tmp_path: P
     [ru] = only_messages(tmp_path / "ru.eml", context)
     assert subject in cn.text and "=?gb2312?" not in cn.text
     assert "Профиль и сообщения" in ru.text and "Контакты" in ru.text and "Ð" not in ru.text
+
+
+def test_a_note_that_starts_with_from_is_no_mailbox(tmp_path: Path) -> None:
+    """A bare `From ` line opens a message only before an e-mail's header, not before a body's
+    or a journal's "Monday: ..." line."""
+    from core.importers import default_importers, pick_importer
+
+    note = tmp_path / "trip"
+    note.write_bytes(b"From Lisbon to Porto by train\nMonday: the 8:00 Alfa Pendular\n")
+    assert not MboxImporter().sniff(note, note.read_bytes())
+    body = (MAILBOXES / "thunderbird_mbox_modern").read_bytes().replace(
+        b"here.\n", b"here.\n\nFrom Lisbon with love\nMonday: lunch at noon\n")
+    assert b"From Lisbon" in body
+    path = tmp_path / "modern.mbox"
+    path.write_bytes(body)
+    assert isinstance(pick_importer(path, default_importers()), MboxImporter)
+    [(_, messages)] = parse_all(path, ImportContext())
+    assert len(messages) == 2 and "Monday: lunch at noon" in messages[0].text
