@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core import search as search_mod  # noqa: E402
+from core.memory import search as search_mod  # noqa: E402
 from core.config import Settings  # noqa: E402
 from bot.compose import build_embedder  # noqa: E402
 from storage import chunks as chunk_store  # noqa: E402

@@ -1,0 +1,129 @@
+"""The life archive evaluation: found@10 of search over one invented life (bench/life_eval/), by
+kind of question, for each search mode and for first- and third-person phrasings, on the tuning
+half, the held-out half and all.
+
+    python bench/life_eval.py                 # build the store once (bench/stores/life-eval), report
+    python bench/life_eval.py --rebuild       # write the archive again and rebuild the store
+    python bench/life_eval.py --biographer ../main/.venv/bin/biographer   # another build, same store
+
+A question is found when every one of its evidence strings is in the text search returned for
+it (lower-cased, whitespace collapsed, each result apart), as LoCoMo's harness counts. The
+owner's names reach the store as a user sets them: BIOGRAPHER_OWNER_ALIASES.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench" / "life_eval"))  # the data folder beside this script
+
+from questions import QUESTIONS, UNANSWERABLE  # noqa: E402
+from write_archive import ARCHIVE, write  # noqa: E402
+
+STORE = ROOT / "bench" / "stores" / "life-eval"
+BIOGRAPHER = str(Path(sys.executable).with_name("biographer"))
+OWNER_ALIASES = "Inês Duarte,Ines Duarte"
+MODES = ("hybrid", "keyword", "semantic")
+KINDS = ("date", "who", "single", "current", "combine", "list")
+SEP = " \u241e "
+
+
+def norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def environment() -> dict[str, str]:
+    return {**os.environ, "BIOGRAPHER_OWNER_ALIASES": OWNER_ALIASES}
+
+
+def build(rebuild: bool) -> None:
+    if rebuild or not ARCHIVE.is_dir():
+        write()
+    if rebuild and STORE.exists():
+        shutil.rmtree(STORE)
+    if not (STORE / "biographer.sqlite3").exists():
+        subprocess.run([BIOGRAPHER, "--data-dir", str(STORE), "ingest", str(ARCHIVE)], check=True, env=environment())
+
+
+def answers(biographer: str, queries: list[str], mode: str, limit: int) -> list[list[dict]]:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
+        f.write("\n".join(queries) + "\n")
+    try:
+        out = subprocess.run([biographer, "--data-dir", str(STORE), "search", "--json", "--mode", mode,
+                              "--limit", str(limit), "--queries", f.name],
+                             check=True, capture_output=True, text=True, env=environment()).stdout
+    finally:
+        os.unlink(f.name)
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def found(hits: list[dict], evidence: list[str]) -> bool:
+    hay = SEP.join(norm(h["text"]) for h in hits)
+    return all(norm(e) in hay for e in evidence)
+
+
+def half(i: int) -> str:
+    """Within each kind, questions alternate: even places tune, odd places are held out."""
+    return "tune" if i % 2 == 0 else "held"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--biographer", default=BIOGRAPHER)
+    ap.add_argument("--limit", type=int, default=10)
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--misses", action="store_true", help="print the hybrid third-person misses")
+    args = ap.parse_args()
+    build(args.rebuild)
+    place: dict[str, int] = defaultdict(int)
+    halves = []
+    for kind, *_ in QUESTIONS:
+        halves.append(half(place[kind]))
+        place[kind] += 1
+    table: dict[tuple[str, str], dict] = {}
+    for mode in args.modes.split(","):
+        for person, column in (("first", 1), ("third", 2)):
+            results = answers(args.biographer, [q[column] for q in QUESTIONS], mode, args.limit)
+            hits = [found(r, q[3]) for r, q in zip(results, QUESTIONS)]
+            chars = [sum(len(h["text"]) for h in r) for r in results]
+            table[(mode, person)] = {"hits": hits, "chars": chars, "results": results}
+            if args.misses and mode == "hybrid" and person == "third":
+                for q, ok, r in zip(QUESTIONS, hits, results):
+                    if not ok:
+                        print(f"MISS [{q[0]}] {q[2]} -> {[h['text'][:60] for h in r[:3]]}", file=sys.stderr)
+    print("| mode | person | " + " | ".join(KINDS) + " | tuning half | held-out half | all | chars returned |")
+    print("|---|---|" + "---|" * (len(KINDS) + 4))
+    for (mode, person), row in table.items():
+        hits = row["hits"]
+
+        def share(keep) -> str:
+            chosen = [h for h, q, hv in zip(hits, QUESTIONS, halves) if keep(q, hv)]
+            return f"{sum(chosen)}/{len(chosen)}"
+
+        cells = [share(lambda q, hv, k=k: q[0] == k) for k in KINDS]
+        cells += [share(lambda q, hv: hv == "tune"), share(lambda q, hv: hv == "held")]
+        print(f"| {mode} | {person} | " + " | ".join(cells)
+              + f" | **{sum(hits) / len(hits):.2f}** | {sum(row['chars']) // len(row['chars']):,} |")
+    listed = [r for r in table.get(("hybrid", "third"), {}).get("results", [])]
+    flagged = sum(bool(r and r[0].get("exhaustive_list")) for r, q in zip(listed, QUESTIONS) if q[0] == "list")
+    others = sum(bool(r and r[0].get("exhaustive_list")) for r, q in zip(listed, QUESTIONS) if q[0] != "list")
+    print(f"\nlist questions flagged exhaustive_list (hybrid, third person): {flagged}/"
+          f"{sum(q[0] == 'list' for q in QUESTIONS)}; other questions flagged: {others}")
+    if "hybrid" in args.modes:
+        none = answers(args.biographer, [q[1] for q in UNANSWERABLE], "hybrid", args.limit)
+        print(f"unanswerable ({len(UNANSWERABLE)}): mean best score {sum(r[0]['score'] for r in none if r) / len(none):.2f}"
+              f" (answerable: {sum(r[0]['score'] for r in table[('hybrid', 'first')]['results'] if r) / len(QUESTIONS):.2f})")
+
+
+if __name__ == "__main__":
+    main()
