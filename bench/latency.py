@@ -3,6 +3,7 @@ simplest exact baseline on the same data, in one run. Query embedding is exclude
 
     python bench/latency.py build bench/stores/lat100k --chunks 100000
     python bench/latency.py query bench/stores/lat100k --runs 200
+    python bench/latency.py compare bench/stores/lat100k --before /tmp/old  # another checkout's search
 
 `build` writes the store through the storage layer (the real schema, FTS5 triggers, vectors and
 their sign-bit parts): texts of 40-120 words drawn from a Zipf-distributed 50,000-word
@@ -194,14 +195,28 @@ def memory() -> dict:
             "peak_rss_mb": round(int(status["VmHWM"].split()[0]) / 1024)}
 
 
-def in_child(who: str, path: Path, runs: int, warmup: int, round_: int) -> dict:
+def in_child(who: str, path: Path, runs: int, warmup: int, round_: int, *, code: Path = ROOT) -> dict:
     # one BLAS thread for both: the baseline's matrix product ran faster so on these two shared
     # cores (its idle BLAS threads spin and slow the keyword half down)
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, __file__, "_run", who, str(path), "--runs", str(runs),
-                          "--warmup", str(warmup), "--round", str(round_)],
-                         check=True, capture_output=True, text=True, env=env).stdout
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(code)}
+    out = subprocess.run([sys.executable, str(code / "bench" / "latency.py"), "_run", who, str(path.resolve()),
+                          "--runs", str(runs), "--warmup", str(warmup), "--round", str(round_)],
+                         check=True, capture_output=True, text=True, env=env, cwd=code).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def compare(path: Path, before: Path, runs: int, warmup: int, rounds: int) -> dict:
+    """Biographer's own search from another checkout (`before`, e.g. `git archive` of an older
+    commit) and from this one, alternating in fresh processes on the same store and queries."""
+    timings = {who: {m: [] for m in MODES} for who in ("before", "now")}
+    for r in range(rounds):
+        for who in ("before", "now") if r % 2 == 0 else ("now", "before"):
+            result = in_child("ours", path, runs, warmup, r, code=before if who == "before" else ROOT)
+            for mode in MODES:
+                timings[who][mode].extend(result["timings"][mode])
+    lat = {who: {m: percentiles(ts) for m, ts in modes.items()} for who, modes in timings.items()}
+    return {"latency": lat, "load_average": [round(x, 2) for x in os.getloadavg()],
+            "hybrid_p50_now_over_before": round(lat["now"]["hybrid"]["p50_ms"] / lat["before"]["hybrid"]["p50_ms"], 3)}
 
 
 def latencies(path: Path, runs: int, warmup: int, rounds: int) -> dict:
@@ -305,6 +320,12 @@ def main() -> None:
     q.add_argument("--runs", type=int, default=200)
     q.add_argument("--warmup", type=int, default=20)
     q.add_argument("--rounds", type=int, default=2)
+    c = sub.add_parser("compare", help="this checkout's search against another's (--before DIR)")
+    c.add_argument("path", type=Path)
+    c.add_argument("--before", type=Path, required=True)
+    c.add_argument("--runs", type=int, default=200)
+    c.add_argument("--warmup", type=int, default=20)
+    c.add_argument("--rounds", type=int, default=4)
     r = sub.add_parser("_run")  # internal: one side's queries in a fresh process
     r.add_argument("who", choices=("ours", "baseline"))
     r.add_argument("path", type=Path)
@@ -314,6 +335,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.cmd == "build":
         asyncio.run(build(args.path, args.chunks))
+    elif args.cmd == "compare":
+        print(json.dumps(compare(args.path, args.before.resolve(), args.runs, args.warmup, args.rounds), indent=1))
     elif args.cmd == "_run":
         queries, vectors = workload(args.runs + args.warmup, round_=args.round)
         result = (asyncio.run(_run_ours(args.path, queries, vectors, args.warmup)) if args.who == "ours"

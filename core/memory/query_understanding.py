@@ -55,8 +55,8 @@ zeggen zei gezegd schreef geschreven vertelde verteld
 сказав сказала казав казала писав писала
 """.split())
 
-# present states: a marker word or phrase, and (weaker, but the commonest) a question asked in
-# the present tense about where, who or what someone is; per language, so that a word of one
+# present states: a marker word or phrase, or a question asked in the present tense about where
+# or who someone is ("what is X's ..." asks as often about what never changes); per language, so that a word of one
 # language ("most", "nu", "ora") does not count in another
 _PRESENT_MARKERS = tuple({
     "en": r"now|right now|currently|current|still|these days|nowadays|at the moment|at present|"
@@ -85,7 +85,7 @@ _PRESENT_MARKERS = tuple({
     "uk": r"зараз|тепер|сьогодні|досі|нині|все ще|наразі",
 }.items())
 _PRESENT_TENSE = tuple({
-    "en": r"^(?:so |and )?(?:where|who|what|which|how)(?:'s|\s+(?:do|does|is|are|am)\b)",
+    "en": r"^(?:so |and )?(?:where|who)(?:'s|\s+(?:do|does|is|are|am)\b)",
     "de": r"^(?:wo|wer|was|welche\w*|wie)\s+(?:wohn\w*|lebt?|lebst|arbeit\w*|ist|bin|bist|sind|hat|habe|hast)\b",
     "fr": r"^(?:où|qui|quel\w*|que|qu'est)\s*(?:-ce\s+)?(?:est|suis|sont|habite\w*|vit|vis|travaille\w*)\b",
     "es": r"^(?:dónde|donde|quién|quien|qué|que|cuál|cual)\s+(?:vive\w*|vivo|trabaj\w*|es|soy|eres|está\w*|estoy)\b",
@@ -177,6 +177,7 @@ class QueryIntent:
     exhaustive: bool = False  # it asks for every instance: ranked search cannot hold a whole list
     drop: frozenset[str] = frozenset()  # words the keyword half must not rank by (the owner's names)
     keep: frozenset[str] = frozenset()  # words it must keep (people's names, even a common word)
+    names: frozenset[str] = frozenset()  # the words of the people's names in the query
 
     @property
     def any_rule(self) -> bool:
@@ -269,7 +270,18 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
         topic=tuple(w for w in dict.fromkeys(topic) if w not in asked and (not w.isdigit() or len(w) == 4)),
         present=any(p is not None and p.search(lowered) for p in (marker, tense)),
         exhaustive=bool(listing and listing.search(lowered)),
-        drop=frozenset(drop - keep), keep=frozenset(keep))
+        drop=frozenset(drop - keep), keep=frozenset(keep), names=frozenset(keep))
+
+
+def keyword_words(intent: QueryIntent, *, names_as_keywords: bool) -> tuple[frozenset[str], frozenset[str]]:
+    """(words the keyword half leaves out, words it keeps) for a question. With
+    `names_as_keywords` off, the names of the people it asks about are left out too when it
+    says something else: their every chat line starts with their name, so in short chat windows
+    bm25 ranks by the name and not by what is asked; the person rules in ranking.py prefer their
+    passages instead. A question of names alone keeps them."""
+    if names_as_keywords or not intent.people or not intent.topic:
+        return intent.drop, intent.keep
+    return intent.drop | intent.names, frozenset()
 
 
 def _whose_words(words: Sequence[str], subjects: Sequence[tuple[int, str | None]]) -> tuple[bool, tuple[str, ...]]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.memory import ranking
-from core.memory.query_understanding import KnownNames, QueryIntent, known_names, understand
+from core.memory.query_understanding import KnownNames, QueryIntent, keyword_words, known_names, understand
 from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.privacy.disclosure import DENY
 from core.errors import LocatorError, UserFacingError
@@ -48,6 +48,9 @@ MAX_LIMIT = 1000  # search results, grep page size
 # a question that asks for every instance gets this many times its limit (still no whole list:
 # its hits say so, and point at grep, which is)
 LIST_FACTOR = 3
+# whether the names of people a question asks about stay keywords when it asks something else too
+# (query_understanding.keyword_words; measured on the tuning halves, README "Ranking rules")
+NAMES_AS_KEYWORDS = True
 LIST_HINT = ("this question asks for every instance: ranked search returns the best matches, not "
              "all of them; for the whole list use grep (every occurrence of a word, in time order) or list")
 MAX_PAGE = 1_000_000
@@ -387,7 +390,8 @@ def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_
     languages = reader.languages()
     understood = _understood_now(reader, query, owner_aliases, languages)
     intent = understood.intent
-    match = keyword_query(query, languages, drop=intent.drop, keep=intent.keep)
+    drop, keep = keyword_words(intent, names_as_keywords=NAMES_AS_KEYWORDS)
+    match = keyword_query(query, languages, drop=drop, keep=keep)
     if match is None:
         return ([], {}), understood
     hits = reader.search(match, limit=depth, where=where)

@@ -98,3 +98,19 @@ def test_question_words_weigh_nothing_in_the_keyword_half():
 def test_a_known_name_is_never_dropped_as_a_stop_word():
     intent = understand("What did Will say?", NAMES)
     assert '"will"' in keyword_query("What did Will say?", drop=intent.drop, keep=intent.keep)
+
+
+def test_names_leave_the_keyword_half_only_when_asked_to_and_something_else_is_asked():
+    from core.memory.query_understanding import keyword_words
+
+    intent = understand("What is Teo's job?", NAMES)
+    assert keyword_words(intent, names_as_keywords=True) == (intent.drop, intent.keep)
+    drop, keep = keyword_words(intent, names_as_keywords=False)
+    assert "teo" in drop and not keep
+    alone = understand("Teo", NAMES)
+    assert keyword_words(alone, names_as_keywords=False) == (alone.drop, alone.keep)
+
+
+def test_what_someone_is_called_is_no_present_state_without_a_marker():
+    assert not understand("What is Teo's dog called?", NAMES).present
+    assert understand("What is Teo's dog called now?", NAMES).present

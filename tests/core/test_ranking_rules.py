@@ -4,7 +4,7 @@ intent_boosts and its parts): pure functions over candidates, no store, no model
 from __future__ import annotations
 
 from core.memory.query_understanding import QueryIntent, known_names, understand
-from core.memory.ranking import intent_boosts, message_lines, person_evidence, rank, said_share
+from core.memory.ranking import SAID_BOOST, intent_boosts, message_lines, person_evidence, rank, said_share
 from tests.core.test_ranking import Row
 
 
@@ -58,7 +58,8 @@ def test_the_owners_words_are_preferred_when_asked_for():
             2: Row(2, 2, 0, 50, chat(("Ana", "my knee is better"), ("Maya", "good")))}
     intent = understand("What did I say about my knee?", NAMES)
     assert intent.owner_words
-    boosted = intent_boosts(intent, {1: 1.0, 2: 0.9}, rows, owner=OWNER, names_of=NAMES_OF)
+    # half of passage 2's lines are the owner's: it gains SAID_BOOST / 2 over passage 1
+    boosted = intent_boosts(intent, {1: 1.0, 2: 1.0 - SAID_BOOST / 4}, rows, owner=OWNER, names_of=NAMES_OF)
     assert boosted[2] > boosted[1]
 
 

@@ -1,0 +1,145 @@
+"""Tunes the ranking rules that follow a question (core/memory/ranking.py: PERSON_BOOST,
+NEAR_BOOST, SAID_BOOST, RECENCY_WEIGHT) on the tuning halves only: LoCoMo conversations 0-4 and
+the life archive's tuning half, in process over cached candidate lists (as bench/locomo_tune.py
+does for fusion). The held-out halves are printed beside them for the record, never chosen on.
+
+    python bench/rules_tune.py          # needs bench/stores (bench/locomo.py, bench/life_eval.py)
+
+The candidates are those of the real Searcher (its keyword half with the owner's names left out,
+its semantic half at the shipped depth); a passage's text is its chunks joined, as the CLI
+returns it. Scoring: LoCoMo's harness (`recall.score`) and life_eval's `found`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench import life_eval  # noqa: E402
+from bench.locomo import EVAL, STORES  # noqa: E402
+from bench.locomo_tune import load_recall  # noqa: E402
+from bot.compose import build_embedder  # noqa: E402
+from core.config import DEFAULT_EMBEDDING_MODEL, Settings  # noqa: E402
+from core.memory import ranking  # noqa: E402
+from core.memory import search as search_mod  # noqa: E402
+from storage import chunks as chunk_store  # noqa: E402
+from storage.db import open_database  # noqa: E402
+
+RULES = ("NAMES_AS_KEYWORDS", "PERSON_BOOST", "NEAR_BOOST", "SAID_BOOST", "RECENCY_WEIGHT")
+GRID = {"NAMES_AS_KEYWORDS": (1, 0), "PERSON_BOOST": (0.0, 0.1, 0.2), "NEAR_BOOST": (0.0, 0.1, 0.2, 0.3), "SAID_BOOST": (0.0, 0.2, 0.4),
+        "RECENCY_WEIGHT": (0.0, 0.2, 0.4)}
+
+
+async def cached(store: Path, questions: list[str], owner_aliases: tuple[str, ...]) -> dict:
+    embedder = build_embedder(Settings(), DEFAULT_EMBEDDING_MODEL)  # what `auto` chose for these stores
+    out = {"q": [], "chunks": {}}
+    async with open_database(store / "biographer.sqlite3") as conn:
+        searcher = search_mod.Searcher(conn, embedder, owner_aliases=owner_aliases)
+        where = chunk_store.ChunkFilter()
+        vectors = embedder.embed(questions, query=True)
+        for question, vector in zip(questions, vectors):
+            lists = {}
+            for names in (True, False):  # both ways of the keyword half (search.NAMES_AS_KEYWORDS)
+                search_mod.NAMES_AS_KEYWORDS = names
+                lists[names] = await searcher._keyword_rows(question, depth=search_mod.HYBRID_DEPTH, where=where)
+            sem, sem_rows = await searcher._semantic_rows(question, depth=search_mod.SEMANTIC_DEPTH, where=where,
+                                                          query_vector=vector)
+            understood = lists[True][1]
+            rows = {**lists[True][0][1], **lists[False][0][1], **sem_rows}
+            out["q"].append((question, {n: lists[n][0][0] for n in lists}, sem, rows, understood))
+        searcher.close()
+    return out
+
+
+def passages(question, lists, sem, rows, understood) -> list[str]:
+    kw = lists[search_mod.NAMES_AS_KEYWORDS]
+    limit = 10 * search_mod.LIST_FACTOR if understood.intent.exhaustive else 10
+    groups, _ = ranking.rank(question, kw, sem, rows, limit=limit, intent=understood.intent,
+                             owner=understood.names.owner, names_of=understood.names.names_of)
+    return ["\n".join(rows[i].text.strip() for i in sorted(g, key=lambda i: rows[i].char_start)) for g in groups]
+
+
+def locomo_data() -> tuple[list[dict], list]:
+    items = [json.loads(line) for line in (EVAL / "qa.jsonl").open() if line.strip()]
+    items = [it for it in items if it.get("evidence_text")]
+    by_conv = defaultdict(list)
+    for it in items:
+        by_conv[it["sample_id"]].append(it)
+    cases = []
+    for sid, group in by_conv.items():
+        data = asyncio.run(cached(STORES / sid, [it["question"] for it in group], ()))
+        cases += list(zip(group, data["q"]))
+    return items, cases
+
+
+def life_data() -> list:
+    questions = life_eval.QUESTIONS
+    place: dict[str, int] = defaultdict(int)
+    halves = []
+    for kind, *_ in questions:
+        halves.append(life_eval.half(place[kind]))
+        place[kind] += 1
+    aliases = tuple(a.lower() for a in life_eval.OWNER_ALIASES.split(","))
+    cases = []
+    for column in (1, 2):
+        data = asyncio.run(cached(life_eval.STORE, [q[column] for q in questions], aliases))
+        cases += [(q, hv, c) for q, hv, c in zip(questions, halves, data["q"])]
+    return cases
+
+
+def measure(recall, locomo_cases, life_cases) -> dict[str, float]:
+    out: dict[str, list] = defaultdict(list)
+    for it, case in locomo_cases:
+        sc = recall.score(it, passages(*case), [10])[10]
+        half = "tune" if it["conv"] <= 4 else "held"
+        out[f"locomo {half}"].append(sc["all"])
+        out[f"locomo {half} chars"].append(sc["chars"])
+        if it["category"] == 1:
+            out[f"locomo {half} multi-hop"].append(sc["all"])
+    for q, hv, case in life_cases:
+        texts = passages(*case)
+        out[f"life {hv}"].append(life_eval.found([{"text": t} for t in texts], q[3]))
+    return {k: statistics.fmean(v) for k, v in out.items()}
+
+
+def main() -> None:
+    os.environ.setdefault("BIOGRAPHER_OWNER_ALIASES", life_eval.OWNER_ALIASES)
+    recall = load_recall()
+    shipped = {name: getattr(search_mod if name == "NAMES_AS_KEYWORDS" else ranking, name) for name in RULES}
+    _, locomo_cases = locomo_data()
+    life_cases = life_data()
+    columns = ["locomo tune", "locomo tune multi-hop", "life tune", "locomo held", "locomo held multi-hop",
+               "life held", "locomo tune chars"]
+    print("| " + " | ".join(RULES) + " | " + " | ".join(columns) + " |")
+    print("|" + "---|" * (len(RULES) + len(columns)))
+    # none, each rule alone at each weight, then the shipped weights together
+    base = {n: (1 if n == "NAMES_AS_KEYWORDS" else 0.0) for n in RULES}
+    trials = [tuple(base.values())]
+    trials += [tuple(v if n == name else base[n] for n in RULES) for name in RULES for v in GRID[name]
+               if v != base[name]]
+    trials += [tuple(shipped[n] for n in RULES)]
+    trials += [tuple(extra) for extra in itertools.product(*(GRID[n] for n in RULES)) if os.environ.get("TUNE_GRID")]
+    if os.environ.get("TUNE_TRIALS"):  # "1,0.1,0.1,0.2,0.2;..." : only these
+        trials = [tuple(float(v) for v in t.split(",")) for t in os.environ["TUNE_TRIALS"].split(";")]
+    for values in trials:
+        for name, value in zip(RULES, values):
+            setattr(search_mod if name == "NAMES_AS_KEYWORDS" else ranking, name, value)
+        figures = measure(recall, locomo_cases, life_cases)
+        print("| " + " | ".join(f"{v:g}" for v in values) + " | "
+              + " | ".join(f"{figures.get(c, 0):.3f}" if "chars" not in c else f"{figures.get(c, 0):,.0f}"
+                           for c in columns) + " |", flush=True)
+    for name, value in shipped.items():
+        setattr(search_mod if name == "NAMES_AS_KEYWORDS" else ranking, name, value)
+
+
+if __name__ == "__main__":
+    main()
