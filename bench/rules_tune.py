@@ -34,8 +34,9 @@ from core.memory import search as search_mod  # noqa: E402
 from storage import chunks as chunk_store  # noqa: E402
 from storage.db import open_database  # noqa: E402
 
-RULES = ("NAMES_AS_KEYWORDS", "PERSON_BOOST", "NEAR_BOOST", "SAID_BOOST", "RECENCY_WEIGHT")
-GRID = {"NAMES_AS_KEYWORDS": (1, 0), "PERSON_BOOST": (0.0, 0.1, 0.2), "NEAR_BOOST": (0.0, 0.1, 0.2, 0.3), "SAID_BOOST": (0.0, 0.2, 0.4),
+SEMANTIC_FIRST_PERSON = 0  # the semantic half embeds the question with the owner's names as "I"
+RULES = ("SEMANTIC_FIRST_PERSON", "NAMES_AS_KEYWORDS", "PERSON_BOOST", "NEAR_BOOST", "SAID_BOOST", "RECENCY_WEIGHT")
+GRID = {"SEMANTIC_FIRST_PERSON": (0, 1), "NAMES_AS_KEYWORDS": (1, 0), "PERSON_BOOST": (0.0, 0.1, 0.2), "NEAR_BOOST": (0.0, 0.1, 0.2, 0.3), "SAID_BOOST": (0.0, 0.2, 0.4),
         "RECENCY_WEIGHT": (0.0, 0.2, 0.4)}
 
 
@@ -46,7 +47,17 @@ async def cached(store: Path, questions: list[str], owner_aliases: tuple[str, ..
         searcher = search_mod.Searcher(conn, embedder, owner_aliases=owner_aliases)
         where = chunk_store.ChunkFilter()
         vectors = embedder.embed(questions, query=True)
-        for question, vector in zip(questions, vectors):
+        from core.memory.query_understanding import first_person
+
+        rewritten = [first_person(q, (await searcher.understand(q)).names) for q in questions]
+        changed = [r != q for q, r in zip(questions, rewritten)]
+        owner_vectors = embedder.embed([r for r, c in zip(rewritten, changed) if c], query=True) if any(changed) else []
+        owner_vectors = iter(owner_vectors)
+        for question, vector, change in zip(questions, vectors, changed):
+            if change:
+                vector_first = next(owner_vectors)
+                sem_first, sem_first_rows = await searcher._semantic_rows(
+                    question, depth=search_mod.SEMANTIC_DEPTH, where=where, query_vector=vector_first)
             lists = {}
             for names in (True, False):  # both ways of the keyword half (search.NAMES_AS_KEYWORDS)
                 search_mod.NAMES_AS_KEYWORDS = names
@@ -54,14 +65,17 @@ async def cached(store: Path, questions: list[str], owner_aliases: tuple[str, ..
             sem, sem_rows = await searcher._semantic_rows(question, depth=search_mod.SEMANTIC_DEPTH, where=where,
                                                           query_vector=vector)
             understood = lists[True][1]
-            rows = {**lists[True][0][1], **lists[False][0][1], **sem_rows}
-            out["q"].append((question, {n: lists[n][0][0] for n in lists}, sem, rows, understood))
+            if not change:
+                sem_first, sem_first_rows = sem, {}
+            rows = {**lists[True][0][1], **lists[False][0][1], **sem_rows, **sem_first_rows}
+            out["q"].append((question, {n: lists[n][0][0] for n in lists}, {0: sem, 1: sem_first}, rows, understood))
         searcher.close()
     return out
 
 
-def passages(question, lists, sem, rows, understood) -> list[str]:
+def passages(question, lists, sems, rows, understood) -> list[str]:
     kw = lists[search_mod.NAMES_AS_KEYWORDS]
+    sem = sems[int(SEMANTIC_FIRST_PERSON)]
     limit = 10 * search_mod.LIST_FACTOR if understood.intent.exhaustive else 10
     groups, _ = ranking.rank(question, kw, sem, rows, limit=limit, intent=understood.intent,
                              owner=understood.names.owner, names_of=understood.names.names_of)
@@ -111,10 +125,16 @@ def measure(recall, locomo_cases, life_cases) -> dict[str, float]:
     return {k: statistics.fmean(v) for k, v in out.items()}
 
 
+def _home(name: str):
+    """Where a rule's switch lives: this script, search.py or ranking.py."""
+    return (sys.modules[__name__] if name == "SEMANTIC_FIRST_PERSON"
+            else search_mod if name == "NAMES_AS_KEYWORDS" else ranking)
+
+
 def main() -> None:
     os.environ.setdefault("BIOGRAPHER_OWNER_ALIASES", life_eval.OWNER_ALIASES)
     recall = load_recall()
-    shipped = {name: getattr(search_mod if name == "NAMES_AS_KEYWORDS" else ranking, name) for name in RULES}
+    shipped = {name: getattr(_home(name), name) for name in RULES}
     _, locomo_cases = locomo_data()
     life_cases = life_data()
     columns = ["locomo tune", "locomo tune multi-hop", "life tune", "locomo held", "locomo held multi-hop",
@@ -132,13 +152,13 @@ def main() -> None:
         trials = [tuple(float(v) for v in t.split(",")) for t in os.environ["TUNE_TRIALS"].split(";")]
     for values in trials:
         for name, value in zip(RULES, values):
-            setattr(search_mod if name == "NAMES_AS_KEYWORDS" else ranking, name, value)
+            setattr(_home(name), name, value)
         figures = measure(recall, locomo_cases, life_cases)
         print("| " + " | ".join(f"{v:g}" for v in values) + " | "
               + " | ".join(f"{figures.get(c, 0):.3f}" if "chars" not in c else f"{figures.get(c, 0):,.0f}"
                            for c in columns) + " |", flush=True)
     for name, value in shipped.items():
-        setattr(search_mod if name == "NAMES_AS_KEYWORDS" else ranking, name, value)
+        setattr(_home(name), name, value)
 
 
 if __name__ == "__main__":

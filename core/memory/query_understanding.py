@@ -310,3 +310,21 @@ def _capitalised(text: str, word: str) -> bool:
     """Whether `word` is written with a capital somewhere in `text` (a name that is also a common
     word, "May", "Will", counts as a name only then)."""
     return bool(re.search(rf"(?<!\w){re.escape(word[:1].upper() + word[1:])}(?!\w)", text))
+
+
+def first_person(query: str, names: KnownNames) -> str:
+    """The question as the owner would ask it: their names become "I", "my" where possessive
+    ("Where does Inês live?" -> "Where does I live?", "Inês's mother" -> "my mother"). For the
+    semantic half: an embedding of the owner's name is drawn to every chat line that starts with
+    it, which in short chat windows outweighs what the question asks."""
+    out, at, last = [], 0, ""
+    for match in _TOKEN.finditer(query):
+        word = match.group().lower()
+        if not _owner_at(word, names):
+            continue
+        mine = "my" if _possessive(word, names.owner) else "I"
+        between = query[at:match.start()]
+        if not (last == mine and not between.strip()):
+            out.append(between + mine)
+        last, at = mine, match.end()
+    return "".join(out) + query[at:] if out else query

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.memory import ranking
-from core.memory.query_understanding import KnownNames, QueryIntent, keyword_words, known_names, understand
+from core.memory.query_understanding import (KnownNames, QueryIntent, first_person, keyword_words, known_names,
+                                             understand)
 from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.privacy.disclosure import DENY
 from core.errors import LocatorError, UserFacingError
@@ -51,6 +52,9 @@ LIST_FACTOR = 3
 # whether the names of people a question asks about stay keywords when it asks something else too
 # (query_understanding.keyword_words; measured on the tuning halves, README "Ranking rules")
 NAMES_AS_KEYWORDS = True
+# whether the semantic half embeds the question with the owner's names as "I" ("Where does Inês
+# live?" as "Where does I live?"): their name starts every line they wrote (bench/rules_tune.py)
+OWNER_AS_I = True
 LIST_HINT = ("this question asks for every instance: ranked search returns the best matches, not "
              "all of them; for the whole list use grep (every occurrence of a word, in time order) or list")
 MAX_PAGE = 1_000_000
@@ -94,6 +98,7 @@ class Searcher:
         # behind the shared connection's writes), opened on first use
         self._index: VectorIndex | None = None
         self._keywords: KeywordReader | None = None
+        self._names: tuple[object, KnownNames] | None = None  # (the reader's names it was made of, it)
 
     async def vector_index(self) -> VectorIndex:
         """The in-memory sign-bit index (see warm_up)."""
@@ -181,7 +186,7 @@ class Searcher:
             reader, index = await self._keyword_reader(), await self.vector_index()
 
             def both() -> tuple[tuple[Ranked, Understood], Ranked]:
-                keyword_half = _keyword_now(reader, query, depth=depth, where=where, owner_aliases=self.owner_aliases)
+                keyword_half = _keyword_now(reader, query, depth=depth, where=where, names=self._known_now)
                 if query_vector is None:
                     return keyword_half, ([], {})
                 return keyword_half, _semantic_now(index, query_vector, depth=semantic_depth, where=where,
@@ -210,13 +215,22 @@ class Searcher:
     async def understand(self, query: str) -> Understood:
         """What the query points at, read with the names the store knows (benchmarks, tests)."""
         reader = await self._keyword_reader()
-        return await asyncio.to_thread(_understood_now, reader, query, self.owner_aliases)
+        return await asyncio.to_thread(lambda: Understood(understand(query, self._known_now(reader),
+                                                                     reader.languages()), self._known_now(reader)))
+
+    def _known_now(self, reader: KeywordReader) -> KnownNames:
+        """The names the store knows, made again only when the reader read them again (blocking)."""
+        raw = reader.known_names()
+        if self._names is None or self._names[0] is not raw:
+            self._names = (raw, known_names(raw.aliases, owner_senders=raw.owner_senders,
+                                            owner_aliases=self.owner_aliases))
+        return self._names[1]
 
     async def _keyword_rows(self, query: str, *, depth: int,
                             where: chunk_store.ChunkFilter) -> tuple[Ranked, Understood]:
         reader = await self._keyword_reader()
         return await asyncio.to_thread(_keyword_now, reader, query, depth=depth, where=where,
-                                       owner_aliases=self.owner_aliases)
+                                       names=self._known_now)
 
     async def semantic(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
                        query_vector: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -228,7 +242,13 @@ class Searcher:
         if self.embedder is None:
             return [], {}
         if query_vector is None:
-            query_vector = (await asyncio.to_thread(lambda: self.embedder.embed([query], query=True)))[0]
+            reader = await self._keyword_reader() if OWNER_AS_I else None
+
+            def embedded() -> np.ndarray:
+                text = first_person(query, self._known_now(reader)) if reader is not None else query
+                return self.embedder.embed([text], query=True)[0]
+
+            query_vector = await asyncio.to_thread(embedded)
         index = await self.vector_index()
         return await asyncio.to_thread(_semantic_now, index, query_vector, depth=depth, where=where)
 
@@ -376,19 +396,13 @@ def spare_cores() -> float:
         return cores - 1
 
 
-def _understood_now(reader: KeywordReader, query: str, owner_aliases: Iterable[str],
-                    languages: list[str] | None = None) -> Understood:
-    known = reader.known_names()
-    names = known_names(known.aliases, owner_senders=known.owner_senders, owner_aliases=owner_aliases)
-    return Understood(understand(query, names, reader.languages() if languages is None else languages), names)
-
-
 def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_store.ChunkFilter,
-                 owner_aliases: Iterable[str] = ()) -> tuple[Ranked, Understood]:
+                 names: Callable[[KeywordReader], KnownNames]) -> tuple[Ranked, Understood]:
     """The keyword half, blocking (in a worker thread): bm25 flipped so that higher is better;
     the owner's names in the query left out of it, people's names kept (query_understanding)."""
     languages = reader.languages()
-    understood = _understood_now(reader, query, owner_aliases, languages)
+    known = names(reader)
+    understood = Understood(understand(query, known, languages), known)
     intent = understood.intent
     drop, keep = keyword_words(intent, names_as_keywords=NAMES_AS_KEYWORDS)
     match = keyword_query(query, languages, drop=drop, keep=keep)

@@ -114,3 +114,12 @@ def test_names_leave_the_keyword_half_only_when_asked_to_and_something_else_is_a
 def test_what_someone_is_called_is_no_present_state_without_a_marker():
     assert not understand("What is Teo's dog called?", NAMES).present
     assert understand("What is Teo's dog called now?", NAMES).present
+
+
+def test_the_owner_asks_in_the_first_person_for_the_semantic_half():
+    from core.memory.query_understanding import first_person
+
+    assert first_person("Where does Ana live now?", NAMES) == "Where does I live now?"
+    assert first_person("What is Ana's mother called?", NAMES) == "What is my mother called?"
+    assert first_person("Did Ana Lima meet Teo?", NAMES) == "Did I meet Teo?"
+    assert first_person("What is Teo's job?", NAMES) == "What is Teo's job?"
