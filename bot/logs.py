@@ -45,5 +45,8 @@ def configure_logging(*, verbose: bool, secrets: Iterable[str] = ()) -> None:
     handler.setFormatter(MaskingFormatter(secrets=secrets))
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, handlers=[handler], force=True)
     STATUS.setLevel(logging.DEBUG if verbose else logging.INFO)
+    # aiosqlite logs every call with its arguments at DEBUG: each SQL parameter, so the text of
+    # every import (what forget later erases) would land in the log. It says nothing else we need.
+    logging.getLogger("aiosqlite").setLevel(logging.WARNING)
     if not verbose:
         logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise

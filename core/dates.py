@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, tzinfo
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 
 from core.errors import UserFacingError
 
@@ -87,12 +87,31 @@ def parse_bound(value: str, *, zone: tzinfo, end: bool, now: datetime | None = N
     if "T" in text or (" " in text and ":" in text):
         try:
             moment = datetime.fromisoformat(text)
-            return moment if moment.tzinfo else moment.replace(tzinfo=zone)
+            return _comparable(moment if moment.tzinfo else moment.replace(tzinfo=zone), text, zone)
         except ValueError:
             pass
     today = (now or datetime.now(zone)).astimezone(zone).date()
     period = parse_period(text, today=today)
-    return period.end(zone) if end else period.start(zone)
+    try:
+        return _comparable(period.end(zone) if end else period.start(zone), text, zone)
+    except OverflowError:
+        raise _out_of_range(text) from None
+
+
+def _comparable(moment: datetime, text: str, zone: tzinfo) -> datetime:
+    """A bound the store can compare: it must exist in UTC (the store's times) and in the owner's
+    zone (the answers' times); 9999-12-31T23:00-05:00 is past the last year Python can hold."""
+    try:
+        moment.astimezone(timezone.utc)
+        moment.astimezone(zone)
+    except OverflowError:
+        raise _out_of_range(text) from None
+    return moment
+
+
+def _out_of_range(text: str) -> UserFacingError:
+    return UserFacingError(f"{text[:40]!r} is beyond the dates the store can compare",
+                           hint="use a date from the years 2 to 9998 (or leave the bound out)")
 
 
 def span_text(first: date, last: date) -> str:

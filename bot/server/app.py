@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 from starlette.routing import Route
 
 from bot.server import rest
@@ -41,6 +42,15 @@ async def _invalid(request: Request, error: RequestValidationError) -> JSONRespo
                          "hint": "see /openapi.json for the request schema"}, status_code=422)
 
 
+async def _http(request: Request, error: HTTPException) -> JSONResponse:
+    """Starlette's own refusals (no such path, wrong method) in the API's one shape, not {"detail"}."""
+    hint = {404: "the API is under /v1 (see /openapi.json) and MCP at /mcp",
+            405: "see /openapi.json for each path's method"}.get(error.status_code, "see /openapi.json")
+    message = "no such path" if error.status_code == 404 else str(error.detail).lower()
+    return JSONResponse({"error": f"{message}: {request.method} {request.url.path[:200]}", "hint": hint},
+                        status_code=error.status_code, headers=getattr(error, "headers", None))
+
+
 def build_app(service: Service, *, limits: Limits, page: PageConfig | None = None) -> FastAPI:
     """The API; with `page`, the owner's local page too (under every other path)."""
     version = server_version()
@@ -68,6 +78,7 @@ def build_app(service: Service, *, limits: Limits, page: PageConfig | None = Non
     app.state.door = door
     app.add_exception_handler(UserFacingError, _user_facing)
     app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(HTTPException, _http)
     app.include_router(rest.router)
     app.router.routes.append(Route("/mcp", endpoint=GuardedMcp(endpoint, door), methods=["GET", "POST", "DELETE"]))
     if page_app is not None:

@@ -15,10 +15,13 @@ from mcp.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ValidationError
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.server.errors import error_body, status_of
 from bot.server.operations import Operations
 from bot.server.schemas import ListRequest, ReadRequest, SaveToolRequest, SearchRequest
+from core.serving.api_errors import NotAuthenticated
 from core.serving.clients import Client
 from core.errors import UserFacingError
 
@@ -61,8 +64,11 @@ def _schema(model: type[BaseModel]) -> dict:
     return schema
 
 
-def _error(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+def _error(error: UserFacingError) -> types.CallToolResult:
+    """A refusal as one line of text an MCP client shows: the status REST would send, then the
+    same `{"error", "hint"}` body."""
+    text = f"{status_of(error)}: {json.dumps(error_body(error), ensure_ascii=False)}"
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
 def build_mcp_server(operations: Operations, *, version: str) -> Server:
@@ -76,20 +82,20 @@ def build_mcp_server(operations: Operations, *, version: str) -> Server:
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         client: Client | None = ctx.request.scope.get("state", {}).get("client") if ctx.request else None
         if client is None:  # GuardedMcp admits every request first: this is a wiring error
-            return _error("401: not authenticated")
+            return _error(NotAuthenticated("not authenticated", hint="send `Authorization: Bearer TOKEN`"))
         if params.name not in TOOLS:
-            return _error(f"unknown tool {params.name!r}: use one of {', '.join(TOOLS)}")
+            return _error(UserFacingError(f"unknown tool {params.name[:100]!r}", hint=f"use one of {', '.join(TOOLS)}"))
         model, _, handler = TOOLS[params.name]
         try:
             body = model.model_validate(params.arguments or {})
         except ValidationError as error:
             first = error.errors()[0]
-            return _error(f"400: {'.'.join(map(str, first['loc'])) or 'arguments'}: {first['msg']}")
+            return _error(UserFacingError(f"{'.'.join(map(str, first['loc'])) or 'arguments'}: {first['msg']}",
+                                          hint=f"see the input schema of `{params.name}` (tools/list)"))
         try:
             out = await handler(operations, client, body)
         except UserFacingError as error:
-            # the same status and body REST would send, as one line of text
-            return _error(f"{status_of(error)}: {json.dumps(error_body(error), ensure_ascii=False)}")
+            return _error(error)
         return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(out, ensure_ascii=False))],
                                     structured_content=out, is_error=out.get("outcome") == "unavailable")
 
@@ -97,7 +103,26 @@ def build_mcp_server(operations: Operations, *, version: str) -> Server:
                   get_tool_input_schema=schemas.get, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def mcp_endpoint(server: Server, *, max_body_bytes: int) -> tuple[StreamableHTTPSessionManager, StreamableHTTPASGIApp]:
+class WithoutStream:
+    """The endpoint without the standing GET stream. Stateless and answering each POST in its body,
+    this server never sends a message of its own, so a GET stream would only sit idle, held open
+    for ever; the transport lets a server answer GET with 405 instead, and the SDK clients go on."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            refusal = UserFacingError("this server keeps no stream open: each answer comes with its POST",
+                                      hint="POST JSON-RPC requests to /mcp (Accept: application/json, "
+                                           "text/event-stream)")
+            response = JSONResponse(error_body(refusal), status_code=405, headers={"Allow": "POST, DELETE"})
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def mcp_endpoint(server: Server, *, max_body_bytes: int) -> tuple[StreamableHTTPSessionManager, WithoutStream]:
     """The Streamable HTTP endpoint and the session manager whose run() must wrap the app's life."""
     manager = StreamableHTTPSessionManager(
         app=server, stateless=True, json_response=True, max_request_body_size=max_body_bytes,
@@ -105,4 +130,4 @@ def mcp_endpoint(server: Server, *, max_body_bytes: int) -> tuple[StreamableHTTP
         # must carry a bearer token a page in a browser does not have, and behind a reverse proxy or
         # Tailscale the Host header is the public name, which a localhost allow-list would refuse
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return manager, StreamableHTTPASGIApp(manager)
+    return manager, WithoutStream(StreamableHTTPASGIApp(manager))

@@ -395,7 +395,9 @@ def _decode_cursor(cursor: str, fingerprint: str) -> listing.ListPosition:
     try:
         dated, time, chunk_id, made_for = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         position = listing.ListPosition(bool(dated), str(time), int(chunk_id))
-    except (ValueError, TypeError, binascii.Error):
+        if not 0 <= position.chunk_id < 2**63:  # beyond SQLite's integers
+            raise ValueError(chunk_id)
+    except (ValueError, TypeError, OverflowError, RecursionError, binascii.Error):  # 1e400 is infinity: int() overflows
         raise UserFacingError("not a cursor this server gave", hint="pass next_cursor exactly as it came") from None
     if made_for != fingerprint:
         raise UserFacingError("this cursor belongs to another listing (other filters or another client)",

@@ -96,3 +96,27 @@ def test_masking_covers_token_shapes_it_was_not_told_about():
     assert "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw" not in text and "abc.def.ghi-jkl" not in text
     assert "sk-proj-abcdefghijklmnop1234" not in text and text.count("***") == 3
     assert json.dumps(text)  # still one printable line
+
+
+async def test_sql_parameters_never_reach_the_log_even_at_debug(tmp_path, capfd):
+    from core.service import Service
+    from tests.core.helpers import memory_at
+    from tests.fakes.embedder import HashEmbedder
+    from tests.frontends.conftest import service_options
+    from core.config import Settings
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "note.md").write_text("The planted word is quixotryzzle.\n", encoding="utf-8")
+    configure_logging(verbose=True)
+    try:
+        logging.getLogger("test").debug("the debug log is on")
+        async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+            service = Service(memory=memory, **service_options(Settings(data_dir=tmp_path / "data")))
+            await service.import_files([folder])
+            await service.search("quixotryzzle", mode="keyword")
+    finally:
+        configure_logging(verbose=False)
+    err = capfd.readouterr().err
+    assert "the debug log is on" in err
+    assert "quixotryzzle" not in err

@@ -59,7 +59,9 @@ async def test_saves_over_mcp_are_idempotent_and_checked(settings, tmp_path):
             assert read["text"] == "moved to Lisbon"
 
             bad = await mcp.call_tool("search", {"query": ""})
-            assert bad.is_error and bad.content[0].text.startswith("400: query")
+            assert bad.is_error and bad.content[0].text.startswith("400: ")
+            refusal = json.loads(bad.content[0].text[5:])
+            assert refusal["error"].startswith("query: ") and "input schema of `search`" in refusal["hint"]
 
 
 async def test_mcp_checks_tokens_and_permissions(settings, tmp_path):
@@ -96,3 +98,14 @@ async def test_a_hidden_source_reads_as_a_missing_one_over_mcp(settings, tmp_pat
         assert missing.content[0].text.startswith("404: ")
         for answer in (hidden, rewrite):
             assert answer.content[0].text.replace(f"document {number} ", "document 999 ") == missing.content[0].text
+
+
+async def test_a_get_stream_is_refused_at_once_not_held_open(settings, tmp_path):
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        token = await server.token()
+        async with httpx.AsyncClient(timeout=10) as http:
+            stream = await http.get(f"{server.url}/mcp", headers={"Authorization": f"Bearer {token}",
+                                                                  "Accept": "text/event-stream"})
+        assert stream.status_code == 405 and set(stream.json()) == {"error", "hint"}
+        async with server.mcp(token) as mcp:  # the SDK's client goes on without the stream
+            assert [t.name for t in (await mcp.list_tools()).tools][0] == "search"

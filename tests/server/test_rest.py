@@ -362,3 +362,32 @@ async def test_tokens_never_reach_the_log(settings, tmp_path, caplog):
     logged = "\n".join(r.getMessage() for r in caplog.records)
     leaked = [line for line in logged.splitlines() if token.split("_", 2)[2] in line or token[:-1] + "A" in line]
     assert logged and leaked == []
+
+
+def _cursor(*parts) -> str:
+    import base64
+    return base64.urlsafe_b64encode(json.dumps(parts).replace("Infinity", "1e400").encode()).decode()
+
+
+async def test_every_bad_input_is_a_4xx_with_one_shape(settings, tmp_path):
+    edges = ("9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00", "0001-01-01T00:30:00+00:00")
+    probes = [("GET", "/v1/nothing-here", None), ("PUT", "/v1/search", {"query": "x"}),
+              ("POST", "/v1/search", "{not json"), ("POST", "/v1/list", [1, 2]),
+              ("POST", "/v1/list", {"cursor": _cursor(1, "2024", float("inf"), "x")}),
+              ("POST", "/v1/list", {"cursor": _cursor(1, "2024", 10**30, "x")}),
+              ("POST", "/v1/list", {"cursor": "ünïcode"}),
+              ("POST", "/v1/read", {"locator": "doc" + "9" * 50}),
+              *[("POST", "/v1/search", {"query": "knee", "since": edge}) for edge in edges],
+              *[("POST", "/v1/list", {"until": edge}) for edge in edges],
+              *[("POST", "/v1/save", {**SAVE, "date": edge}) for edge in edges[:2]],
+              *[("POST", "/v1/save", {**SAVE, "replaces": ident, "expected_hash": "0" * 64})
+                for ident in ("9" * 40, 10**30, "²", "١٢", "doc١٢", "-3")]]
+    async with running_server(settings, tmp_path) as server:
+        async with server.http(await server.token()) as http:
+            for number, (method, path, body) in enumerate(probes):
+                sent = {"content": body} if isinstance(body, str) else {"json": body}
+                answer = await http.request(method, path, headers={"Idempotency-Key": f"k{number}",
+                                                                   "Content-Type": "application/json"}, **sent)
+                assert 400 <= answer.status_code < 500, (method, path, body, answer.status_code, answer.text)
+                assert set(answer.json()) == {"error", "hint"}, (path, body, answer.text)
+                assert answer.json()["hint"], (path, body, answer.text)
