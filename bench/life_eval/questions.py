@@ -76,7 +76,7 @@ QUESTIONS: list[tuple[str, str, str, list[str]]] = [
     ("current", "Where do I work now?", "Where does Inês work these days?",
      ["Work at Atelier Rhône is calm"]),
     ("current", "What is the hiking group chat called now?", "What is Inês's hiking group chat called now?",
-     ["mudamos o nome do grupo para Trilhos & Tascas"]),
+     ['changed the group name from "Trilhos do Norte" to "Trilhos & Tascas"']),
     ("current", "What is Mum's dog called now?", "What is Inês's mother's dog called now?",
      ["chama-se Pimenta"]),
     ("current", "What bike do I ride now?", "What bike does Inês ride now?",
