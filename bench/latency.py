@@ -78,13 +78,14 @@ async def _chunk_id(conn, identity: str) -> int:
         return (await cur.fetchone())[0]
 
 
-async def build(path: Path, n: int) -> None:
+async def build(path: Path, n: int, *, key=None) -> None:
+    """`key`: a storage.encryption.StoreKey to write an encrypted store (bench/encryption.py)."""
     rng = np.random.default_rng(SEED)
     words = np.array(vocabulary(rng))
     p = zipf_probabilities()
     path.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    async with open_database(path / "biographer.sqlite3") as conn:
+    async with open_database(path / "biographer.sqlite3", key=key) as conn:
         async with conn.transaction():
             await set_meta(conn, "embedding_model", "synthetic-random")
             await set_meta(conn, "embedding_dim", str(DIM))

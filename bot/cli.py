@@ -9,11 +9,11 @@ import os
 import sys
 from pathlib import Path
 
-from bot import (cli_agent, cli_backup, cli_doctor, cli_ledger, cli_mail, cli_memory, cli_people, cli_pictures,
-                 cli_policy, cli_run, cli_server, cli_watch)
+from bot import (cli_agent, cli_backup, cli_doctor, cli_encrypt, cli_ledger, cli_mail, cli_memory, cli_people,
+                 cli_pictures, cli_policy, cli_run, cli_server, cli_watch)
 
-SUBCOMMAND_MODULES = (cli_memory, cli_backup, cli_agent, cli_people, cli_ledger, cli_pictures, cli_run, cli_server,
-                      cli_doctor, cli_policy, cli_mail, cli_watch)
+SUBCOMMAND_MODULES = (cli_memory, cli_backup, cli_encrypt, cli_agent, cli_people, cli_ledger, cli_pictures, cli_run,
+                      cli_server, cli_doctor, cli_policy, cli_mail, cli_watch)
 
 
 def version() -> str:

@@ -32,7 +32,9 @@ async def _verify(name: str | None, settings: Settings) -> int:
     """One line per backup: sound, or what differs; exit 1 when any differs."""
     from core.privacy.backups import verify_backups
 
-    results = await verify_backups(name, backup_dir=settings.backup_dir)
+    from bot.store_key import owner_keys
+
+    results = await verify_backups(name, backup_dir=settings.backup_dir, key_for=owner_keys(settings))
     if not results:
         print("no backups yet")
     for result in results:
@@ -57,8 +59,10 @@ async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("Kept.")
             return 0
+    from bot.store_key import owner_keys
+
     restored = await restore_backup(args.backup, database=settings.database_path, raw_dir=settings.raw_dir,
-                                    backup_dir=settings.backup_dir)
+                                    backup_dir=settings.backup_dir, key_for=owner_keys(settings))
     async with cli_service(settings, model=False) as service:  # brings an older backup up to date
         stats = await service.stats()
     print(f"Restored {restored.backup}: {stats['documents']} sources, {stats['chunks']} passages in all.")

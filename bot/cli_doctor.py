@@ -64,6 +64,7 @@ def disclosure_status(settings: Settings, counts: dict[str, int]) -> str:
 async def doctor_report(settings: Settings) -> dict[str, Any]:
     from bot.cli import version
     from bot.cli_agent import render_analysis
+    from bot.cli_encrypt import encryption_status
     from bot.compose import open_service
     from bot.scheduler import build_runner
     from core.config import env_files
@@ -74,6 +75,7 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
         "version": version(),
         "data_dir": str(data_dir),
         "store": str(settings.database_path.resolve()),
+        "encryption": encryption_status(settings),
         "env_files": {str(p.resolve()): p.is_file() for p in env_files()},
         "model": model_status(settings),
         "embeddings": f"{settings.embedding_backend}: {settings.embedding_model}",
@@ -150,6 +152,7 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     print(f"biographer {report['version']}")
     print(f"data folder: {report['data_dir']}")
     print(f"store:       {report['store']}")
+    print(f"encryption:  {report['encryption']}")
     print("settings from: the environment, then " + ", then ".join(  # env_files lists the weakest first
         f"{path} ({'found' if found else 'none'})" for path, found in reversed(report["env_files"].items())))
     stats = report["stats"]

@@ -118,7 +118,11 @@ def import_context(settings: Settings) -> ImportContext:
 @asynccontextmanager
 async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -> AsyncIterator[Memory]:
     """The memory core over the configured store, closed on exit."""
-    async with open_store(settings.database_path, busy_seconds=settings.store_busy_seconds,
+    from bot.store_key import owner_keys
+    from core.privacy.encryption import store_key
+
+    key = store_key(settings.data_dir, owner_keys(settings), encrypt_new=settings.encrypt)
+    async with open_store(settings.database_path, key=key, busy_seconds=settings.store_busy_seconds,
                           private_folders=(settings.raw_dir, settings.backup_dir, settings.data_dir / "inbox")) as conn:
         context = import_context(settings)
         await follow_owner_aliases(conn, context)  # aliases added since the last start mark old messages

@@ -112,6 +112,10 @@ class Settings(BaseSettings):
     # how long a write waits while another process (a CLI import beside the running bot) holds the
     # store's write lock, before the owner is told; forwards wait in an inbox on disk meanwhile
     store_busy_seconds: float = 900.0
+    # encryption at rest (README "Security and privacy"): the passphrase of an encrypted store (else
+    # the OS keyring, else a prompt in a terminal), and whether a new store starts encrypted
+    store_key: SecretStr | None = None
+    encrypt: bool = False
     # memory the bot and the server may give search's vectors (a byte per dimension: about 330,000
     # chunks in 128 MB), so a short list is ranked without reading from disk; 0: always read
     search_vector_memory_mb: int = Field(default=128, ge=0)

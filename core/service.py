@@ -82,7 +82,8 @@ class Service:
         self.preferences = PreferenceStore(memory.conn, schedule)
         self.prompts = PromptBook(memory.conn)
         self.data_dir = data_dir
-        self.inbox = Inbox(data_dir / "inbox") if data_dir else None
+        key = memory.conn.key
+        self.inbox = Inbox(data_dir / "inbox", key=key.files if key else None) if data_dir else None
         self.clients = ClientBook(memory.conn)
         self.memory_api = MemoryApi(memory)
         self.saves = SaveBook(memory)

@@ -16,7 +16,7 @@ import asyncio
 import fcntl
 import os
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,7 +26,9 @@ import sqlean
 
 from core.errors import UserFacingError
 from storage import backup_manifest as manifests
-from storage.db import Store, store_files
+from storage import encryption
+from storage.db import Store, connect, database_errors, store_files
+from storage.encryption import StoreKey
 from storage.keyword import terms as keyword_terms
 from storage.permissions import private_dir, private_file
 
@@ -36,6 +38,14 @@ OLD_SUFFIX = ".sqlite3"  # single-file backups of older versions
 DATABASE = "biographer.sqlite3"
 RAW = "raw"
 _LOCK = ".lock"
+
+#: the key for the store or backup in a folder (its key file's salt, the owner's passphrase);
+#: None where the folder holds no key file, i.e. nothing encrypted
+KeyFor = Callable[[Path], StoreKey | None]
+
+
+def no_keys(folder: Path) -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -136,7 +146,7 @@ async def backup_database(conn: Store, directory: Path, *, raw_dir: Path,
         target = _new_folder(directory, stamp, "")
         partial = private_dir(target.with_name(target.name + PART))
         database = private_file(partial / DATABASE)
-        destination = await asyncio.to_thread(sqlean.connect, str(database), check_same_thread=False)
+        destination = await asyncio.to_thread(connect, database, key=conn.key, check_same_thread=False)
         try:
             # between transactions: the backup reads through this connection, which would
             # otherwise copy another task's uncommitted writes
@@ -147,6 +157,8 @@ async def backup_database(conn: Store, directory: Path, *, raw_dir: Path,
         finally:
             await asyncio.to_thread(destination.close)
         await asyncio.to_thread(_copy_raw, names, raw_dir, partial / RAW)
+        if conn.key is not None:  # the backup opens with the same passphrase, wherever it is copied
+            shutil.copyfile(conn.path.parent / encryption.KEY_FILE, private_file(partial / encryption.KEY_FILE))
         await asyncio.to_thread(manifests.write_manifest, partial, database=database, raw_dir=partial / RAW,
                                 content=content)
         partial.rename(target)
@@ -195,16 +207,17 @@ class Verified:
     has_manifest: bool  # False: taken by an older version; only the file and the index are checked
 
 
-def verify_backup(backup: Backup, *, check_index: bool = True) -> Verified:
+def verify_backup(backup: Backup, *, key_for: KeyFor = no_keys, check_index: bool = True) -> Verified:
     """Check a backup against its manifest (digests of its files, schema version, counts), its
-    database's own structure, and (`check_index`) its keyword index against its passages' text."""
+    database's own structure, and (`check_index`) its keyword index against its passages' text.
+    The digests need no key; what is inside an encrypted backup does."""
     manifest = manifests.read_manifest(backup.path) if backup.path.is_dir() else None
     problems = []
     if manifest is not None:
         problems += manifests.file_differences(manifest, database=backup.database,
                                                raw_dir=backup.raw_dir or backup.path)
     try:
-        db = _read_only(backup.database)
+        db = _read_only(backup.database, key=key_for(backup.path) if backup.path.is_dir() else None)
         try:
             structure = db.execute("PRAGMA quick_check").fetchall()
             if structure == [("ok",)]:
@@ -215,7 +228,7 @@ def verify_backup(backup: Backup, *, check_index: bool = True) -> Verified:
                 problems.append(f"the database is damaged ({structure[0][0]})")
         finally:
             db.close()
-    except sqlean.DatabaseError as error:
+    except database_errors() as error:
         problems.append(f"the database cannot be read ({error})")
     return Verified(backup=backup, problems=problems, has_manifest=manifest is not None)
 
@@ -237,9 +250,9 @@ def _refuse_unless_sound(verified: Verified) -> None:
                                  hint="pick another one: `biographer backup --verify` checks them all")
 
 
-def _check_restored(part: Path, manifest: dict | None) -> list[str]:
+def _check_restored(part: Path, manifest: dict | None, *, key: StoreKey | None) -> list[str]:
     """The store as restored (not in place yet) against the manifest, and its keyword index."""
-    db = sqlean.connect(str(part))
+    db = connect(part, key=key)
     try:
         problems = manifests.content_differences(manifest, db) if manifest is not None else []
         return problems + _index_problems(db, writable=True)
@@ -254,11 +267,11 @@ def matches_manifest(backup: Backup) -> bool:
         manifest, database=backup.database, raw_dir=backup.path / RAW)
 
 
-def refresh_manifest(backup: Backup) -> None:
+def refresh_manifest(backup: Backup, *, key: StoreKey | None) -> None:
     """Describe a backup again after it was changed on purpose (a source forgotten in it)."""
     if not backup.path.is_dir():
         return
-    db = _read_only(backup.database)
+    db = _read_only(backup.database, key=key)
     try:
         content = manifests.describe(db)
     finally:
@@ -267,20 +280,24 @@ def refresh_manifest(backup: Backup) -> None:
 
 
 @contextmanager
-def _store_to_yourself(database: Path) -> Iterator[None]:
+def _store_to_yourself(database: Path, *, key: StoreKey | None) -> Iterator[None]:
     """Hold the store so that no other process can open it meanwhile; refuse when one has it open
     (a running bot, an import). A store too damaged to open cannot be in use and is taken as is."""
     if not database.exists():
         yield
         return
-    db = sqlean.connect(str(database), isolation_level=None, timeout=0)
+    try:
+        db = connect(database, key=key, isolation_level=None, timeout=0)
+    except encryption.WrongStoreKey:
+        yield  # not openable with the store's key file: damaged, or swapped by hand; nothing runs on it
+        return
     try:
         db.execute("PRAGMA locking_mode=EXCLUSIVE")
         try:
             db.execute("BEGIN EXCLUSIVE")
             db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             db.execute("COMMIT")
-        except sqlean.DatabaseError as error:
+        except database_errors() as error:
             code = getattr(error, "sqlite_errorcode", None)
             if code in (sqlean.SQLITE_BUSY, sqlean.SQLITE_LOCKED):
                 raise StoreInUse(f"the store at {database} is in use by another process",
@@ -294,18 +311,19 @@ def _store_to_yourself(database: Path) -> Iterator[None]:
 
 
 def restore_database(backup: Backup, database: Path, *, raw_dir: Path, backup_dir: Path,
-                     stamp: datetime) -> Restored:
+                     stamp: datetime, key_for: KeyFor = no_keys) -> Restored:
     """Replace the store at `database` (and its raw copies) with `backup`'s. The store as it was,
     damaged or not, is first kept aside in `backup_dir` as a backup of its own. Refuses a backup
     that does not match its manifest, and a copy whose index or counts come out different."""
-    verified = verify_backup(backup, check_index=False)  # checked on the restored copy below
+    verified = verify_backup(backup, key_for=key_for, check_index=False)  # checked on the restored copy below
     _refuse_unless_sound(verified)
+    key = key_for(backup.path) if backup.path.is_dir() else None
     private_dir(database.parent)
-    with _store_to_yourself(database):
+    with _store_to_yourself(database, key=key_for(database.parent)):
         part = database.with_name(database.name + PART)
         part.unlink(missing_ok=True)  # from a restore killed half-way
-        source = _read_only(backup.database)
-        target = sqlean.connect(str(private_file(part)))
+        source = _read_only(backup.database, key=key)
+        target = connect(private_file(part), key=key)
         try:
             source.backup(target)
             names = raw_names(target)
@@ -313,7 +331,8 @@ def restore_database(backup: Backup, database: Path, *, raw_dir: Path, backup_di
         finally:
             target.close()
             source.close()
-        problems = _check_restored(part, manifests.read_manifest(backup.path) if verified.has_manifest else None)
+        problems = _check_restored(part, manifests.read_manifest(backup.path) if verified.has_manifest else None,
+                                   key=key)
         if problems:
             part.unlink()
             _refuse_unless_sound(Verified(backup=backup, problems=problems, has_manifest=verified.has_manifest))
@@ -324,14 +343,24 @@ def restore_database(backup: Backup, database: Path, *, raw_dir: Path, backup_di
                 stale.unlink()  # the store that used them is kept aside, with its raw copies
         for path in store_files(database)[1:]:
             path.unlink(missing_ok=True)  # an old WAL beside the new store would be replayed into it
+        _take_key_file(backup.path if key else None, database.parent)
         part.replace(database)
     return Restored(backup=backup.path, documents=documents, kept_aside=kept_aside, raw_missing=missing,
                     verified=verified.has_manifest)
 
 
-def _read_only(database: Path) -> sqlean.Connection:
+def _read_only(database: Path, *, key: StoreKey | None = None) -> sqlean.Connection:
     """A backup opened without writing anything beside it (no -wal or -shm files appear)."""
-    return sqlean.connect(f"{database.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    return connect(f"{database.resolve().as_uri()}?mode=ro&immutable=1", key=key, uri=True)
+
+
+def _take_key_file(source: Path | None, data_dir: Path) -> None:
+    """The restored store's key file in place of the one there (none: the backup is in the clear)."""
+    if source is None:
+        (data_dir / encryption.KEY_FILE).unlink(missing_ok=True)
+    else:
+        shutil.copyfile(source / encryption.KEY_FILE, private_file(data_dir / "encryption.json.part"))
+        (data_dir / "encryption.json.part").replace(data_dir / encryption.KEY_FILE)
 
 
 def _keep_aside(database: Path, raw_dir: Path, backup_dir: Path, stamp: datetime) -> Path:
@@ -343,6 +372,8 @@ def _keep_aside(database: Path, raw_dir: Path, backup_dir: Path, stamp: datetime
         for path in store_files(database):
             if path.exists() and not path.name.endswith("-shm"):
                 shutil.copyfile(path, private_file(partial / path.name.replace(database.name, DATABASE)))
+        if (database.parent / encryption.KEY_FILE).is_file():
+            shutil.copyfile(database.parent / encryption.KEY_FILE, private_file(partial / encryption.KEY_FILE))
         present = {p.name for p in raw_dir.iterdir() if p.is_file()} if raw_dir.is_dir() else set()
         _copy_raw(present, raw_dir, partial / RAW)
         partial.rename(target)

@@ -1,5 +1,7 @@
 """The store: one aiosqlite connection over sqlean.py (SQLite with extension loading), WAL journal,
 foreign keys on, migrations applied, and the lock its transactions take turns on (`Store`).
+An encrypted store is opened the same way over sqlcipher3 (SQLCipher 4, also a DB-API module with
+FTS5 and extension loading) with its key (storage/encryption.py); `connect` picks the module.
 
 Why sqlean.py: a drop-in DB-API module with a current SQLite, the same on every platform,
 whatever SQLite the Python was built with (the keyword index's FTS5 `contentless_delete` needs
@@ -25,6 +27,7 @@ import sqlean
 from core.errors import StoreBusy  # the one error vocabulary, shared by every layer
 from storage.keyword import terms as keyword_terms
 from storage.migrations import apply_migrations
+from storage.encryption import StoreKey, WrongStoreKey
 from storage.permissions import private_file, secure_data_dir
 
 log = logging.getLogger(__name__)
@@ -45,14 +48,14 @@ def is_busy(error: BaseException) -> bool:
     return getattr(error, "sqlite_errorcode", None) in (_SQLITE_BUSY, _SQLITE_LOCKED)
 
 
-def _has_old_vector_table(conn: sqlean.Connection) -> bool:
+def has_old_vector_table(conn: sqlean.Connection) -> bool:
     """Whether the store still holds the sqlite-vec virtual table of stores from before migration
     70, which only the extension can drop (migration 70 does). Other stores never load sqlite-vec,
     nor numpy, which it pulls in at import."""
     return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunk_vectors'").fetchone() is not None
 
 
-def _load_sqlite_vec(conn: sqlean.Connection) -> None:
+def load_sqlite_vec(conn: sqlean.Connection) -> None:
     import sqlite_vec
 
     conn.enable_load_extension(True)
@@ -60,11 +63,45 @@ def _load_sqlite_vec(conn: sqlean.Connection) -> None:
     conn.enable_load_extension(False)
 
 
-def _connect_sync(path: Path) -> sqlean.Connection:
-    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False)
-    if _has_old_vector_table(conn):
-        _load_sqlite_vec(conn)
-    conn.row_factory = sqlean.Row
+def sqlcipher_module():  # noqa: ANN202 - the module, imported only by a store that has a key (~30 ms)
+    import sqlcipher3
+
+    return sqlcipher3
+
+
+def connect(path: Path | str, *, key: StoreKey | None, **options: object) -> sqlean.Connection:
+    """A DB-API connection to the store file at `path` (sqlean's, or sqlcipher3's keyed with `key`),
+    options as `sqlite3.connect` takes them. A key that does not open the file raises WrongStoreKey."""
+    if key is None:
+        return sqlean.connect(str(path), **options)
+    module = sqlcipher_module()
+    conn = module.connect(str(path), **options)
+    try:
+        conn.execute("PRAGMA cipher_log_level = NONE")  # SQLCipher would print a wrong key's errors
+        conn.execute(f"PRAGMA key = {key.pragma_value()}")
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except module.DatabaseError as error:
+        conn.close()
+        if getattr(error, "sqlite_errorcode", None) != module.SQLITE_NOTADB:
+            raise
+        raise WrongStoreKey(f"{Path(str(path).split('?')[0]).name} cannot be opened with this key",
+                            hint="it was encrypted with another passphrase, or it is not an encrypted store") from None
+    return conn
+
+
+def database_errors() -> tuple[type[Exception], ...]:
+    """What a store that cannot be read raises, through either module."""
+    import sys
+
+    cipher = sys.modules.get("sqlcipher3")
+    return (sqlean.DatabaseError, cipher.DatabaseError) if cipher else (sqlean.DatabaseError,)
+
+
+def _connect_sync(path: Path, key: StoreKey | None) -> sqlean.Connection:
+    conn = connect(path, key=key, isolation_level=None, check_same_thread=False)
+    if has_old_vector_table(conn):
+        load_sqlite_vec(conn)
+    conn.row_factory = sqlean.Row if key is None else sqlcipher_module().Row
     keyword_terms.register(conn)  # the keyword index's trigger calls it (storage/schema/languages.py)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
@@ -93,9 +130,12 @@ class Store(aiosqlite.Connection):
     (the other modules of storage/) take a Store and read through it like any aiosqlite connection.
     """
 
-    def __init__(self, path: Path, *, busy_deadline: float = DEFAULT_BUSY_DEADLINE) -> None:
-        super().__init__(lambda: _connect_sync(path), iter_chunk_size=256)
+    def __init__(self, path: Path, *, key: StoreKey | None = None,
+                 busy_deadline: float = DEFAULT_BUSY_DEADLINE) -> None:
+        super().__init__(lambda: _connect_sync(path, key), iter_chunk_size=256)
         self.path = path
+        #: None for a store in the clear; else what opens it and seals the files that go with it
+        self.key = key
         self.write_lock = asyncio.Lock()
         #: seconds a write waits for another process (a CLI import while the bot runs) before StoreBusy
         self.busy_deadline = busy_deadline
@@ -147,7 +187,7 @@ class Store(aiosqlite.Connection):
                     async with self.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cur:
                         busy, _, _ = await cur.fetchone()
                 return not busy
-            except sqlean.OperationalError as error:
+            except database_errors() as error:
                 # another task's statement on this shared connection is still being read
                 if getattr(error, "sqlite_errorcode", None) != _SQLITE_LOCKED or attempt == attempts - 1:
                     raise
@@ -156,13 +196,13 @@ class Store(aiosqlite.Connection):
 
 
 @asynccontextmanager
-async def open_database(path: Path, *, private_folders: Sequence[Path] = (),
+async def open_database(path: Path, *, key: StoreKey | None = None, private_folders: Sequence[Path] = (),
                         busy_deadline: float = DEFAULT_BUSY_DEADLINE) -> AsyncIterator[Store]:
     """Open (creating if needed) the store at `path`, migrated to the current schema. Its folder
     and files are made owner-only, with `private_folders` (raw copies, backups) too."""
     secure_data_dir(path.parent, files=store_files(path), folders=private_folders)
     private_file(path)
-    store = Store(path, busy_deadline=busy_deadline)
+    store = Store(path, key=key, busy_deadline=busy_deadline)
     await store
     try:
         await apply_migrations(store)
@@ -171,13 +211,10 @@ async def open_database(path: Path, *, private_folders: Sequence[Path] = (),
         await store.close()
 
 
-DatabaseError = sqlean.DatabaseError  # what a store that cannot be read raises
-
-
-def open_reader(path: Path | str, *, cache_mb: int) -> sqlean.Connection:
+def open_reader(path: Path | str, *, cache_mb: int, key: StoreKey | None = None) -> sqlean.Connection:
     """A blocking read-only connection of a search's own, used from worker threads: it sees
     only committed data and never queues behind the shared connection's writes."""
-    conn = sqlean.connect(str(path), isolation_level=None, check_same_thread=False)
+    conn = connect(path, key=key, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA query_only = 1")
     conn.execute("PRAGMA busy_timeout = 10000")
     conn.execute(f"PRAGMA cache_size = -{cache_mb * 1024}")

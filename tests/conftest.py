@@ -22,6 +22,8 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BIOGRAPHER_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # the developer's OS keyring (where a store passphrase may be kept) is never read
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setenv("TZ", "UTC")  # the default time zone is the machine's: make it the same everywhere
 
 

@@ -22,6 +22,7 @@ from storage import messages as message_store
 from storage import people as people_store
 from storage import profile as profile_store
 from storage.db import Store, open_database
+from storage.encryption import StoreKey
 from storage.meta import get_meta
 
 if TYPE_CHECKING:
@@ -31,11 +32,12 @@ if TYPE_CHECKING:
 
 
 @asynccontextmanager
-async def open_store(path: Path, *, busy_seconds: float,
+async def open_store(path: Path, *, key: StoreKey | None = None, busy_seconds: float,
                      private_folders: Sequence[Path] = ()) -> AsyncIterator[Store]:
-    """The store at `path` (created and migrated if needed), whose writes wait up to `busy_seconds`
-    for another process's write lock; it and `private_folders` are made owner-only."""
-    async with open_database(path, private_folders=private_folders, busy_deadline=busy_seconds) as store:
+    """The store at `path` (created and migrated if needed; opened with `key` when encrypted),
+    whose writes wait up to `busy_seconds` for another process's write lock; it and
+    `private_folders` are made owner-only."""
+    async with open_database(path, key=key, private_folders=private_folders, busy_deadline=busy_seconds) as store:
         yield store
 
 

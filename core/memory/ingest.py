@@ -31,6 +31,7 @@ from storage import documents as document_store
 from storage import messages as message_store
 from storage import source_admin
 from storage.db import Store
+from storage.encryption import seal_file
 from storage.keyword.languages import detect_language
 from storage.permissions import private_dir, private_file
 
@@ -281,11 +282,16 @@ class Ingestor:
         return self.raw_dir / f"{file_sha256(path)}{path.suffix.lower()}"
 
     def _keep_raw_copy(self, path: Path, target: Path) -> None:
+        """A copy of the imported file, sealed when the store is encrypted."""
         private_dir(self.raw_dir)
-        if not target.exists():
-            partial = target.with_suffix(target.suffix + ".part")
-            shutil.copyfile(path, private_file(partial))
-            partial.replace(target)
+        if target.exists():
+            return
+        if self.conn.key is not None:
+            seal_file(path, target, self.conn.key.files)
+            return
+        partial = target.with_suffix(target.suffix + ".part")
+        shutil.copyfile(path, private_file(partial))
+        partial.replace(target)
 
     async def save_document(self, document: SourceDocument, *, source_path: Path | None = None,
                             raw_path: str | None = None, progress: Progress = no_progress) -> IngestReport:

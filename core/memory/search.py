@@ -105,12 +105,12 @@ class Searcher:
         if self._index is None:
             from storage.vectors.index import VectorIndex
 
-            self._index = VectorIndex(await self._store_path())
+            self._index = VectorIndex(await self._store_path(), key=self.conn.key)
         return self._index
 
     async def _keyword_reader(self) -> KeywordReader:
         if self._keywords is None:
-            self._keywords = KeywordReader(await self._store_path())
+            self._keywords = KeywordReader(await self._store_path(), key=self.conn.key)
         return self._keywords
 
     async def _store_path(self) -> str:

@@ -16,7 +16,7 @@ from storage import documents as document_store
 from storage import profile as profile_store
 from storage import backup as backup_store
 from storage import source_admin
-from storage.db import DatabaseError, Store, open_database
+from storage.db import Store, database_errors, open_database
 
 
 #: one imported source as the owner sees it (numbered for /forget)
@@ -96,7 +96,7 @@ async def forget_source(conn: Store, document_id: int, *, raw_dir: Path | None =
         kept.unlink(missing_ok=True)
     if raw_dir:
         await clean_raw_copies(conn, raw_dir)
-    backups, errors = await _forget_in_backups(backup_dir, document.identity) if backup_dir else (0, ())
+    backups, errors = await _forget_in_backups(backup_dir, document.identity, conn=conn) if backup_dir else (0, ())
     return Forgotten(document=document, profile_lines=lines, timeline_events=events, backups=backups,
                      backup_errors=errors)
 
@@ -132,16 +132,17 @@ async def _forget_in(conn: Store, document: document_store.DocumentRow) -> tuple
     return lines, len(emptied)
 
 
-async def _forget_in_backups(backup_dir: Path, identity: str) -> tuple[int, tuple[str, ...]]:
+async def _forget_in_backups(backup_dir: Path, identity: str, *, conn: Store) -> tuple[int, tuple[str, ...]]:
     """Remove the source (found by its identity: ids differ between stores) from every backup,
     with its raw copy there. Returns how many backups held it, and a line per backup that could
-    not be rewritten."""
+    not be rewritten. Backups are opened with the store's key (`conn`'s)."""
     changed, errors = 0, []
+    unreadable = (*database_errors(), OSError)
     async with backup_store.backups_locked(backup_dir):
         for backup in backup_store.list_backups(backup_dir):
             try:
                 was_sound = await asyncio.to_thread(backup_store.matches_manifest, backup)
-                async with open_database(backup.database) as db:
+                async with open_database(backup.database, key=conn.key) as db:
                     found = await document_store.find_by_identity(db, identity)
                     if found is None:
                         continue
@@ -150,13 +151,13 @@ async def _forget_in_backups(backup_dir: Path, identity: str) -> tuple[int, tupl
                         await _forget_in(db, document)
                         in_use = await source_admin.raw_copy_names(db)
                     await db.checkpoint()
-            except (DatabaseError, OSError) as error:
+            except unreadable as error:
                 errors.append(f"{backup.path.name}: {error}")
                 continue
             if backup.raw_dir and document.raw_path and Path(document.raw_path).name not in in_use:
                 (backup.raw_dir / Path(document.raw_path).name).unlink(missing_ok=True)
             if was_sound:  # a backup that no longer matched stays one that says so
-                await asyncio.to_thread(backup_store.refresh_manifest, backup)
+                await asyncio.to_thread(backup_store.refresh_manifest, backup, key=conn.key)
             changed += 1
     return changed, tuple(errors)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from storage import backup as backup_store
-from storage.backup import Restored, Verified
+from storage.backup import KeyFor, Restored, Verified, no_keys
 
 if TYPE_CHECKING:
     from storage.db import Store
@@ -28,17 +28,17 @@ def backup_names(backup_dir: Path) -> list[Path]:
 
 
 async def restore_backup(value: str, *, database: Path, raw_dir: Path, backup_dir: Path,
-                         now: datetime | None = None) -> Restored:
+                         now: datetime | None = None, key_for: KeyFor = no_keys) -> Restored:
     """Replace the store with the backup named or found at `value`, keeping the store as it was
     as a backup of its own. Raises with a hint when `value` is no usable backup or another
     process has the store open. Call it with the store closed."""
     backup = backup_store.find_backup(value, backup_dir)
     return await asyncio.to_thread(backup_store.restore_database, backup, database, raw_dir=raw_dir,
-                                   backup_dir=backup_dir, stamp=now or datetime.now())
+                                   backup_dir=backup_dir, stamp=now or datetime.now(), key_for=key_for)
 
 
-async def verify_backups(value: str | None, *, backup_dir: Path) -> list[Verified]:
+async def verify_backups(value: str | None, *, backup_dir: Path, key_for: KeyFor = no_keys) -> list[Verified]:
     """Check the backup named or found at `value` (all of them when None) against its manifest
     and its keyword index against its passages."""
     backups = [backup_store.find_backup(value, backup_dir)] if value else backup_store.list_backups(backup_dir)
-    return [await asyncio.to_thread(backup_store.verify_backup, backup) for backup in backups]
+    return [await asyncio.to_thread(backup_store.verify_backup, backup, key_for=key_for) for backup in backups]

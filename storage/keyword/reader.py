@@ -21,6 +21,7 @@ from pathlib import Path
 
 from storage.chunks import ChunkFilter, KeywordHit, keyword_hits, languages_sync
 from storage.db import open_reader
+from storage.encryption import StoreKey
 from storage.people import PeopleNames, known_names_sync
 
 SPLIT_FROM = 200_000  # chunk ids below this: one range (splitting costs more than it saves)
@@ -35,10 +36,10 @@ def default_ranges() -> int:
 
 
 class KeywordReader:
-    def __init__(self, path: Path | str, *, ranges: int | None = None) -> None:
+    def __init__(self, path: Path | str, *, ranges: int | None = None, key: StoreKey | None = None) -> None:
         self._ranges = ranges or default_ranges()
         # the page cache holds the hot part of the keyword index (term lists, document sizes)
-        self._conns = [open_reader(path, cache_mb=16) for _ in range(self._ranges)]
+        self._conns = [open_reader(path, cache_mb=16, key=key) for _ in range(self._ranges)]
         self._locks = [threading.Lock() for _ in self._conns]
         self._pool = ThreadPoolExecutor(self._ranges - 1, thread_name_prefix="keyword") \
             if self._ranges > 1 else None

@@ -31,6 +31,7 @@ import sqlean
 
 from storage.chunks import ChunkFilter, StoredChunk, get_chunks_sync
 from storage.db import open_reader
+from storage.encryption import StoreKey
 from storage.vectors.store import GENERATION_KEY, PARTS_SEQ_KEY, part_arrays, sign_words
 
 #: the most the vectors may take in memory (a byte per dimension) for a store to keep them there
@@ -46,8 +47,8 @@ class VectorHit:
 
 
 class VectorIndex:
-    def __init__(self, path: Path | str) -> None:
-        self._conn = open_reader(path, cache_mb=16)  # holds the vector table's inner pages: one page read per id
+    def __init__(self, path: Path | str, *, key: StoreKey | None = None) -> None:
+        self._conn = open_reader(path, cache_mb=16, key=key)  # holds the vector table's inner pages: one page read per id
         self._closer = weakref.finalize(self, self._conn.close)
         self._lock = threading.Lock()
         self._vector_budget = 0  # bytes; 0: the short list's vectors are read from the store

@@ -7,11 +7,11 @@ from storage.db import open_database
 
 
 async def test_the_store_has_fts5_and_sqlite_vec_whatever_sqlite3_can_do(tmp_path):
-    from storage.db import _load_sqlite_vec  # what opening an older store does
+    from storage.db import load_sqlite_vec  # what opening an older store does
 
     stdlib_can_load = hasattr(sqlite3.Connection, "enable_load_extension")
     async with open_database(tmp_path / "s.sqlite3") as conn:
-        await conn._execute(_load_sqlite_vec, conn._conn)
+        await conn._execute(load_sqlite_vec, conn._conn)
         async with conn.execute("SELECT vec_version()") as cur:
             assert (await cur.fetchone())[0].startswith("v0.1")
         await conn.execute("CREATE VIRTUAL TABLE f USING fts5(x)")

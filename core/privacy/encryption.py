@@ -1,0 +1,167 @@
+"""Encryption at rest as the owner sees it: which key opens the store (`Keys`, `store_key`), and
+turning a store in the clear into an encrypted one and back (`encrypt_store`, `decrypt_store`).
+
+What is encrypted, and how, is storage/encryption.py's; the conversion of each file,
+storage/reencrypt.py's. A conversion first takes a backup, then marks the key file `encrypting`
+(or `decrypting`): until it is marked done, every other command refuses and says to run it
+again, which picks up where the killed run stopped. The store's database is replaced last but
+one, in one rename, so a kill leaves the old database whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.errors import UserFacingError
+from storage import backup as backup_store
+from storage import encryption, reencrypt
+from storage.encryption import DECRYPTING, ENCRYPTED, ENCRYPTING, KeyFile, StoreKey
+from storage.permissions import private_dir
+
+#: the passphrase, asked for `confirm`ed (typed twice) when a new key is made; None: none to be had
+PassphraseSource = Callable[[bool], str | None]
+NO_KEY_HINT = ("set BIOGRAPHER_STORE_KEY, keep the passphrase in the OS keyring (service \"biographer\", "
+               "user: the data folder's full path), or run the command in a terminal to type it")
+
+
+class KeyMissing(UserFacingError):
+    """The store is encrypted and no passphrase could be had."""
+
+
+class Keys:
+    """The owner's passphrase, fetched at most once, and the keys it opens, per key file (the data
+    folder's, or a backup's copied elsewhere). Called with a folder, it is a `KeyFor`."""
+
+    def __init__(self, source: PassphraseSource) -> None:
+        self._source = source
+        self._passphrase: str | None = None
+        self._keys: dict[bytes, StoreKey] = {}
+
+    def passphrase(self, *, confirm: bool = False) -> str:
+        if self._passphrase is None:
+            value = self._source(confirm)
+            if not value:
+                raise KeyMissing("the store is encrypted and no key was given", hint=NO_KEY_HINT)
+            self._passphrase = value
+        return self._passphrase
+
+    def __call__(self, folder: Path) -> StoreKey | None:
+        key_file = encryption.read_key_file(folder)
+        return None if key_file is None else self.unlock(key_file)
+
+    def unlock(self, key_file: KeyFile) -> StoreKey:
+        if key_file.salt not in self._keys:
+            self._keys[key_file.salt] = encryption.unlock(key_file, self.passphrase())
+        return self._keys[key_file.salt]
+
+
+def is_encrypted(data_dir: Path) -> bool:
+    return encryption.read_key_file(data_dir) is not None
+
+
+def store_key(data_dir: Path, keys: Keys, *, encrypt_new: bool) -> StoreKey | None:
+    """The key of the store in `data_dir` (None: it is in the clear). A new store with `encrypt_new`
+    gets a key now. Refuses while an encryption or a decryption is unfinished."""
+    key_file = encryption.read_key_file(data_dir)
+    if key_file is None:
+        if not encrypt_new or (data_dir / backup_store.DATABASE).exists():
+            return None
+        key_file, key = encryption.new_key_file(keys.passphrase(confirm=True), state=ENCRYPTED)
+        encryption.write_key_file(private_dir(data_dir), key_file)
+        return key
+    if key_file.state != ENCRYPTED:
+        command = "encrypt" if key_file.state == ENCRYPTING else "decrypt"
+        raise UserFacingError(f"`biographer {command}` was interrupted and has not finished",
+                              hint=f"run `biographer {command}` again to finish it; until then the "
+                                   "store is left as it is")
+    return keys.unlock(key_file)
+
+
+@dataclass(frozen=True)
+class Converted:
+    backup: Path | None  # taken first (None: a killed run's was taken already)
+    files: int  # kept copies and inbox entries rewritten
+    backups: int  # backups rewritten
+
+
+@dataclass(frozen=True)
+class StoreFiles:
+    data_dir: Path
+    database: Path
+    raw_dir: Path
+    backup_dir: Path
+    inbox_dir: Path
+
+
+async def encrypt_store(files: StoreFiles, keys: Keys, *, take_backup: Callable[[], Awaitable[Path]]) -> Converted:
+    """Encrypt the store in place, after a backup (itself encrypted at the end). Resumes a killed run."""
+    key_file = encryption.read_key_file(files.data_dir)
+    backup = None
+    if key_file is None:
+        if not files.database.exists():
+            raise UserFacingError("there is no store to encrypt yet",
+                                  hint="set BIOGRAPHER_ENCRYPT=true before the first import: a new store "
+                                       "is then encrypted from the start")
+        backup = await take_backup()
+        key_file, key = encryption.new_key_file(keys.passphrase(confirm=True), state=ENCRYPTING)
+        encryption.write_key_file(files.data_dir, key_file)
+    elif key_file.state == ENCRYPTED:
+        raise UserFacingError("the store is encrypted already", hint="`biographer doctor` shows it")
+    elif key_file.state == DECRYPTING:
+        raise UserFacingError("`biographer decrypt` was interrupted and has not finished",
+                              hint="run `biographer decrypt` again to finish it first")
+    else:
+        key = keys.unlock(key_file)
+    done = await asyncio.to_thread(_convert, files, from_key=None, to_key=key,
+                                   key_file=key_file.with_state(ENCRYPTED))
+    encryption.write_key_file(files.data_dir, key_file.with_state(ENCRYPTED))
+    return Converted(backup=backup, files=done[0], backups=done[1])
+
+
+async def decrypt_store(files: StoreFiles, keys: Keys, *, take_backup: Callable[[], Awaitable[Path]]) -> Converted:
+    """Write the store back in the clear, after a backup (itself decrypted at the end)."""
+    key_file = encryption.read_key_file(files.data_dir)
+    backup = None
+    if key_file is None:
+        raise UserFacingError("the store is not encrypted", hint="`biographer encrypt` encrypts it")
+    if key_file.state == ENCRYPTING:
+        raise UserFacingError("`biographer encrypt` was interrupted and has not finished",
+                              hint="run `biographer encrypt` again to finish it first")
+    key = keys.unlock(key_file)
+    if key_file.state == ENCRYPTED:
+        backup = await take_backup()
+        encryption.write_key_file(files.data_dir, key_file.with_state(DECRYPTING))
+    done = await asyncio.to_thread(_convert, files, from_key=key, to_key=None, key_file=None)
+    (files.data_dir / encryption.KEY_FILE).unlink()
+    return Converted(backup=backup, files=done[0], backups=done[1])
+
+
+def _convert(files: StoreFiles, *, from_key: StoreKey | None, to_key: StoreKey | None,
+             key_file: KeyFile | None) -> tuple[int, int]:
+    """Every backup, then the kept copies and the inbox, then the store's database (one rename)."""
+    backups = 0
+    for backup in backup_store.list_backups(files.backup_dir):
+        backups += _convert_backup(backup, files, from_key=from_key, to_key=to_key, key_file=key_file)
+    rewritten = reencrypt.convert_files(files.raw_dir, from_key=from_key, to_key=to_key)
+    rewritten += reencrypt.convert_files(files.inbox_dir, from_key=from_key, to_key=to_key, pattern="*.json")
+    reencrypt.convert_database(files.database, from_key=from_key, to_key=to_key)
+    return rewritten, backups
+
+
+def _convert_backup(backup: backup_store.Backup, files: StoreFiles, *, from_key: StoreKey | None,
+                    to_key: StoreKey | None, key_file: KeyFile | None) -> int:
+    sound = backup_store.matches_manifest(backup)
+    converted = reencrypt.convert_database(backup.database, from_key=from_key, to_key=to_key)
+    if backup.raw_dir is not None and backup.raw_dir.is_dir():
+        reencrypt.convert_shared(backup.raw_dir, files.raw_dir, from_key=from_key, to_key=to_key)
+    if backup.path.is_dir():
+        if key_file is not None:
+            encryption.write_key_file(backup.path, key_file)
+        else:
+            (backup.path / encryption.KEY_FILE).unlink(missing_ok=True)
+        if sound or not converted:  # a backup that did not match before stays one that says so
+            backup_store.refresh_manifest(backup, key=to_key)
+    return int(converted)

@@ -1,0 +1,219 @@
+"""The store's secret and what it locks: the key file beside the store, the keys derived from the
+owner's passphrase, and the sealed files (kept copies, the inbox, backups' kept copies).
+
+- **Derivation.** The passphrase is stretched with scrypt (N=2^17, r=8, p=1: about 128 MB and
+  most of a second, OWASP's recommended minimum) over a random 16-byte salt, into a 32-byte master
+  key; HKDF-SHA256 splits that into independent keys: one for SQLCipher (given raw, as
+  `x'..'`, so SQLCipher's own PBKDF2 does not run again on every connection), one for files, and
+  a check value kept in the key file, so a wrong passphrase is told apart before anything is read.
+- **Key file.** `DATA_DIR/encryption.json`: the salt, scrypt's costs, the check value and the
+  state (`encrypted`, or `encrypting`/`decrypting` while a conversion runs). It holds no secret:
+  without the passphrase nothing can read the store.
+- **Sealed files.** AES-256-GCM in chunks of 64 KiB (memory stays flat for a file of any size):
+  a header (magic, 8 random bytes), then each chunk with its 16-byte tag, under the nonce
+  random||counter, its additional data marking the last chunk, so a file cut short or chunks
+  reordered fail to open.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from core.errors import UserFacingError
+from storage.permissions import private_file
+
+KEY_FILE = "encryption.json"
+ENCRYPTED, ENCRYPTING, DECRYPTING = "encrypted", "encrypting", "decrypting"
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**17, 8, 1
+MAGIC = b"BIOGSEAL"  # the first bytes of every sealed file
+CHUNK = 64 * 1024
+_TAG = 16
+_HEADER = len(MAGIC) + 8
+_FORMAT = 1
+
+
+class WrongStoreKey(UserFacingError):
+    """The passphrase given does not open this store."""
+
+
+@dataclass(frozen=True)
+class StoreKey:
+    """The keys derived from the passphrase. Never printed: its repr shows nothing of them."""
+    database: bytes = field(repr=False)  # SQLCipher's raw key
+    files: bytes = field(repr=False)  # AES-256-GCM for sealed files
+    check: bytes = field(repr=False)
+
+    def pragma_value(self) -> str:
+        """The key as SQLCipher's PRAGMA key takes a raw key."""
+        return f"\"x'{self.database.hex()}'\""
+
+
+@dataclass(frozen=True)
+class KeyFile:
+    salt: bytes
+    check: str  # hex digest that the right key reproduces
+    state: str
+    n: int = SCRYPT_N
+    r: int = SCRYPT_R
+    p: int = SCRYPT_P
+
+    def with_state(self, state: str) -> KeyFile:
+        return KeyFile(salt=self.salt, check=self.check, state=state, n=self.n, r=self.r, p=self.p)
+
+
+def derive(passphrase: str, salt: bytes, *, n: int = SCRYPT_N, r: int = SCRYPT_R, p: int = SCRYPT_P) -> StoreKey:
+    master = hashlib.scrypt(passphrase.encode("utf-8"), salt=salt, n=n, r=r, p=p,
+                            maxmem=2 * 128 * n * r * p, dklen=32)
+
+    def part(info: bytes) -> bytes:
+        return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(master)
+
+    return StoreKey(database=part(b"biographer sqlcipher"), files=part(b"biographer files"),
+                    check=part(b"biographer check"))
+
+
+def _check_value(key: StoreKey) -> str:
+    return hashlib.sha256(key.check).hexdigest()
+
+
+def new_key_file(passphrase: str, *, state: str) -> tuple[KeyFile, StoreKey]:
+    salt = secrets.token_bytes(16)
+    key = derive(passphrase, salt)
+    return KeyFile(salt=salt, check=_check_value(key), state=state), key
+
+
+def unlock(key_file: KeyFile, passphrase: str) -> StoreKey:
+    """The keys for `key_file`, or WrongStoreKey when the passphrase is not the one it was made with."""
+    key = derive(passphrase, key_file.salt, n=key_file.n, r=key_file.r, p=key_file.p)
+    if not hmac.compare_digest(_check_value(key), key_file.check):
+        raise WrongStoreKey("that key does not open this store",
+                            hint="give the passphrase the store was encrypted with (BIOGRAPHER_STORE_KEY, "
+                                 "the OS keyring or the prompt); without it nothing can read the store")
+    return key
+
+
+def read_key_file(folder: Path) -> KeyFile | None:
+    """The key file in `folder` (a data folder or a backup's); None: what is there is not encrypted."""
+    path = folder / KEY_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return KeyFile(salt=bytes.fromhex(data["salt"]), check=data["check"], state=data["state"],
+                       n=int(data["n"]), r=int(data["r"]), p=int(data["p"]))
+    except (ValueError, KeyError, TypeError) as error:
+        raise UserFacingError(f"{path} cannot be read ({error})",
+                              hint="restore it from a backup folder (each holds a copy); it holds no secret") from None
+
+
+def write_key_file(folder: Path, key_file: KeyFile) -> Path:
+    data = {"format": _FORMAT, "kdf": "scrypt", "n": key_file.n, "r": key_file.r, "p": key_file.p,
+            "salt": key_file.salt.hex(), "check": key_file.check, "state": key_file.state,
+            "cipher": {"database": "SQLCipher 4 (AES-256-CBC, HMAC-SHA512)", "files": "AES-256-GCM, 64 KiB chunks"}}
+    path = folder / KEY_FILE
+    partial = private_file(path.with_name(path.name + ".part"))
+    with partial.open("w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+        f.flush()
+        os.fsync(f.fileno())
+    partial.replace(path)
+    return path
+
+
+# ---------------------------------------------------------------- sealed files
+
+def is_sealed(path: Path) -> bool:
+    with path.open("rb") as f:
+        return f.read(len(MAGIC)) == MAGIC
+
+
+def _nonce(prefix: bytes, counter: int) -> bytes:
+    return prefix + counter.to_bytes(4, "big")
+
+
+def seal_stream(source: BinaryIO, target: BinaryIO, key: bytes) -> None:
+    aes, prefix = AESGCM(key), secrets.token_bytes(8)
+    header = MAGIC + prefix
+    target.write(header)
+    counter, chunk = 0, source.read(CHUNK)
+    while True:
+        following = source.read(CHUNK)
+        last = not following
+        target.write(aes.encrypt(_nonce(prefix, counter), chunk, header + (b"\x01" if last else b"\x00")))
+        if last:
+            return
+        counter, chunk = counter + 1, following
+
+
+def open_stream(source: BinaryIO, key: bytes, *, name: str) -> Iterator[bytes]:
+    """The plaintext of a sealed stream, chunk by chunk; a wrong key or a changed, cut or reordered
+    file raises WrongStoreKey before the chunk concerned is given out."""
+    header = source.read(_HEADER)
+    if header[:len(MAGIC)] != MAGIC or len(header) != _HEADER:
+        raise UserFacingError(f"{name} is not a sealed file", hint="it was not written by an encrypted store")
+    aes, prefix = AESGCM(key), header[len(MAGIC):]
+    counter, block = 0, source.read(CHUNK + _TAG)
+    while True:
+        following = source.read(CHUNK + _TAG)
+        last = not following
+        try:
+            yield aes.decrypt(_nonce(prefix, counter), block, header + (b"\x01" if last else b"\x00"))
+        except InvalidTag:
+            raise WrongStoreKey(f"{name} cannot be opened with this key (a wrong key, or the file was changed)",
+                                hint="give the store's passphrase; a changed file can be taken from a backup") from None
+        if last:
+            return
+        counter, block = counter + 1, following
+
+
+def seal_file(source: Path, target: Path, key: bytes) -> Path:
+    """Write `source` sealed to `target` (0600), through a `.part` renamed when complete."""
+    partial = private_file(target.with_name(target.name + ".part"))
+    with source.open("rb") as src, partial.open("wb") as dst:
+        seal_stream(src, dst, key)
+        dst.flush()
+        os.fsync(dst.fileno())
+    partial.replace(target)
+    return target
+
+
+def unseal_file(source: Path, target: Path, key: bytes) -> Path:
+    partial = private_file(target.with_name(target.name + ".part"))
+    try:
+        with source.open("rb") as src, partial.open("wb") as dst:
+            for block in open_stream(src, key, name=source.name):
+                dst.write(block)
+            dst.flush()
+            os.fsync(dst.fileno())
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    partial.replace(target)
+    return target
+
+
+def seal_bytes(data: bytes, key: bytes) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    seal_stream(io.BytesIO(data), out, key)
+    return out.getvalue()
+
+
+def unseal_bytes(data: bytes, key: bytes, *, name: str) -> bytes:
+    import io
+
+    return b"".join(open_stream(io.BytesIO(data), key, name=name))

@@ -1,0 +1,143 @@
+"""Turning a store's files from the clear into encrypted ones and back, each step safe to kill:
+every file is written beside the old one and renamed over it when complete, and every step
+skips what a killed run already finished (a database that opens with the new key, a file that
+is already sealed or already in the clear).
+
+The database is copied through SQLCipher's `sqlcipher_export` (`ATTACH ... KEY`, then every table,
+index, trigger and virtual table with its rows), from a connection that holds the store
+exclusively, so no other process writes meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from core.errors import UserFacingError
+from storage import encryption
+from storage.db import (connect, database_errors, has_old_vector_table, load_sqlite_vec, sqlcipher_module,
+                        store_files)
+from storage.encryption import StoreKey
+from storage.keyword import terms as keyword_terms
+from storage.permissions import private_file
+
+_CONVERTING = ".converting"
+_PLAIN_HEADER = b"SQLite format 3\x00"
+
+
+def in_the_clear(database: Path) -> bool:
+    with database.open("rb") as f:
+        return f.read(len(_PLAIN_HEADER)) == _PLAIN_HEADER
+
+
+def convert_database(database: Path, *, from_key: StoreKey | None, to_key: StoreKey | None) -> bool:
+    """Rewrite the store at `database` under `to_key` (None: in the clear). False when a killed
+    run had already finished it."""
+    if not database.exists() or _opens_with(database, to_key):
+        return False
+    target = database.with_name(database.name + _CONVERTING)
+    target.unlink(missing_ok=True)
+    private_file(target)
+    module = sqlcipher_module()
+    conn = module.connect(str(database), isolation_level=None, timeout=0)
+    try:
+        conn.execute("PRAGMA cipher_log_level = NONE")
+        if from_key is not None:
+            conn.execute(f"PRAGMA key = {from_key.pragma_value()}")
+        _hold(conn, database)
+        if has_old_vector_table(conn):
+            load_sqlite_vec(conn)
+        keyword_terms.register(conn)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("ATTACH DATABASE ? AS converted KEY ?",
+                     (str(target), f"x'{to_key.database.hex()}'" if to_key else ""))
+        conn.execute("SELECT sqlcipher_export('converted')")
+        conn.execute("DETACH DATABASE converted")
+        with target.open("rb+") as f:
+            os.fsync(f.fileno())
+        for path in store_files(database)[1:]:
+            path.unlink(missing_ok=True)  # the old WAL would be replayed into the new file
+        target.replace(database)
+    finally:
+        conn.close()
+    return True
+
+
+def _opens_with(database: Path, key: StoreKey | None) -> bool:
+    if key is None:
+        return in_the_clear(database)
+    if in_the_clear(database):
+        return False
+    try:
+        connect(database, key=key).close()
+    except encryption.WrongStoreKey:
+        return False
+    return True
+
+
+def _hold(conn: object, database: Path) -> None:
+    """Take the store for this connection alone; refuse while another process has it open."""
+    try:
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        conn.execute("BEGIN EXCLUSIVE")
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        conn.execute("COMMIT")
+    except database_errors() as error:
+        code = getattr(error, "sqlite_errorcode", None)
+        if code in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED
+            raise UserFacingError(f"the store at {database} is in use by another process",
+                                  hint="stop `biographer run` (and any import) first, then try again") from None
+        if code == 26:  # SQLITE_NOTADB
+            raise encryption.WrongStoreKey(f"{database.name} cannot be opened with this key",
+                                           hint="give the passphrase the store was encrypted with") from None
+        raise
+
+
+def convert_files(folder: Path, *, from_key: StoreKey | None, to_key: StoreKey | None,
+                  pattern: str = "*") -> int:
+    """Seal (or open, when `to_key` is None) every file in `folder` matching `pattern`; returns how
+    many were rewritten. Files already in the wanted form are left as they are."""
+    if not folder.is_dir():
+        return 0
+    return sum(convert_file(path, from_key=from_key, to_key=to_key) for path in sorted(folder.glob(pattern))
+               if path.is_file() and not path.name.endswith(".part"))
+
+
+def convert_file(path: Path, *, from_key: StoreKey | None, to_key: StoreKey | None) -> bool:
+    """Seal `path` (or open it) in place; False when it is in the wanted form already."""
+    sealed = encryption.is_sealed(path)
+    if to_key is not None and not sealed:
+        encryption.seal_file(path, path, to_key.files)
+    elif to_key is None and sealed and from_key is not None:
+        encryption.unseal_file(path, path, from_key.files)
+    else:
+        return False
+    return True
+
+
+def convert_shared(folder: Path, shared: Path, *, from_key: StoreKey | None, to_key: StoreKey | None) -> None:
+    """Convert a backup's kept copies (`folder`), which are hard links to the store's (`shared`):
+    a copy the store already has converted is linked again from there, else it is converted here
+    and the store's is linked to it, so the backups and the store go on sharing one file each."""
+    for path in sorted(folder.iterdir()):
+        if not path.is_file() or path.name.endswith(".part"):
+            continue
+        theirs = shared / path.name
+        if theirs.is_file() and encryption.is_sealed(theirs) == (to_key is not None):
+            _link(theirs, path)
+            continue
+        convert_file(path, from_key=from_key, to_key=to_key)
+        if theirs.is_file():
+            _link(path, theirs)
+
+
+def _link(source: Path, target: Path) -> None:
+    """`target` replaced by a hard link to `source` (a copy where the file system has none)."""
+    partial = target.with_name(target.name + ".part")
+    partial.unlink(missing_ok=True)
+    try:
+        os.link(source, partial)
+    except OSError:
+        shutil.copyfile(source, private_file(partial))
+    partial.replace(target)
