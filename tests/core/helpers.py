@@ -12,8 +12,8 @@ from storage.db import open_database
 
 
 @asynccontextmanager
-async def memory_at(data_dir: Path, embedder, *, owner: str = "Ana"):
-    async with open_database(data_dir / "biographer.sqlite3") as conn:
+async def memory_at(data_dir: Path, embedder, *, owner: str = "Ana", key=None):
+    async with open_database(data_dir / "biographer.sqlite3", key=key) as conn:
         yield Memory(conn, embedder=embedder, raw_dir=data_dir / "raw",
                      context=ImportContext(timezone=ZoneInfo("Europe/Lisbon"),
                                            owner_aliases=frozenset({owner.lower()})))

@@ -297,3 +297,23 @@ def test_sealed_files_refuse_a_wrong_key_a_cut_and_a_changed_byte(tmp_path: Path
     two = encryption.seal_bytes(os.urandom(2 * encryption.CHUNK), key)
     with pytest.raises(encryption.WrongStoreKey):
         encryption.unseal_bytes(two[:16 + encryption.CHUNK + 16], key, name="x")
+
+
+async def test_the_memory_server_serves_an_encrypted_store_and_what_it_saves_is_sealed(settings, tmp_path: Path):
+    from tests.server.conftest import running_server
+
+    key_file, store_key = encryption.new_key_file(PASSPHRASE, state="encrypted")
+    settings.data_dir.mkdir(parents=True)
+    encryption.write_key_file(settings.data_dir, key_file)
+    async with running_server(settings, tmp_path, key=store_key) as server:
+        async with server.http(await server.token()) as http:
+            found = (await http.post("/v1/search", json={"query": "knee physio", "limit": 5})).json()
+            assert found["outcome"] == "matched"
+            saved = await http.post("/v1/save", json={"text": "Ana liked the Tamarindofox concert",
+                                                      "kind": "preference", "section": "notes"},
+                                    headers={"Idempotency-Key": "tamarind-1"})
+            assert saved.status_code == 200, saved.text
+            read = (await http.post("/v1/read", json={"locator": saved.json()["locator"]})).json()
+            assert "Tamarindofox" in read["text"]
+    assert planted_in(settings.data_dir) == []
+    assert not (settings.data_dir / "biographer.sqlite3").read_bytes().startswith(b"SQLite format 3")

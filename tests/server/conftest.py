@@ -83,9 +83,9 @@ async def seed(service: Service, folder: Path) -> None:
 
 @asynccontextmanager
 async def running_server(settings: Settings, tmp_path: Path, *, seeded: bool = True,
-                         llm: LLM | None = None) -> AsyncIterator[Running]:
+                         llm: LLM | None = None, key=None) -> AsyncIterator[Running]:
     embedder = GatedEmbedder()
-    async with memory_at(settings.data_dir, embedder) as memory:
+    async with memory_at(settings.data_dir, embedder, key=key) as memory:
         service = Service(memory=memory, llm=llm, **service_options(settings))
         if seeded:
             await seed(service, tmp_path / "exports")
