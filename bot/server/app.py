@@ -44,6 +44,8 @@ async def _invalid(request: Request, error: RequestValidationError) -> JSONRespo
 
 async def _http(request: Request, error: HTTPException) -> JSONResponse:
     """Starlette's own refusals (no such path, wrong method) in the API's one shape, not {"detail"}."""
+    if isinstance(error.__cause__, UserFacingError):  # FastAPI wraps what failed while reading a body
+        return error_response(error.__cause__)
     hint = {404: "the API is under /v1 (see /openapi.json) and MCP at /mcp",
             405: "see /openapi.json for each path's method"}.get(error.status_code, "see /openapi.json")
     message = "no such path" if error.status_code == 404 else str(error.detail).lower()

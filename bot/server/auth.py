@@ -74,9 +74,6 @@ class GuardedMcp:
         await self.app(scope, receive, send)
 
 
-class _BodyTooLarge(Exception):
-    pass
-
 
 class BodyLimit:
     """Refuses bodies over `limit` bytes (or the limit of a path prefix in `larger`): by
@@ -105,7 +102,9 @@ class BodyLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise _BodyTooLarge
+                    # a UserFacingError, so whichever app is reading (the page's uploads, a REST
+                    # body) answers it as a 413 in its own shape instead of a plain-text 500
+                    raise TooLarge(limit)
             return message
 
         async def watching_send(message: Message) -> None:
@@ -115,6 +114,6 @@ class BodyLimit:
 
         try:
             await self.app(scope, counting_receive, watching_send)
-        except _BodyTooLarge:
+        except TooLarge as error:
             if not started:
-                await error_response(TooLarge(limit))(scope, receive, send)
+                await error_response(error)(scope, receive, send)

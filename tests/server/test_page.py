@@ -329,3 +329,67 @@ def test_clients_add_web_prints_a_page_login(capsys):
     assert "takes no --allow" in capsys.readouterr().err
     assert main(["clients", "add", "y"]) == 2
     assert "--allow OPS (an agent) or --web" in capsys.readouterr().err
+
+
+async def test_citations_on_person_pages_are_escaped_once(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        places = await seed_biography(server)
+        async with logged_in(server) as http:
+            person = (await http.get("/people/" + quote("Maya"))).text
+    assert f'<a class="cite" href="/passage/{places["chat"]}:0-60"' in person
+    assert "&lt;a class" not in person and "&amp;lt;" not in person
+
+
+async def _finished(http: httpx.AsyncClient, job_id: str) -> dict:
+    for _ in range(200):
+        status = (await http.get(f"/imports/{job_id}")).json()
+        if status["state"] in ("done", "failed"):
+            return status
+        await asyncio.sleep(0.05)
+    raise AssertionError(status)
+
+
+async def test_odd_uploads_are_kept_or_refused_in_one_shape(settings, tmp_path):
+    settings = settings.model_copy(update={"page_max_upload_mb": 1})
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async with logged_in(server) as http:
+            csrf = {"X-CSRF-Token": csrf_of((await http.get("/imports")).text)}
+            job = (await http.post("/imports", headers=csrf)).json()
+            files = f"/imports/{job['id']}/files"
+            long_name = "日記" * 60 + ".md"  # 363 bytes of UTF-8: over the 255 a file name may have
+            for name, text in ((long_name, "The heron came back to the pond."),
+                               ("notes.md", "Bought a kayak in Aveiro."), ("notes.md", "Sold the kayak in Porto.")):
+                up = await http.post(files, params={"name": name}, content=text.encode(), headers=csrf)
+                assert up.status_code == 200, up.text
+            kept = up.json()["files"]
+            assert kept[1:] == ["notes.md", "notes.md"] and kept[0].endswith(".md")
+            assert len(kept[0].encode()) <= 255 and kept[0].startswith("日記")
+
+            async def over_the_limit():  # chunked: no Content-Length to refuse it by
+                for _ in range(20):
+                    yield b"x" * 65536
+            big = await http.post(files, params={"name": "big.txt"}, content=over_the_limit(), headers=csrf)
+            assert big.status_code == 413 and set(big.json()) == {"error", "hint"}, big.text
+
+            # a start while a file is still arriving is refused: nothing is imported half
+            release = asyncio.Event()
+
+            async def slow():
+                yield b"# Slow\n\nThe first half of a chat"
+                await release.wait()
+                yield b", and its second half.\n"
+            upload = asyncio.create_task(http.post(files, params={"name": "slow.md"}, content=slow(), headers=csrf))
+            for _ in range(200):
+                if (await http.get(f"/imports/{job['id']}")).json()["arriving"]:
+                    break
+                await asyncio.sleep(0.02)
+            early = await http.post(f"/imports/{job['id']}/start", headers=csrf)
+            assert early.status_code == 409 and "still arriving" in early.json()["error"], early.text
+            release.set()
+            assert (await upload).status_code == 200
+            assert (await http.post(f"/imports/{job['id']}/start", headers=csrf)).status_code == 200
+            status = await _finished(http, job["id"])
+            assert status["state"] == "done" and "4 new source(s)" in status["summary"], status
+            for words in ("heron", "Aveiro", "Porto", "second half"):
+                found = (await http.get("/search", params={"q": words, "mode": "keyword"})).text
+                assert "passage(s) matched" in found, words

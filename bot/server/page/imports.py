@@ -6,20 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from bot.render import ingest_summary
 from core.errors import BiographerError, UserFacingError
+from core.serving.api_errors import Conflict
 from core.service import Service
 
 log = logging.getLogger(__name__)
 
 MAX_FILES = 1000  # per import
+NAME_MAX_BYTES = 255  # the longest file name most file systems take
 _STAGE_WORDS = {"saving": "files saved", "messages": "messages read in this file",
                 "chunks": "passages cut in this file", "indexing": "passages indexed"}
 
@@ -35,6 +40,7 @@ class ImportJob:
     total: int | None = None
     summary: str = ""
     errors: list[str] = field(default_factory=list)
+    arriving: int = 0  # files still being received: the import cannot start before they are whole
 
     def progress(self, stage: str, done: int, total: int | None) -> None:
         self.stage, self.done, self.total = stage, done, total
@@ -42,15 +48,48 @@ class ImportJob:
     def to_json(self) -> dict:
         return {"id": self.id, "state": self.state, "files": self.names, "stage": self.stage,
                 "stage_words": _STAGE_WORDS.get(self.stage, self.stage), "done": self.done, "total": self.total,
-                "summary": self.summary, "errors": self.errors}
+                "summary": self.summary, "errors": self.errors, "arriving": self.arriving}
 
 
 def safe_name(name: str) -> str:
-    """A dropped file's own name, without any folder part (never a path out of the import folder)."""
+    """A dropped file's own name, without any folder part (never a path out of the import folder),
+    within the file system's limit on a name."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1].strip().lstrip(".")
     if not base or any(ord(c) < 32 for c in base):
-        raise UserFacingError(f"not a file name: {name!r}", hint="drop files with ordinary names")
-    return base[:200]
+        raise UserFacingError(f"not a file name: {name[:100]!r}", hint="drop files with ordinary names")
+    return fit_name(base)
+
+
+def fit_name(name: str, limit: int = NAME_MAX_BYTES) -> str:
+    """`name` shortened to `limit` bytes of UTF-8 (ext4, APFS and NTFS count bytes or UTF-16 units,
+    not characters), its extension kept so the importer still knows the format."""
+    if len(name.encode("utf-8")) <= limit:
+        return name
+    stem, dot, suffix = name.rpartition(".")
+    if not dot or not stem or len(suffix.encode("utf-8")) > 16:
+        stem, suffix = name, ""
+    else:
+        suffix = "." + suffix
+    room = limit - len(suffix.encode("utf-8"))
+    return stem.encode("utf-8")[:room].decode("utf-8", "ignore").rstrip() + suffix
+
+
+def _private(path: str, flags: int) -> int:
+    return os.open(path, flags, 0o600)  # what is dropped is the owner's alone, as in its 0700 folder
+
+
+@contextmanager
+def _new_file(folder: Path, name: str) -> Iterator[tuple[Path, BinaryIO]]:
+    """A new file called `name` in `folder`. Files dropped together stay side by side (a chat export
+    with its media); a second file of one name is kept too, in a folder of its own."""
+    path = folder / name
+    try:
+        out = open(path, "xb", opener=_private)
+    except FileExistsError:
+        path = Path(tempfile.mkdtemp(prefix="same-name-", dir=folder)) / name
+        out = open(path, "xb", opener=_private)
+    with out:
+        yield path, out
 
 
 class ImportJobs:
@@ -85,30 +124,32 @@ class ImportJobs:
             raise UserFacingError(f"at most {MAX_FILES} files per import", hint="drop a zip or a folder's files "
                                                                                  "in several goes")
         base = safe_name(name)
-        # files dropped together stay side by side (a chat export with its media), unless names clash
-        path = job.folder / base
-        if path.exists():
-            path = job.folder / f"{len(job.names)}" / base
-            path.parent.mkdir()
-        written = 0
+        job.arriving += 1
         try:
-            with path.open("xb") as out:
-                async for chunk in chunks:
-                    written += len(chunk)
-                    if written > self.max_file_bytes:
-                        raise UserFacingError(f"{base} is over {self.max_file_bytes // 2**20} MB",
-                                              hint="import it on the server: biographer ingest PATH "
-                                                   "(or raise BIOGRAPHER_PAGE_MAX_UPLOAD_MB)")
-                    out.write(chunk)
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
-        job.names.append(base)
+            with _new_file(job.folder, base) as (path, out):
+                try:
+                    written = 0
+                    async for chunk in chunks:
+                        written += len(chunk)
+                        if written > self.max_file_bytes:
+                            raise UserFacingError(f"{base} is over {self.max_file_bytes // 2**20} MB",
+                                                  hint="import it on the server: biographer ingest PATH "
+                                                       "(or raise BIOGRAPHER_PAGE_MAX_UPLOAD_MB)")
+                        out.write(chunk)
+                except BaseException:
+                    path.unlink(missing_ok=True)
+                    raise
+            job.names.append(base)
+        finally:
+            job.arriving -= 1
 
     def start(self, job_id: str) -> ImportJob:
         job = self.get(job_id)
         if job.state != "receiving":
             return job
+        if job.arriving:
+            raise Conflict(f"{job.arriving} file(s) of this import are still arriving",
+                           hint="start it once every upload has finished")
         if not job.names:
             raise UserFacingError("no files were received for this import", hint="drop some files")
         job.state = "queued"

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from html import escape
 
 from markdown_it import MarkdownIt
+from markupsafe import Markup
 from markdown_it.renderer import RendererHTML
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -64,12 +65,13 @@ def render_markdown(text: str) -> str:
     return _MD.render(text)
 
 
-def link_citations(text: str) -> str:
-    """Plain text (an answer, an event) escaped, with its citations as links."""
+def link_citations(text: str) -> Markup:
+    """Plain text (an answer, an event) escaped, with its citations as links: Markup, so the
+    templates' autoescape does not escape it a second time (which showed `<a class="cite">` as text)."""
     out, at = [], 0
     for match in _CITATION.finditer(text):
         out.append(escape(text[at:match.start()]))
         out.append("[" + ", ".join(citation_link(loc) for loc in _ONE.findall(match.group(1))) + "]")
         at = match.end()
     out.append(escape(text[at:]))
-    return "".join(out)
+    return Markup("".join(out))
