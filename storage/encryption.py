@@ -144,18 +144,38 @@ def _nonce(prefix: bytes, counter: int) -> bytes:
     return prefix + counter.to_bytes(4, "big")
 
 
+class Sealer:
+    """Seals what is written to it into `target`, as it arrives (an upload streamed to disk);
+    `close` writes the last chunk and must be called once everything is written."""
+
+    def __init__(self, target: BinaryIO, key: bytes) -> None:
+        self._target, self._aes, self._prefix = target, AESGCM(key), secrets.token_bytes(8)
+        self._header = MAGIC + self._prefix
+        self._counter, self._pending = 0, bytearray()
+        target.write(self._header)
+
+    def write(self, data: bytes) -> None:
+        self._pending += data
+        # a full chunk is written only once more follows: the last one is marked as such
+        while len(self._pending) > CHUNK:
+            self._emit(bytes(self._pending[:CHUNK]), last=False)
+            del self._pending[:CHUNK]
+
+    def close(self) -> None:
+        self._emit(bytes(self._pending), last=True)
+        self._pending.clear()
+
+    def _emit(self, chunk: bytes, *, last: bool) -> None:
+        self._target.write(self._aes.encrypt(_nonce(self._prefix, self._counter), chunk,
+                                             self._header + (b"\x01" if last else b"\x00")))
+        self._counter += 1
+
+
 def seal_stream(source: BinaryIO, target: BinaryIO, key: bytes) -> None:
-    aes, prefix = AESGCM(key), secrets.token_bytes(8)
-    header = MAGIC + prefix
-    target.write(header)
-    counter, chunk = 0, source.read(CHUNK)
-    while True:
-        following = source.read(CHUNK)
-        last = not following
-        target.write(aes.encrypt(_nonce(prefix, counter), chunk, header + (b"\x01" if last else b"\x00")))
-        if last:
-            return
-        counter, chunk = counter + 1, following
+    sealer = Sealer(target, key)
+    while block := source.read(CHUNK):
+        sealer.write(block)
+    sealer.close()
 
 
 def open_stream(source: BinaryIO, key: bytes, *, name: str) -> Iterator[bytes]:

@@ -57,6 +57,11 @@ class Memory:
                                  person_names=person_names or (lambda name: people_store.names_of(conn, name)),
                                  owner_aliases=context.owner_aliases)
 
+    @property
+    def file_key(self) -> bytes | None:
+        """The key that seals files beside an encrypted store (uploads waiting, kept copies)."""
+        return self.conn.key.files if self.conn.key else None
+
     # importing and embedding load the importers and numpy: only the commands that need them pay
     @cached_property
     def ingestor(self) -> Ingestor:

@@ -18,8 +18,12 @@ from pathlib import Path
 from core.errors import UserFacingError
 from storage import backup as backup_store
 from storage import encryption, reencrypt
-from storage.encryption import DECRYPTING, ENCRYPTED, ENCRYPTING, KeyFile, StoreKey
+from storage.encryption import DECRYPTING, ENCRYPTED, ENCRYPTING, KeyFile, Sealer, StoreKey, unseal_file
 from storage.permissions import private_dir
+
+# Sealer and unseal_file are storage's, named here for the front ends (the page's uploads wait sealed)
+__all__ = ["Converted", "KeyMissing", "Keys", "PassphraseSource", "Sealer", "StoreFiles", "decrypt_store",
+           "encrypt_store", "is_encrypted", "store_key", "unseal_file"]
 
 #: the passphrase, asked for `confirm`ed (typed twice) when a new key is made; None: none to be had
 PassphraseSource = Callable[[bool], str | None]

@@ -317,3 +317,38 @@ async def test_the_memory_server_serves_an_encrypted_store_and_what_it_saves_is_
             assert "Tamarindofox" in read["text"]
     assert planted_in(settings.data_dir) == []
     assert not (settings.data_dir / "biographer.sqlite3").read_bytes().startswith(b"SQLite format 3")
+
+
+async def test_the_page_keeps_an_encrypted_stores_uploads_sealed_while_they_wait(settings, tmp_path: Path, monkeypatch):
+    import asyncio
+    import tempfile
+
+    from tests.server.conftest import running_server
+    from tests.server.test_page import csrf_of, logged_in
+
+    uploads = tmp_path / "tmp"
+    uploads.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(uploads))
+    key_file, store_key = encryption.new_key_file(PASSPHRASE, state="encrypted")
+    settings.data_dir.mkdir(parents=True)
+    encryption.write_key_file(settings.data_dir, key_file)
+    async with running_server(settings, tmp_path, seeded=False, key=store_key) as server:
+        async with logged_in(server) as http:
+            csrf = {"X-CSRF-Token": csrf_of((await http.get("/imports")).text)}
+            job = (await http.post("/imports", headers=csrf)).json()
+            up = await http.post(f"/imports/{job['id']}/files", params={"name": "2024-05-01 notes.md"},
+                                 content=f"# Notes\n\n{LATER}\n".encode() * 3000, headers=csrf)  # several chunks
+            assert up.status_code == 200
+            [waiting] = [p for p in every_file(uploads)]
+            assert encryption.is_sealed(waiting) and planted_in(uploads) == []
+            assert (await http.post(f"/imports/{job['id']}/start", headers=csrf)).status_code == 200
+            for _ in range(400):
+                status = (await http.get(f"/imports/{job['id']}")).json()
+                if status["state"] in ("done", "failed"):
+                    break
+                await asyncio.sleep(0.05)
+            assert status["state"] == "done" and "1 new source(s)" in status["summary"], status
+            found = (await http.get("/search", params={"q": "Marzipanocelot", "mode": "keyword"})).text
+            assert "Marzipanocelot" in found
+    assert not any(uploads.iterdir())
+    assert planted_in(settings.data_dir) == []

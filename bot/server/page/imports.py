@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 from bot.render import ingest_summary
 from core.errors import BiographerError, UserFacingError
+from core.privacy.encryption import Sealer, unseal_file
 from core.serving.api_errors import Conflict
 from core.service import Service
 
@@ -96,6 +97,7 @@ class ImportJobs:
     def __init__(self, service: Service, *, upload_dir: Path | None, max_file_bytes: int) -> None:
         self.service = service
         self.upload_dir = upload_dir
+        self.key = service.memory.file_key  # None: the store is in the clear, and so are uploads
         self.max_file_bytes = max_file_bytes
         self._jobs: dict[str, ImportJob] = {}
         self._one_at_a_time = asyncio.Lock()
@@ -129,13 +131,17 @@ class ImportJobs:
             with _new_file(job.folder, base) as (path, out):
                 try:
                     written = 0
+                    # an encrypted store's uploads wait sealed, opened only while they are imported
+                    sink = Sealer(out, self.key) if self.key else out
                     async for chunk in chunks:
                         written += len(chunk)
                         if written > self.max_file_bytes:
                             raise UserFacingError(f"{base} is over {self.max_file_bytes // 2**20} MB",
                                                   hint="import it on the server: biographer ingest PATH "
                                                        "(or raise BIOGRAPHER_PAGE_MAX_UPLOAD_MB)")
-                        out.write(chunk)
+                        sink.write(chunk)
+                    if isinstance(sink, Sealer):
+                        sink.close()
                 except BaseException:
                     path.unlink(missing_ok=True)
                     raise
@@ -163,7 +169,12 @@ class ImportJobs:
         try:
             async with self._one_at_a_time:
                 job.state = "importing"
-                report = await self.service.import_files([job.folder], progress=job.progress)
+                folder = await asyncio.to_thread(self._opened, job) if self.key else job.folder
+                try:
+                    report = await self.service.import_files([folder], progress=job.progress)
+                finally:
+                    if folder != job.folder:
+                        shutil.rmtree(folder, ignore_errors=True)
                 job.summary = ingest_summary(label, report, await self.service.stats())
                 job.errors = list(report.errors)
                 job.state = "done"
@@ -172,6 +183,16 @@ class ImportJobs:
             job.summary, job.state = f"Could not import {label}: {error}", "failed"
         finally:
             shutil.rmtree(job.folder, ignore_errors=True)
+
+    def _opened(self, job: ImportJob) -> Path:
+        """The job's sealed files opened into a private folder of their own, for the importers."""
+        folder = Path(tempfile.mkdtemp(prefix="biographer-page-open-", dir=self.upload_dir))  # mode 0700
+        for sealed in job.folder.rglob("*"):
+            if sealed.is_file():
+                target = folder / sealed.relative_to(job.folder)
+                target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                unseal_file(sealed, target, self.key)
+        return folder
 
     async def close(self) -> None:
         """Stop imports in progress (their transactions roll back) and remove what waits."""
