@@ -320,11 +320,10 @@ async def test_the_memory_server_serves_an_encrypted_store_and_what_it_saves_is_
 
 
 async def test_the_page_keeps_an_encrypted_stores_uploads_sealed_while_they_wait(settings, tmp_path: Path, monkeypatch):
-    import asyncio
     import tempfile
 
     from tests.server.conftest import running_server
-    from tests.server.test_page import csrf_of, logged_in
+    from tests.server.test_page import _finished, csrf_of, logged_in
 
     uploads = tmp_path / "tmp"
     uploads.mkdir()
@@ -342,11 +341,7 @@ async def test_the_page_keeps_an_encrypted_stores_uploads_sealed_while_they_wait
             [waiting] = [p for p in every_file(uploads)]
             assert encryption.is_sealed(waiting) and planted_in(uploads) == []
             assert (await http.post(f"/imports/{job['id']}/start", headers=csrf)).status_code == 200
-            for _ in range(400):
-                status = (await http.get(f"/imports/{job['id']}")).json()
-                if status["state"] in ("done", "failed"):
-                    break
-                await asyncio.sleep(0.05)
+            status = await _finished(http, job["id"])
             assert status["state"] == "done" and "1 new source(s)" in status["summary"], status
             found = (await http.get("/search", params={"q": "Marzipanocelot", "mode": "keyword"})).text
             assert "Marzipanocelot" in found
