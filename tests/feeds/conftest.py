@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.feeds.dovecot import PASSWORD, USER, Dovecot, dovecot_binary, make_dovecot
+from tests.feeds.dovecot import PASSWORD, USER, Dovecot, dovecot_binary, make_dovecot, unsupported_version
 
 DATA = Path(__file__).resolve().parents[1] / "importers" / "data" / "email"
 
@@ -18,6 +18,8 @@ DATA = Path(__file__).resolve().parents[1] / "importers" / "data" / "email"
 def dovecot() -> Iterator[Dovecot]:
     if dovecot_binary() is None:
         pytest.skip("Dovecot is not installed (apt-get install dovecot-imapd): the IMAP tests need a real server")
+    if (reason := unsupported_version()) is not None:
+        pytest.skip(reason)
     server = make_dovecot()
     server.start()
     try:
