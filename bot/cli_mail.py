@@ -97,6 +97,8 @@ async def cmd_mail(args: argparse.Namespace, settings: Settings) -> int:
         for run in runs:
             print(f"mail {run.feed.name}: " + (f"failed: {run.error}" if run.error else
                                                 f"{run.messages_added} new e-mails in {len(run.chats)} threads"))
+            for line in run.file_errors:
+                print(f"  not saved: {line}")
         if not runs:
             print("no mail account: `biographer mail add NAME --host HOST --user USER --password-env VAR`")
     return 2 if any(r.error for r in runs) else 0

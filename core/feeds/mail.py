@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from core.errors import UserFacingError
+from core.errors import ImportFailed, UserFacingError
 from core.feeds.book import Feed, FeedBook, FeedRun
 from core.importers.email import raw_email_document
 from core.memory.facade import Memory
@@ -120,6 +120,7 @@ class _Tally:
     messages: int = 0
     documents: int = 0
     chats: set[str] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)  # e-mails that could not be saved, one line each
 
 
 class MailSync:
@@ -151,7 +152,7 @@ class MailSync:
     @staticmethod
     def _run(feed: Feed, tally: _Tally, *, error: str | None = None) -> FeedRun:
         return FeedRun(feed=feed, messages_added=tally.messages, documents_added=tally.documents,
-                       chats=frozenset(tally.chats), error=error)
+                       chats=frozenset(tally.chats), error=error, file_errors=tuple(tally.errors))
 
     async def _sync(self, feed: Feed, account: MailAccount, tally: _Tally, progress: Progress) -> None:
         password = self.secrets(account.password_env)
@@ -185,11 +186,19 @@ class MailSync:
         for start in range(0, len(uids), self.batch):
             batch = uids[start:start + self.batch]
             bodies = await self._call(feed, account, session.fetch, batch)
-            documents = [raw_email_document(bodies[uid], self.memory.context, stem=f"{folder} {uid}", sent=sent)
-                         for uid in batch if uid in bodies]
-            report = await self.memory.save(documents, index=False)
-            tally.messages += report.messages_added
-            tally.documents += report.documents_added
+            documents = []
+            for uid in batch:
+                if uid not in bodies:
+                    continue  # expunged between the search and the fetch
+                document = raw_email_document(bodies[uid], self.memory.context, stem=f"{folder} {uid}", sent=sent)
+                try:
+                    report = await self.memory.save([document], index=False)
+                except ImportFailed as error:  # one broken e-mail must not hold the folder back every night
+                    tally.errors.append(f"{folder} UID {uid}: {error.reason}")
+                    continue
+                tally.messages += report.messages_added
+                tally.documents += report.documents_added
+                documents.append(document)
             tally.chats |= await self.book.link(feed, [d.identity for d in documents])
             await self.book.set_cursor(feed, folder, {"uidvalidity": validity, "last_uid": batch[-1]})
             progress(f"mail {folder}", start + len(batch), len(uids))
