@@ -9,6 +9,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from core.agent.citations import quote_occurs
+from core.steering import STEERING_REFUSAL, addresses_the_model
 from core.errors import UserFacingError
 from core.times import parse_utc, utc_iso
 from core.ledger.book import Ledger, LedgerItem, LedgerQuery, check_status
@@ -144,6 +145,9 @@ class LedgerTools:
                                   "message of theirs")
         if not quote.strip() or not quote_occurs(fold(quote), fold(said)):
             raise UserFacingError(f"the owner's message does not say {quote!r}", hint="quote their words exactly")
+        if addresses_the_model(said):  # a planted line pasted into the chat is not the owner's promise
+            raise UserFacingError(f"not saved: the owner's message quotes text that {STEERING_REFUSAL[3:]}",
+                                  hint="ask the owner to say it in their own words")
         if turn.owner_source is None:
             turn.owner_source = await self.remember(said, None)
             moment = await self.when_at(turn.owner_source)

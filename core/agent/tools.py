@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
 
 from core.agent.citations import Evidence, claim_problems, said_by_owner
+from core.steering import STEERING_REFUSAL, addresses_the_model
 from core.agent.delimiters import neutralise, source_block
 from core.agent.ledger_tools import LedgerTools
 from core.agent.schemas import MAX_SEARCH, MAX_WINDOW, Catalogue, ToolError, parse_arguments
@@ -256,6 +257,8 @@ class Toolbox(LedgerTools):
         if not said_by_owner(text, turn.owner_words):
             raise ToolError("remember keeps only what the owner said in this conversation, copied from their "
                             "messages; words from a source are already stored there: cite its locator instead")
+        if addresses_the_model(text):  # the owner pasting a planted line does not make it theirs
+            raise ToolError(f"not remembered: {STEERING_REFUSAL}")
         locator = await self.remember(text, self._date(when))
         moment = await self.when_at(locator)
         turn.evidence.add(locator, "Told to the biographer", moment)

@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from core.agent.citations import quote_occurs
+from core.agent.citations import quote_occurs, shares_words
+from core.steering import STEERING_REFUSAL, addresses_the_model
 from core.times import as_sent
 from core.errors import LocatorError
 from core.ledger.matching import fold
@@ -144,6 +145,8 @@ class Validator:
             raise _Rejected("misquote", f"an empty quote for {cited.locator}")
         for line in covered:
             if quote_occurs(fold(quote), fold(line.text)):
+                if addresses_the_model(line.text):
+                    raise _Rejected("instruction", f"{cited.locator}: {STEERING_REFUSAL}")
                 return Evidence(line.document_id, line.char_start, line.char_end, quote, line.sender,
                                 line.is_owner, line.time, _local_day(line))
         raise _Rejected("misquote", f"{cited.locator} does not say {quote!r}")
@@ -185,6 +188,9 @@ class Validator:
             speakers = ", ".join(sorted({e.speaker for e in stated}))
             raise _Rejected("wrong speaker", f"{proposal.text!r} ({kind}) rests on words of {speakers}, not of "
                                              f"{person.name if person else 'its person'} or the owner")
+        # the line that makes it the owner's (or its person's) must say it, not a line cited beside it
+        self._holds_its_words(proposal, [e for e in stated if e.is_owner or kind != "commitment"
+                                         and self._speaks(e, person)])
         title = proposal.title
         category = proposal.category
         if kind == "recommendation":
@@ -208,6 +214,15 @@ class Validator:
             except _Rejected as rejected:
                 notes.append(rejected.rejection)  # the item stands; its status stays open
         return item, notes
+
+    def _holds_its_words(self, proposal: ProposedItem, stated: Sequence[Evidence]) -> None:
+        """An item says only what a line of its own says: one of these lines holds a word of its
+        text (a name, a thing, a number), so its words cannot be borrowed from a line beside them."""
+        words = " ".join(filter(None, (proposal.text, proposal.title)))
+        lines = {(e.document_id, e.char_start): e for e in stated}
+        texts = [line.text for line in self.lines if (line.document_id, line.char_start) in lines]
+        if words and not any(shares_words(words, text) for text in texts):
+            raise _Rejected("unsupported", f"no line cited for {words[:80]!r} holds any of its words")
 
     async def _person_of(self, proposal: ProposedItem, stated: tuple[Evidence, ...]) -> PersonMatch | None:
         if proposal.person:

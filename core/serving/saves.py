@@ -22,6 +22,7 @@ from core.dates import parse_bound
 from core.errors import UserFacingError
 from core.memory.facade import Memory
 from core.serving.sections import DEFAULT_SAVE_SECTION, SAVE_KINDS, check_section_name, imported_section
+from core.steering import STEERING_REFUSAL, addresses_the_model
 from core.types import Locator, SourceDocument
 from storage import documents as document_store
 from storage import listing
@@ -102,6 +103,9 @@ def check_request(request: SaveRequest) -> None:
         value = getattr(request, name)
         if value is not None and len(value) > MAX_FIELD_CHARS:
             raise UserFacingError(f"{name} is too long", hint=f"at most {MAX_FIELD_CHARS} characters")
+    if addresses_the_model(compose_text(request)):
+        raise UserFacingError(f"not saved: {STEERING_REFUSAL}",
+                              hint="save what the owner told you, in your words, without instructions to a model")
     if request.url and urlsplit(request.url.strip()).scheme not in ("http", "https"):
         raise UserFacingError(f"not a web address: {request.url!r}", hint="give an http:// or https:// URL")
     if request.replaces and not request.expected_hash:

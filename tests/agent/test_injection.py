@@ -172,7 +172,7 @@ async def test_a_source_cannot_plant_a_fact_through_an_obedient_model(injected, 
     results = tool_messages(fake_openai.requests[-1])[2:]
     assert "cites no source" in results[0]
     assert "does not say" in results[1]
-    assert "gives the biographer instructions" in results[2]
+    assert "gives the model instructions" in results[2]
     assert "doc9:0-40 were not returned by a tool in this run" in results[3]
     assert "remember keeps only what the owner said in this conversation" in results[4]
     assert results[5].startswith("edit ") and "applied" in results[5]
