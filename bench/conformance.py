@@ -133,11 +133,17 @@ def _ingest(paths: list[Path], data_dir: Path) -> tuple[int, str, list[str], int
     return left_out, why, errors, repeated
 
 
+class ExportFailed(Exception):
+    """`biographer export` could not read the messages back."""
+
+
 def _export(data_dir: Path) -> dict[str, list[dict]]:
     """Messages by the path they were imported from."""
     out = data_dir / "export"
-    subprocess.run([*_biographer(), "--data-dir", str(data_dir), "export", str(out)], check=True,
-                   capture_output=True, env=_env(data_dir), cwd=ROOT, timeout=600)
+    done = subprocess.run([*_biographer(), "--data-dir", str(data_dir), "export", str(out)],
+                          capture_output=True, text=True, env=_env(data_dir), cwd=ROOT, timeout=600)
+    if done.returncode:
+        raise ExportFailed(done.stderr.strip()[-300:] or done.stdout.strip()[-300:])
     paths = {}
     for line in (out / "data" / "sources.jsonl").read_text(encoding="utf-8").splitlines():
         source = json.loads(line)
@@ -163,6 +169,8 @@ def _spot(outcome: Outcome) -> None:
                 continue
             if check.get("time") and message.get("time") != check["time"]:
                 continue
+            if check.get("kind") and message.get("kind") != check["kind"]:  # e.g. a notice: "system"
+                continue
             if wanted <= _words(message.get("text") or ""):
                 outcome.spot_held += 1
                 break
@@ -176,7 +184,10 @@ def _alone(item: dict, path: Path) -> Outcome:
     outcome = Outcome(item)
     with tempfile.TemporaryDirectory(prefix="conformance-alone-") as tmp:
         outcome.left_out, outcome.left_out_why, outcome.errors, _ = _ingest([path], Path(tmp))
-        outcome.kept = [m for ms in _export(Path(tmp)).values() for m in ms]
+        try:
+            outcome.kept = [m for ms in _export(Path(tmp)).values() for m in ms]
+        except ExportFailed as error:
+            outcome.errors.append(f"export failed: {error}")
     _spot(outcome)
     return outcome
 
@@ -206,7 +217,12 @@ def _run_share(items: list[tuple[dict, Path]], batch: int = 8) -> list[Outcome]:
                 for item, path in group:
                     outcome = outcomes[item["id"]]
                     outcome.left_out, outcome.left_out_why, _, _ = _ingest([path], probe_dir)
-        by_path = _export(data_dir)
+        try:
+            by_path = _export(data_dir)
+        except ExportFailed as error:
+            by_path = {}
+            for outcome in outcomes.values():
+                outcome.errors.append(f"export failed: {error}")
         for item, path in items:
             if item["id"] in alone:
                 continue
