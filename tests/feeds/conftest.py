@@ -4,6 +4,7 @@ a client that puts mail in place by IMAP APPEND, and a memory over a temp store.
 from __future__ import annotations
 
 import mailbox
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,7 @@ def dovecot() -> Iterator[Dovecot]:
         yield server
     finally:
         server.stop()
+        shutil.rmtree(server.root, ignore_errors=True)
 
 
 def real_emails() -> list[bytes]:
