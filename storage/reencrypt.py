@@ -14,6 +14,8 @@ import os
 import shutil
 from pathlib import Path
 
+import sqlean
+
 from core.errors import UserFacingError
 from storage import encryption
 from storage.db import (connect, database_errors, has_old_vector_table, load_sqlite_vec, sqlcipher_module,
@@ -64,6 +66,20 @@ def convert_database(database: Path, *, from_key: StoreKey | None, to_key: Store
     return True
 
 
+def refuse_if_in_use(database: Path, *, key: StoreKey | None) -> None:
+    """Fail early, before anything is converted, while another process has the store open (a
+    running bot would go on writing in the clear beside a half-converted store)."""
+    module = sqlcipher_module()
+    conn = module.connect(str(database), isolation_level=None, timeout=0)
+    try:
+        conn.execute("PRAGMA cipher_log_level = NONE")
+        if key is not None:
+            conn.execute(f"PRAGMA key = {key.pragma_value()}")
+        _hold(conn, database)
+    finally:
+        conn.close()
+
+
 def _opens_with(database: Path, key: StoreKey | None) -> bool:
     if key is None:
         return in_the_clear(database)
@@ -76,8 +92,9 @@ def _opens_with(database: Path, key: StoreKey | None) -> bool:
     return True
 
 
-def _hold(conn: object, database: Path) -> None:
+def _hold(conn: sqlean.Connection, database: Path) -> None:
     """Take the store for this connection alone; refuse while another process has it open."""
+    module = sqlcipher_module()
     try:
         conn.execute("PRAGMA locking_mode=EXCLUSIVE")
         conn.execute("BEGIN EXCLUSIVE")
@@ -85,10 +102,10 @@ def _hold(conn: object, database: Path) -> None:
         conn.execute("COMMIT")
     except database_errors() as error:
         code = getattr(error, "sqlite_errorcode", None)
-        if code in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED
+        if code in (module.SQLITE_BUSY, module.SQLITE_LOCKED):
             raise UserFacingError(f"the store at {database} is in use by another process",
                                   hint="stop `biographer run` (and any import) first, then try again") from None
-        if code == 26:  # SQLITE_NOTADB
+        if code == module.SQLITE_NOTADB:
             raise encryption.WrongStoreKey(f"{database.name} cannot be opened with this key",
                                            hint="give the passphrase the store was encrypted with") from None
         raise

@@ -109,6 +109,7 @@ async def encrypt_store(files: StoreFiles, keys: Keys, *, take_backup: Callable[
             raise UserFacingError("there is no store to encrypt yet",
                                   hint="set BIOGRAPHER_ENCRYPT=true before the first import: a new store "
                                        "is then encrypted from the start")
+        await asyncio.to_thread(reencrypt.refuse_if_in_use, files.database, key=None)
         backup = await take_backup()
         key_file, key = encryption.new_key_file(keys.passphrase(confirm=True), state=ENCRYPTING)
         encryption.write_key_file(files.data_dir, key_file)
@@ -136,6 +137,7 @@ async def decrypt_store(files: StoreFiles, keys: Keys, *, take_backup: Callable[
                               hint="run `biographer encrypt` again to finish it first")
     key = keys.unlock(key_file)
     if key_file.state == ENCRYPTED:
+        await asyncio.to_thread(reencrypt.refuse_if_in_use, files.database, key=key)
         backup = await take_backup()
         encryption.write_key_file(files.data_dir, key_file.with_state(DECRYPTING))
     done = await asyncio.to_thread(_convert, files, from_key=key, to_key=None, key_file=None)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -347,3 +349,24 @@ async def test_the_page_keeps_an_encrypted_stores_uploads_sealed_while_they_wait
             assert "Marzipanocelot" in found
     assert not any(uploads.iterdir())
     assert planted_in(settings.data_dir) == []
+
+
+def test_encrypt_refuses_while_another_process_has_the_store_open_and_changes_nothing(tmp_path: Path, capsys, key):
+    data = a_store_in_the_clear(tmp_path)
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in every_file(data)}
+    # another process, like a bot between two requests (locks taken in this process, through
+    # another SQLite library, would not be seen: POSIX locks are per process)
+    running = subprocess.Popen(
+        [sys.executable, "-c", "import sqlean, sys; c = sqlean.connect(sys.argv[1]);"
+         " c.execute('SELECT COUNT(*) FROM documents').fetchone(); print('ready', flush=True); sys.stdin.read()",
+         str(data / "biographer.sqlite3")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert running.stdout.readline().strip() == "ready"
+        capsys.readouterr()
+        assert cli("encrypt") == 2
+        err = capsys.readouterr().err
+        assert "in use by another process" in err and "stop" in err
+    finally:
+        running.communicate("")
+    assert not (data / "encryption.json").exists()
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in every_file(data) if p.exists()} == before
