@@ -41,13 +41,8 @@ def convert_database(database: Path, *, from_key: StoreKey | None, to_key: Store
     target = database.with_name(database.name + _CONVERTING)
     target.unlink(missing_ok=True)
     private_file(target)
-    module = sqlcipher_module()
-    conn = module.connect(str(database), isolation_level=None, timeout=0)
+    conn = _held(database, key=from_key)
     try:
-        conn.execute("PRAGMA cipher_log_level = NONE")
-        if from_key is not None:
-            conn.execute(f"PRAGMA key = {from_key.pragma_value()}")
-        _hold(conn, database)
         if has_old_vector_table(conn):
             load_sqlite_vec(conn)
         keyword_terms.register(conn)
@@ -69,15 +64,22 @@ def convert_database(database: Path, *, from_key: StoreKey | None, to_key: Store
 def refuse_if_in_use(database: Path, *, key: StoreKey | None) -> None:
     """Fail early, before anything is converted, while another process has the store open (a
     running bot would go on writing in the clear beside a half-converted store)."""
-    module = sqlcipher_module()
-    conn = module.connect(str(database), isolation_level=None, timeout=0)
+    _held(database, key=key).close()
+
+
+def _held(database: Path, *, key: StoreKey | None) -> sqlean.Connection:
+    """A sqlcipher3 connection (it alone has `sqlcipher_export`, in the clear too) holding the store
+    for itself; refuses while another process has it open."""
+    conn = sqlcipher_module().connect(str(database), isolation_level=None, timeout=0)
     try:
         conn.execute("PRAGMA cipher_log_level = NONE")
         if key is not None:
             conn.execute(f"PRAGMA key = {key.pragma_value()}")
         _hold(conn, database)
-    finally:
+    except BaseException:
         conn.close()
+        raise
+    return conn
 
 
 def _opens_with(database: Path, key: StoreKey | None) -> bool:
