@@ -9,6 +9,7 @@ owner's passphrase, and the sealed files (kept copies, the inbox, backups' kept 
 - **Key file.** `DATA_DIR/encryption.json`: the salt, scrypt's costs, the check value and the
   state (`encrypted`, or `encrypting`/`decrypting` while a conversion runs). It holds no secret:
   without the passphrase nothing can read the store.
+- **Imports.** `cryptography` is imported on first use: a store in the clear never loads it.
 - **Sealed files.** AES-256-GCM in chunks of 64 KiB (memory stays flat for a file of any size):
   a header (magic, 8 random bytes), then each chunk with its 16-byte tag, under the nonce
   random||counter, its additional data marking the last chunk, so a file cut short or chunks
@@ -26,11 +27,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
-
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from core.errors import UserFacingError
 from storage.permissions import private_file
@@ -75,6 +71,9 @@ class KeyFile:
 
 
 def derive(passphrase: str, salt: bytes, *, n: int = SCRYPT_N, r: int = SCRYPT_R, p: int = SCRYPT_P) -> StoreKey:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     master = hashlib.scrypt(passphrase.encode("utf-8"), salt=salt, n=n, r=r, p=p,
                             maxmem=2 * 128 * n * r * p, dklen=32)
 
@@ -149,6 +148,8 @@ class Sealer:
     `close` writes the last chunk and must be called once everything is written."""
 
     def __init__(self, target: BinaryIO, key: bytes) -> None:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         self._target, self._aes, self._prefix = target, AESGCM(key), secrets.token_bytes(8)
         self._header = MAGIC + self._prefix
         self._counter, self._pending = 0, bytearray()
@@ -181,6 +182,9 @@ def seal_stream(source: BinaryIO, target: BinaryIO, key: bytes) -> None:
 def open_stream(source: BinaryIO, key: bytes, *, name: str) -> Iterator[bytes]:
     """The plaintext of a sealed stream, chunk by chunk; a wrong key or a changed, cut or reordered
     file raises WrongStoreKey before the chunk concerned is given out."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     header = source.read(_HEADER)
     if header[:len(MAGIC)] != MAGIC or len(header) != _HEADER:
         raise UserFacingError(f"{name} is not a sealed file", hint="it was not written by an encrypted store")
