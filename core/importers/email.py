@@ -41,6 +41,8 @@ _FIELD_LINE = re.compile(
     rb"|In-Reply-To|Path|Newsgroups|Envelope-To|DKIM-Signature|ARC-[A-Za-z-]+"
     rb"|Authentication-Results|Received-SPF|Thread-Topic|Thread-Index|List-[A-Za-z-]+|Precedence"
     rb"|Organization|User-Agent|Importance|Priority):", re.I)
+_GLUED_HEADER = re.compile(rb"^(?P<separator>From \S+ +\w{3} \w{3} +\d{1,2} \d{1,2}:\d\d(?::\d\d)?"
+                           rb"(?: [+-]\d{4})? \d{4})[A-Za-z][A-Za-z0-9-]{1,40}:")
 _CONTENT_LENGTH = re.compile(rb"^Content-Length:[ \t]*(\d+)[ \t]*\r?$", re.I)
 _HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]{1,40}: ")
 _KNOWN_HEADERS = (b"from:", b"date:", b"subject:", b"received:", b"message-id:", b"to:",
@@ -350,21 +352,32 @@ def _is_blank(line: bytes) -> bool:
     return line in (b"\n", b"\r\n")
 
 
-def _opens_message(line: bytes, stream: IO[bytes]) -> bool:
-    """Whether a `From ` line (already known to follow a blank line) starts a message.
+def _opens_message(line: bytes, stream: IO[bytes], *, after_blank: bool) -> bool:
+    """Whether a `From ` line starts a message.
 
     The mbox family writes `From ` and then anything: an address and a date (`From
     MAILER-DAEMON Fri Jul  8 12:08:34 2011`, Gmail's), a dash and a date (Netscape, Mozilla and
-    Thunderbird: `From - Tue Oct 02 00:26:47 2007`) or nothing at all (Thunderbird's newer
-    folders). A full dated line is taken as it is; any other needs a header line after it, so a
-    body's paragraph that begins "From Paris, ..." does not cut its message in two.
+    Thunderbird: `From - Tue Oct 02 00:26:47 2007`), an id alone, or nothing at all. After a
+    blank line any such line opens a message, as mboxo defines it (a body's own lines are
+    quoted `>From `). Netscape and Thunderbird also wrote separators straight after the
+    previous body: there a `From ` line opens a message only when a header line follows it, so
+    an unquoted "From ..." inside a paragraph stays in its body.
     """
-    if _FROM_LINE.match(line):
+    if after_blank:
         return True
     at = stream.tell()
     following = stream.readline()
     stream.seek(at)
     return bool(_FIELD_LINE.match(following))
+
+
+def _unglued(line: bytes) -> tuple[bytes, bytes]:
+    """A From_ line and the header a writer glued to it (`From a@b Mon Feb  9 17:30:46
+    2009MIME-Version: 1.0`, backupmaillib's Gmail backups), apart; else the line and nothing."""
+    glued = _GLUED_HEADER.match(line)
+    if glued is None:
+        return line, b""
+    return line[: glued.end("separator")] + b"\n", line[glued.end("separator"):]
 
 
 def _content_length(header_lines: list[bytes]) -> int | None:
@@ -387,7 +400,8 @@ def _body_by_length(stream: IO[bytes], length: int) -> bytes | None:
         following = stream.readline()
         if _is_blank(following):
             following = stream.readline()
-        if not following or (following.startswith(b"From ") and _opens_message(following, stream)):
+        if not following or (following.startswith(b"From ")
+                             and _opens_message(following, stream, after_blank=True)):
             stream.seek(after)
             return body
     stream.seek(at)
@@ -397,21 +411,25 @@ def _body_by_length(stream: IO[bytes], length: int) -> bytes | None:
 def split_mbox(stream: IO[bytes]) -> Iterator[tuple[bytes, bytes]]:
     """(From_ line, message bytes) pairs, read incrementally (a seekable binary stream).
 
-    A From_ line starts a message only after a blank line (or at the start of the file), and
-    only when it is dated or a header line follows it (see `_opens_message`); a body's own
-    `From ` lines, quoted (`>From `, undone here as mboxrd does) or not, stay in it. Where a
-    message's headers carry a Content-Length that agrees with the file, its body is taken by
-    that count, whatever it holds.
+    A `From ` line starts a message after a blank line (or at the start of the file), and
+    straight after a body when a header line follows it (see `_opens_message`); a body's own
+    quoted `>From ` lines are undone, as mboxrd does. Where a message's headers carry a
+    Content-Length that agrees with the file, its body is taken by that count, whatever it
+    holds.
     """
     from_line: bytes | None = None
     lines: list[bytes] = []
     previous_blank = True
     in_headers = False
+    first = True
     while line := stream.readline():
-        if previous_blank and line.startswith(b"From ") and _opens_message(line, stream):
+        if first:
+            line, first = line.removeprefix(b"\xef\xbb\xbf"), False  # a BOM some tools write
+        if line.startswith(b"From ") and _opens_message(line, stream, after_blank=previous_blank):
             if from_line is not None:
                 yield from_line, b"".join(lines)
-            from_line, lines, in_headers, previous_blank = line, [], True, False
+            from_line, glued = _unglued(line)
+            lines, in_headers, previous_blank = [glued] if glued else [], True, False
             continue
         previous_blank = _is_blank(line)
         if in_headers and previous_blank:
@@ -434,7 +452,7 @@ class MboxImporter(ImporterBase):
     name = "email"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        lines = head.lstrip(b"\r\n").split(b"\n", 2)  # some tools start with a blank line
+        lines = head.removeprefix(b"\xef\xbb\xbf").lstrip(b"\r\n").split(b"\n", 2)  # a BOM, a blank line
         if len(lines) < 2 or not lines[0].startswith(b"From "):
             return False
         if _FROM_LINE.match(lines[0].rstrip(b"\r") + b"\n"):
