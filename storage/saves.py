@@ -113,3 +113,18 @@ async def remember_key(conn: Store, *, client: str, key_digest: str, request_dig
     await conn.execute(
         "INSERT INTO idempotency_keys (client, key_digest, request_digest, document_id, created_at)"
         " VALUES (?, ?, ?, ?, ?)", (client, key_digest, request_digest, document_id, at))
+
+
+async def versions_beside(conn: Store, document_id: int) -> list[int]:
+    """The documents of every other version of the saved record `document_id` is a version of
+    (none for an imported document)."""
+    async with conn.execute(
+        "SELECT document_id FROM saved_versions WHERE document_id != ? AND record_id ="
+        " (SELECT record_id FROM saved_versions WHERE document_id = ?) ORDER BY version", (document_id, document_id)) as cur:
+        return [row[0] for row in await cur.fetchall()]
+
+
+async def delete_records_without_versions(conn: Store) -> int:
+    cursor = await conn.execute(
+        "DELETE FROM saved_records WHERE NOT EXISTS (SELECT 1 FROM saved_versions v WHERE v.record_id = saved_records.id)")
+    return cursor.rowcount

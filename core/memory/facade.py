@@ -21,6 +21,7 @@ from storage import documents as document_store
 from storage import messages as message_store
 from storage import people as people_store
 from storage import profile as profile_store
+from storage import saves as save_store
 from storage.db import Store, open_database
 from storage.encryption import StoreKey
 from storage.meta import get_meta
@@ -131,8 +132,14 @@ class Memory:
 
     async def forget(self, document_id: int) -> Forgotten:
         """Delete a source and everything taken from it, here and in every backup (see
-        core.memory.sources.forget_source)."""
-        return await forget_source(self.conn, document_id, raw_dir=self.raw_dir, backup_dir=self.backup_dir)
+        core.memory.sources.forget_source). A version of an agent's saved record takes every
+        version with it: an earlier one left behind would still be listed, read and in the bytes."""
+        for other in await save_store.versions_beside(self.conn, document_id):
+            await forget_source(self.conn, other, raw_dir=self.raw_dir, backup_dir=self.backup_dir)
+        forgotten = await forget_source(self.conn, document_id, raw_dir=self.raw_dir, backup_dir=self.backup_dir)
+        async with self.conn.transaction():
+            await save_store.delete_records_without_versions(self.conn)
+        return forgotten
 
     async def clean_raw_copies(self) -> int:
         """Delete the raw copies no source refers to; returns how many."""

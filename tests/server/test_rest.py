@@ -391,3 +391,28 @@ async def test_every_bad_input_is_a_4xx_with_one_shape(settings, tmp_path):
                 assert 400 <= answer.status_code < 500, (method, path, body, answer.status_code, answer.text)
                 assert set(answer.json()) == {"error", "hint"}, (path, body, answer.text)
                 assert answer.json()["hint"], (path, body, answer.text)
+
+
+async def test_forgetting_any_version_of_a_saved_record_forgets_them_all(settings, tmp_path):
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async with server.http(await server.token()) as http:
+            records = []
+            for n, forget_version in enumerate((1, 2)):
+                first = (await http.post("/v1/save", json={**SAVE, "text": f"Ana's locker code is 41{n}7"},
+                                         headers={"Idempotency-Key": f"a{n}"})).json()
+                second = (await http.post("/v1/save", json={**SAVE, "text": f"Ana's locker code is 58{n}2",
+                                                            "replaces": first["record"], "expected_hash": first["hash"]},
+                                          headers={"Idempotency-Key": f"b{n}"})).json()
+                assert second["version"] == 2
+                records.append((first, second))
+                forgotten = first if forget_version == 1 else second
+                await server.service.forget(int(forgotten["locator"][3:].split(":")[0]))
+                for version in (first, second):
+                    read = await http.post("/v1/read", json={"locator": version["locator"]})
+                    assert read.status_code == 404, (forget_version, read.text)
+            listed = (await http.post("/v1/list", json={"section": "notes", "status": "all"})).json()
+            assert listed["items"] == []
+            found = (await http.post("/v1/search", json={"query": "locker code", "mode": "keyword"})).json()
+            assert found["results"] == []
+        store = (settings.data_dir / "biographer.sqlite3").read_bytes()
+        assert b"locker code" not in store
