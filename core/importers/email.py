@@ -566,11 +566,14 @@ class EmlImporter(ImporterBase):
     name = "email"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if path.suffix.lower() not in {".eml", ".msg", ".txt", ""}:
+        suffix = path.suffix.lower()
+        if suffix not in {".eml", ".msg", ".txt", ""}:
             return False
         if head.startswith(b"From ") and b"\n" in head:
             head = head.split(b"\n", 1)[1]  # some tools put an mbox From_ line on top
-        return looks_like_headers(head)
+        # a file named .eml says what it is: one header line is enough (a MIME part saved
+        # alone, with only Content-Type, or an e-mail with From and no Date)
+        return looks_like_headers(head) or (suffix == ".eml" and bool(_HEADER_LINE.match(head.lstrip())))
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         data = path.read_bytes()
@@ -586,9 +589,17 @@ class EmlxImporter(ImporterBase):
 
     def sniff(self, path: Path, head: bytes) -> bool:
         first, _, rest = head.partition(b"\n")
-        return path.suffix.lower() == ".emlx" and first.strip().isdigit() and looks_like_headers(rest)
+        if path.suffix.lower() != ".emlx":
+            return False
+        # without its byte count line (a copy cut by hand), the message and its plist remain
+        return (first.strip().isdigit() and looks_like_headers(rest)) or looks_like_headers(head)
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
+        data = path.read_bytes()
+        if not data.partition(b"\n")[0].strip().isdigit():
+            message = data.split(b"\n<?xml version=", 1)[0]
+            yield single_email(path, _PARSER.parsebytes(message), context)  # type: ignore[arg-type]
+            return
         with path.open("rb") as f:
             try:
                 size = int(f.readline().strip())

@@ -55,6 +55,10 @@ _NOT_WHAT_IT_SAYS = {
     ".mbox": ("does not start like an mbox mailbox (a 'From ' line followed by the e-mail's "
               "headers)", "export the folder again from the mail program (Gmail: Takeout; "
               "Thunderbird: ImportExportTools NG, 'Export folder'), or import its e-mails as .eml"),
+    ".eml": ("does not start like an e-mail (header lines such as From:, Date:, Subject:)",
+             "save the e-mail again from the mail program (File > Save As, .eml)"),
+    ".emlx": ("does not hold an Apple Mail message (a byte count, then the e-mail's headers)",
+              "copy the .emlx file again from Mail's folder, or export the mailbox as mbox"),
     ".vtt": ("does not start like a WebVTT transcript (a 'WEBVTT' line)",
              "download the transcript again from the meeting app"),
     ".srt": ("does not hold SubRip cues (a number, then '00:00:01,000 --> 00:00:04,000')",

@@ -452,3 +452,32 @@ def test_a_separator_glued_to_the_first_header_is_two_lines(tmp_path: Path) -> N
     assert [m.sender for m in messages] == ["Author", "Author"]
     assert [m.text.split("\n")[0] for m in messages] == ["Subject: Sample message 1",
                                                          "Subject: Sample message 2"]
+
+
+CORPUS_EML = Path(__file__).parents[1] / "conformance" / "files" / "eml" / "nodemailer-mailparser"
+
+
+@pytest.mark.parametrize("name, sender", [("nested.eml", "u@example.com"),
+                                          ("base64encodedroot.eml", "test@example.com"),
+                                          ("mixed.eml", "")])
+def test_an_eml_with_few_headers_is_an_email_not_an_unsupported_extension(
+        tmp_path: Path, context: ImportContext, name: str, sender: str) -> None:
+    """nodemailer's mailparser fixtures (MIT): an .eml with From and no Date, and a MIME part
+    saved alone with only Content-Type. They are e-mails (kept undated: they carry no date)."""
+    path = tmp_path / name
+    path.write_bytes((CORPUS_EML / name).read_bytes())
+    [(document, messages)] = parse_all(path, context)
+    assert document.kind == "email" and messages == []
+    assert document.text.startswith(f"From: {sender}")
+    assert document.note == "no usable Date or Received header: imported undated"
+
+
+def test_an_emlx_without_its_byte_count_is_read(tmp_path: Path, context: ImportContext) -> None:
+    """The real Apple Mail message with its first line (the byte count) cut off, as terhechte's
+    emlx library's broken2.emlx has it: the message and its plist remain."""
+    data = (DATA / "11507.emlx").read_bytes()
+    path = tmp_path / "broken.emlx"
+    path.write_bytes(data.partition(b"\n")[2])
+    [(_, [message])] = parse_all(path, context)
+    [(_, [whole])] = parse_all(DATA / "11507.emlx", context)
+    assert (message.sender, message.time, message.text) == (whole.sender, whole.time, whole.text)
