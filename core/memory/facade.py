@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import cached_property
@@ -109,12 +109,14 @@ class Memory:
         notes.append((await self.indexer.advice()).note)
         return [note for note in notes if note]
 
-    async def save(self, documents: Sequence[SourceDocument], *, index: bool = True) -> IngestReport:
-        """Save documents made elsewhere (forwarded messages, the owner's own words)."""
+    async def save(self, documents: Sequence[SourceDocument], *, index: bool = True,
+                   then: Callable[[int], Awaitable[None]] | None = None) -> IngestReport:
+        """Save documents made elsewhere (forwarded messages, the owner's own words); `then`: see
+        Ingestor.save_document (runs in each document's own transaction)."""
         await self.indexer.check_model()
         report = IngestReport()
         for document in documents:
-            report.merge(await self.ingestor.save_document(document))
+            report.merge(await self.ingestor.save_document(document, then=then))
         if report.messages_added:
             await people_store.sync_from_messages(self.conn)
         if index:

@@ -13,7 +13,7 @@ import itertools
 import json
 import logging
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -294,8 +294,11 @@ class Ingestor:
         partial.replace(target)
 
     async def save_document(self, document: SourceDocument, *, source_path: Path | None = None,
-                            raw_path: str | None = None, progress: Progress = no_progress) -> IngestReport:
-        """Store one document with its chunks (and messages) in one transaction."""
+                            raw_path: str | None = None, progress: Progress = no_progress,
+                            then: Callable[[int], Awaitable[None]] | None = None) -> IngestReport:
+        """Store one document with its chunks (and messages) in one transaction; `then(document
+        id)` runs inside it, so what the caller records about the document commits with it or not
+        at all (it may raise to roll the whole document back)."""
         report = IngestReport()
         if await document_store.find_by_identity(self.conn, document.identity):
             report.documents_skipped = 1
@@ -323,6 +326,8 @@ class Ingestor:
                     await self._save_messages(document, document_id, report, progress, source)
                 else:
                     await self._save_prose(document, document_id, report, progress, source)
+                if then is not None:
+                    await then(document_id)
         except _NothingNew:
             if report.messages_skipped:
                 report.documents_skipped = 1  # every message is in the store already

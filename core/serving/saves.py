@@ -27,7 +27,6 @@ from core.types import Locator, SourceDocument
 from storage import documents as document_store
 from storage import listing
 from storage import saves as save_store
-from storage.source_admin import delete_source
 
 MAX_SAVE_CHARS = 20_000
 MAX_FIELD_CHARS = 2_000
@@ -193,17 +192,14 @@ class SaveBook:
             kind=request.kind, name=f"{request.kind.capitalize()} saved by {client.name}", identity=identity,
             text=compose_text(request), time_start=when,
             note=f"saved through the memory server by client {client.name!r} in section {section!r}")
-        # saving commits the document first (readable at once); its vectors follow in the background
-        await self.memory.save([document], index=False)
-        document_id = await document_store.find_by_identity(self.conn, identity)
-        assert document_id is not None
-        written = await self.memory.read(Locator(document_id, 0, 2**62))
         stamp = now.isoformat(timespec="seconds")
-        async with self.conn.transaction():
+
+        async def record_version(document_id: int) -> None:
+            """In the document's own transaction: a save is all there or not at all, even killed."""
+            written = await self.memory.read(Locator(document_id, 0, 2**62))
             if current is not None:
                 latest = await save_store.current_version(self.conn, current.record_id)
                 if latest is None or latest.document_id != current.document_id:  # another process was faster
-                    await delete_source(self.conn, document_id)
                     raise Conflict(f"record {current.record_id} changed while saving", hint="read it again")
                 record_id, version = current.record_id, current.version + 1
             else:
@@ -218,6 +214,11 @@ class SaveBook:
                                            generation=await listing.generation(self.conn))
             await save_store.remember_key(self.conn, client=client.name, key_digest=key_digest,
                                           request_digest=request_digest, document_id=document_id, at=stamp)
+
+        # readable at once; its vectors follow in the background
+        await self.memory.save([document], index=False, then=record_version)
+        document_id = await document_store.find_by_identity(self.conn, identity)
+        assert document_id is not None
         return await self._saved(document_id)
 
     async def _saved(self, document_id: int, *, replayed: bool = False) -> SavedRecord:

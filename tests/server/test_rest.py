@@ -6,7 +6,11 @@ import asyncio
 import json
 import logging
 
+import pytest
+
 from core.config import Settings
+from core.serving.clients import OWNER
+from core.serving.saves import SaveRequest
 from tests.core.helpers import whatsapp_export
 from tests.server.conftest import running_server
 
@@ -416,3 +420,22 @@ async def test_forgetting_any_version_of_a_saved_record_forgets_them_all(setting
             assert found["results"] == []
         store = (settings.data_dir / "biographer.sqlite3").read_bytes()
         assert b"locker code" not in store
+
+
+async def test_a_save_that_fails_half_way_leaves_nothing(settings, tmp_path):
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        conn = server.service.memory.conn
+        sources = len(await server.service.sources())
+        # a fault at the last step of a save (as a kill between its writes would be): the version row
+        await conn.execute("CREATE TEMP TRIGGER fail_version BEFORE INSERT ON saved_versions "
+                           "BEGIN SELECT RAISE(ABORT, 'disk gone'); END")
+        with pytest.raises(Exception, match="disk gone"):  # the store driver's own error (sqlite3 or sqlean)
+            await server.service.save_note(OWNER, SaveRequest(text="Ana's spare key is under the mat"),
+                                           idempotency_key="k")
+        await conn.execute("DROP TRIGGER fail_version")
+        assert len(await server.service.sources()) == sources  # no orphan passage
+        async with server.http(await server.token()) as http:
+            assert (await http.post("/v1/list", json={"status": "all"})).json()["items"] == []
+            retried = await http.post("/v1/save", json={**SAVE, "text": "Ana's spare key is under the mat"},
+                                      headers={"Idempotency-Key": "k"})
+            assert retried.status_code == 200 and retried.json()["version"] == 1
