@@ -599,7 +599,10 @@ class _MessageBuilder:
         if author is None:
             return Message(sender="", text=body, time=pending.time, kind="system")
         if notice in MEDIA:
-            text = f"{MEDIA[notice]} {rest.strip()}".strip()  # a caption stays
+            label = MEDIA[notice]
+            if notice == "document omitted" and (name := self.notices.document_name(first)):
+                label = f"[document omitted: {name}]"
+            text = f"{label} {rest.strip()}".strip()  # a caption stays
             return self._message(author, text, pending.time, kind="media")
         if body in _UNREADABLE:
             self.skipped["unreadable messages"] += 1  # view-once media, edit stubs

@@ -70,6 +70,16 @@ class NoticeTable:
                 return kind
         return None
 
+    def document_name(self, text: str) -> str:
+        """The file an iOS "document omitted" line names ("Itinerary.pdf • 2 pages document
+        omitted" -> "Itinerary.pdf"): the message's only content, kept with its label."""
+        stripped = text.rstrip(_END)
+        folded = _key(text)
+        for suffix in self.document_suffixes:
+            if folded.endswith(suffix) and len(folded) == len(stripped):
+                return stripped[: len(stripped) - len(suffix)].split(" \u2022 ")[0].strip()
+        return ""
+
     def is_encryption_notice(self, text: str) -> bool:
         folded = text.casefold()
         return any(folded[:length] in prefixes for length, prefixes in self.encryption.items())

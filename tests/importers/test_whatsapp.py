@@ -94,7 +94,7 @@ def test_ios_without_media_crlf(tmp_path: Path, context: ImportContext) -> None:
     assert kinds == [
         ("Mara Lind", "text", "Flights are booked!\nOut Friday 06:40"),
         ("Teo Ramos", "media", "[image omitted]"),
-        ("Teo Ramos", "media", "[document omitted]"),
+        ("Teo Ramos", "media", "[document omitted: Itinerary.pdf]"),
         ("", "system", "Missed voice call (Teo Ramos)"),
     ]
     assert messages[0].time == datetime(2024, 3, 5, 21, 1, 40, tzinfo=LISBON)
