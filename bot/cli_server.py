@@ -1,5 +1,6 @@
 """`biographer serve` (the memory server: REST and MCP for the owner's other agents) and
-`biographer clients add | list | revoke` (their bearer tokens)."""
+`biographer clients add | list | revoke` (their bearer tokens), `biographer saves list | delete`
+(what they saved)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,29 @@ async def cmd_clients(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+async def cmd_saves(args: argparse.Namespace, settings: Settings) -> int:
+    """List or delete what agents saved."""
+    from core.serving.clients import OWNER
+
+    async with cli_service(settings, model=False) as service:
+        if args.saves_action == "delete":
+            deleted = await service.delete_save(OWNER, args.id)
+            print(f"deleted record {deleted.record}: {deleted.versions} version(s) forgotten, backups included")
+            return 0
+        records = await service.saved_records(client=args.client)
+    if args.json:
+        print_json([{"record": v.record_id, "client": v.client, "section": v.section, "kind": v.kind,
+                     "version": v.version, "saved_at": v.saved_at, "locator": f"doc{v.document_id}:0-{v.text_length}"}
+                    for v in records])
+        return 0
+    if not records:
+        print("no saves" + (f" by client {args.client!r}" if args.client else ""))
+    for v in records:
+        print(f"#{v.record_id}  {v.kind} in {v.section} by {v.client}, version {v.version}, {v.saved_at}  "
+              f"(read it: biographer read doc{v.document_id})")
+    return 0
+
+
 def _may(info: ClientInfo) -> str:
     from core.serving.clients import PAGE
 
@@ -124,7 +148,8 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
                                     "  biographer clients add me --web")
     add.add_argument("name", help="the client's name, e.g. claude-desktop (one live client per name)")
     add.add_argument("--allow", action="append", default=[], metavar="OPS",
-                     help="what an agent may do: any of search,read,list,save (comma-separated); "
+                     help="what an agent may do: any of search,read,list,save,delete (delete: its own saves; "
+                          "comma-separated); "
                           "give this or --web")
     add.add_argument("--sections", action="append", default=[], metavar="SECTIONS",
                      help="only these sections (comma-separated): chats, email, ai-chats, meetings, calendar, "
@@ -143,3 +168,18 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     listing.add_argument("--all", action="store_true", help="revoked clients too")
     listing.add_argument("--json", action="store_true", help="print the list as JSON")
     clients.set_defaults(handler=cmd_clients, clients_action="list", all=False, json=False)
+
+    saves = sub.add_parser(
+        "saves", parents=[parent], formatter_class=_FORMAT, help="what your agents saved: list or delete",
+        description="The records your agents saved through the memory server (notes, preferences, decisions, "
+                    "recommendations, links). Deleting one forgets every version of it, in backups too.",
+        epilog="examples:\n  biographer saves list --client cursor\n  biographer saves delete 12")
+    saves_actions = saves.add_subparsers(dest="saves_action", metavar="ACTION", help="list or delete (default: list)")
+    saves_list = saves_actions.add_parser("list", parents=[parent], formatter_class=_FORMAT,
+                                          help="each saved record's current version")
+    saves_list.add_argument("--client", help="only what this client saved")
+    saves_list.add_argument("--json", action="store_true", help="print the list as JSON")
+    saves_delete = saves_actions.add_parser("delete", parents=[parent], formatter_class=_FORMAT,
+                                            help="forget a saved record, every version of it")
+    saves_delete.add_argument("id", type=count(1, 2**62), help="the record's number, as `saves list` shows it")
+    saves.set_defaults(handler=cmd_saves, saves_action="list", client=None, json=False)

@@ -28,7 +28,8 @@ from core.serving.memory_api import Filters, IndexState, ListPage, MemoryApi, Re
 from core.serving.page_sessions import NewSession, PageSession, PageSessions
 from core.ports import LLM, Progress, no_progress
 from core.schedule.preferences import PreferenceStore, Preferences, ScheduleDefaults
-from core.serving.saves import SavedRecord, SaveBook, SaveRequest
+from core.serving.saves import DeletedRecord, SavedRecord, SaveBook, SaveRequest, SaveShelf
+from storage.saves import SavedVersion
 from core.memory.sources import Forgotten, Source, export_sources, find_sources_by_identity_prefix, get_source, list_sources
 from core.types import (AnalysisResult, Answer, GrepPage, IngestReport, Locator, OpenQuestion, ProfileEdit,
                         SearchFilters, SearchHit, SourceText, TimelineEvent)
@@ -87,6 +88,7 @@ class Service:
         self.clients = ClientBook(memory.conn)
         self.memory_api = MemoryApi(memory)
         self.saves = SaveBook(memory)
+        self.save_shelf = SaveShelf(memory)
         self.page_sessions = PageSessions(memory.conn, self.clients, clock=clock)
         self.disclosure = Disclosure(memory.conn, clock=clock)
 
@@ -552,6 +554,14 @@ class Service:
     async def save_note(self, client: Client, request: SaveRequest, *, idempotency_key: str | None) -> SavedRecord:
         """Keep what an agent was told, in the agent's own section (a retry returns the first record)."""
         return await self.saves.save(client, request, idempotency_key=idempotency_key)
+
+    async def saved_records(self, *, client: str | None = None) -> list[SavedVersion]:
+        """The current version of each record agents saved (of one client's), oldest first."""
+        return await self.save_shelf.list(client=client)
+
+    async def delete_save(self, client: Client, record_id: int) -> DeletedRecord:
+        """Forget a saved record whole, every version (an agent: only its own; the owner: any)."""
+        return await self.save_shelf.delete(client, record_id)
 
     # ------------------------------------------------------------ the owner's local page (bot/server/page/)
 

@@ -128,3 +128,17 @@ async def delete_records_without_versions(conn: Store) -> int:
     cursor = await conn.execute(
         "DELETE FROM saved_records WHERE NOT EXISTS (SELECT 1 FROM saved_versions v WHERE v.record_id = saved_records.id)")
     return cursor.rowcount
+
+
+async def current_versions(conn: Store, *, client: str | None = None) -> list[SavedVersion]:
+    """The current version of every saved record (of those `client` made), oldest record first."""
+    where = " WHERE v.superseded_by IS NULL" + (" AND r.client = ?" if client is not None else "")
+    async with conn.execute(f"{_SELECT}{where} ORDER BY v.record_id", (client,) if client is not None else ()) as cur:
+        return [_version(row) for row in await cur.fetchall()]
+
+
+async def record_maker(conn: Store, record_id: int) -> str | None:
+    """The client that made a saved record, or None when there is no such record."""
+    async with conn.execute("SELECT client FROM saved_records WHERE id = ?", (record_id,)) as cur:
+        row = await cur.fetchone()
+    return row[0] if row else None

@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.server.errors import error_body, status_of
 from bot.server.operations import Operations
-from bot.server.schemas import ListRequest, ReadRequest, SaveToolRequest, SearchRequest
+from bot.server.schemas import DeleteRequest, ListRequest, ReadRequest, SaveToolRequest, SearchRequest
 from core.serving.api_errors import NotAuthenticated
 from core.serving.clients import Client
 from core.errors import UserFacingError
@@ -55,6 +55,10 @@ TOOLS: dict[str, tuple[type[BaseModel], str, Handler]] = {
              "recommended it) or link (kept as an address: never fetched or read). It is readable at once by its "
              "locator; searchable once indexed. To correct a record, pass replaces and the expected_hash you read.",
              lambda ops, client, body: ops.save(client, body, idempotency_key=body.idempotency_key)),
+    "delete": (DeleteRequest,
+               "Delete a record you saved (by the record id save or list gave): every version of it is forgotten. "
+               "Needs a token with the delete scope; records saved by others cannot be deleted.",
+               lambda ops, client, body: ops.delete(client, body)),
 }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.server.indexing import BackgroundIndexer
-from bot.server.schemas import ListRequest, ReadRequest, SaveRequestBody, SearchRequest
+from bot.server.schemas import DeleteRequest, ListRequest, ReadRequest, SaveRequestBody, SearchRequest
 from core.serving.clients import Client
 from core.serving.memory_api import MAX_LIMIT, MAX_LIST_LIMIT, Filters
 from core.serving.saves import MAX_SAVE_CHARS, SaveRequest
@@ -58,6 +58,9 @@ class Operations:
         if not saved.searchable:
             self.indexer.kick()
         return saved.to_json()
+
+    async def delete(self, client: Client, body: DeleteRequest) -> dict:
+        return (await self.service.delete_save(client, body.record)).to_json()
 
     async def capabilities(self, client: Client) -> dict:
         return {**await self.service.capabilities(client), "limits": self.limits.to_json(), "version": self.version}

@@ -3,12 +3,12 @@ shared operations, answer; errors become statuses in bot/server/errors.py."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, Depends, Header, Path, Request
 from fastapi.responses import JSONResponse
 
 from bot.server.operations import Operations
-from bot.server.schemas import (CapabilitiesOut, ErrorOut, ListOut, ListRequest, ReadOut, ReadRequest, SaveOut,
-                                SaveRequestBody, SearchOut, SearchRequest)
+from bot.server.schemas import (CapabilitiesOut, DeleteOut, DeleteRequest, ErrorOut, ListOut, ListRequest, ReadOut,
+                                ReadRequest, SaveOut, SaveRequestBody, SearchOut, SearchRequest)
 from core.serving.clients import Client
 from core.errors import UserFacingError
 
@@ -72,3 +72,10 @@ async def save(body: SaveRequestBody, request: Request, client: Client = Depends
         raise UserFacingError("no Idempotency-Key header", hint="send a unique one per save (a UUID) and the same "
                                                                  "one when retrying, so a retry never saves twice")
     return await operations(request).save(client, body, idempotency_key=idempotency_key)
+
+
+@router.delete("/saves/{record}", response_model=DeleteOut, operation_id="delete",
+               responses={**_ERRORS, 404: {"model": ErrorOut, "description": "no such record of this client's"}},
+               summary="Forget a record this client saved, every version of it (needs the delete scope)")
+async def delete(request: Request, record: int = Path(ge=1, le=2**62), client: Client = Depends(admitted)) -> dict:
+    return await operations(request).delete(client, DeleteRequest(record=record))

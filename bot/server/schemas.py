@@ -188,3 +188,14 @@ class ErrorOut(BaseModel):
     error: str = Field(description="one line: what went wrong")
     hint: str = Field("", description="what to do about it")
     details: dict | None = None
+
+
+class DeleteRequest(Strict):
+    record: int = Field(ge=1, le=2**62, description="the record id save or list gave")
+
+
+class DeleteOut(BaseModel):
+    record: int
+    status: Literal["deleted"]
+    versions: int
+    generation: int

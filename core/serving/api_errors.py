@@ -34,5 +34,5 @@ def no_document(document_id: int) -> NotFound:
 
 def no_record(record_id: int) -> NotFound:
     """As no_document, for a saved record: never saved, forgotten, or outside the client's sections."""
-    return NotFound(f"no saved record {record_id} you can correct",
-                    hint="save it as a new record, or list your section for its current locator")
+    return NotFound(f"no saved record {record_id} of yours",
+                    hint="list your section for its record id and current locator (or save it as a new record)")

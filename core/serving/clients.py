@@ -22,7 +22,7 @@ from storage import clients as client_store
 from storage.db import Store
 
 #: what a client may be allowed; `clients add --allow` takes a comma-separated subset
-OPERATIONS = ("search", "read", "list", "save")
+OPERATIONS = ("search", "read", "list", "save", "delete")  # delete: the client's own saves
 #: what a page client may do, and all it may do: log in to the owner's local web page (`clients
 #: add NAME --web`). Its token opens no API door, and an agent's token opens no page.
 PAGE = "page"

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
 from core.serving.api_errors import Conflict, NotPermitted, no_document, no_record
-from core.serving.clients import Client, saves_allowed_in
+from core.serving.clients import OWNER, Client, saves_allowed_in
 from core.dates import parse_bound
 from core.errors import UserFacingError
 from core.memory.facade import Memory
@@ -31,6 +31,7 @@ from storage import saves as save_store
 MAX_SAVE_CHARS = 20_000
 MAX_FIELD_CHARS = 2_000
 REPLACES_HINT = "send the record id or the locator that save, read or list gave"
+OWNER_ID = OWNER.id  # the owner (the CLI, the page) deletes what any agent saved
 LINK_NOT_READ = "(only the address was saved: the page was not fetched or read)"
 
 
@@ -229,6 +230,43 @@ class SaveBook:
                            hash=version.content_hash, section=version.section, kind=version.kind,
                            generation=await listing.generation(self.conn), searchable=not pending,
                            replayed=replayed, replaced=version_locator(previous) if previous else None)
+
+
+@dataclass(frozen=True)
+class DeletedRecord:
+    record: int
+    versions: int  # how many versions were forgotten with it
+    generation: int
+
+    def to_json(self) -> dict:
+        return {"record": self.record, "status": "deleted", "versions": self.versions,
+                "generation": self.generation}
+
+
+class SaveShelf:
+    """What agents saved, as the owner (or an agent with `delete`) lists and deletes it. Deleting
+    forgets every version, as `forget` does: its vectors, its bytes, and its copies in backups."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.conn = memory.conn
+
+    async def list(self, *, client: str | None = None) -> list[save_store.SavedVersion]:
+        return await save_store.current_versions(self.conn, client=client)
+
+    async def delete(self, client: Client, record_id: int) -> DeletedRecord:
+        """Delete a saved record whole. An agent may delete only records it made, in sections it
+        may see; any other reads as a record that does not exist."""
+        client.require("delete")
+        if not 0 < record_id < 2**63:
+            raise no_record(record_id)
+        maker = await save_store.record_maker(self.conn, record_id)
+        current = await save_store.current_version(self.conn, record_id) if maker else None
+        if current is None or not client.may_see(current.section) or (client.id != OWNER_ID and maker != client.name):
+            raise no_record(record_id)
+        versions = 1 + len(await save_store.versions_beside(self.conn, current.document_id))
+        await self.memory.forget(current.document_id)
+        return DeletedRecord(record=record_id, versions=versions, generation=await listing.generation(self.conn))
 
 
 def version_locator(version: save_store.SavedVersion) -> Locator:

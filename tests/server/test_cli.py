@@ -39,8 +39,8 @@ def test_clients_add_list_revoke(capsys):
     assert added["token"] not in json.dumps(listed)
     assert main(["clients", "add", "cursor", "--allow", "search"]) == 2
     assert "exists already" in capsys.readouterr().err
-    assert main(["clients", "add", "x", "--allow", "search,delete"]) == 2
-    assert "unknown operation(s): delete" in capsys.readouterr().err
+    assert main(["clients", "add", "x", "--allow", "search,erase"]) == 2
+    assert "unknown operation(s): erase" in capsys.readouterr().err
     assert main(["clients", "revoke", "cursor"]) == 0
     capsys.readouterr()
     assert cli_json(capsys, "clients", "list", "--json") == []
@@ -92,3 +92,24 @@ async def test_run_starts_the_memory_server_when_a_port_is_set(tmp_path, monkeyp
     assert answer.status_code == 401  # up, and nobody gets in without a token
     stop.set()
     await asyncio.wait_for(running, 20)
+
+
+def test_saves_list_and_delete(capsys, settings, tmp_path):
+    from tests.server.conftest import running_server
+
+    async def two_agents_save() -> None:
+        async with running_server(settings, tmp_path, seeded=False) as server:
+            for name in ("cursor", "claude"):
+                async with server.http(await server.token(name)) as http:
+                    saved = await http.post("/v1/save", json={"text": f"{name} was told: the boat is blue"},
+                                            headers={"Idempotency-Key": name})
+                    assert saved.status_code == 200, saved.text
+    asyncio.run(two_agents_save())
+    listed = cli_json(capsys, "saves", "list", "--json")
+    assert [(r["record"], r["client"], r["section"]) for r in listed] == [(1, "cursor", "notes"), (2, "claude", "notes")]
+    assert [r["client"] for r in cli_json(capsys, "saves", "list", "--client", "claude", "--json")] == ["claude"]
+    assert main(["saves", "delete", "1"]) == 0
+    assert "1 version(s) forgotten" in capsys.readouterr().out
+    assert [r["record"] for r in cli_json(capsys, "saves", "list", "--json")] == [2]
+    assert main(["saves", "delete", "1"]) == 2
+    assert "no saved record 1" in capsys.readouterr().err

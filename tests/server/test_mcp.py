@@ -15,7 +15,7 @@ async def test_tools_are_listed_with_their_input_schemas(settings, tmp_path):
     async with running_server(settings, tmp_path, seeded=False) as server:
         async with server.mcp(await server.token()) as mcp:
             tools = {t.name: t for t in (await mcp.list_tools()).tools}
-    assert list(tools) == ["search", "read", "list", "save"]
+    assert list(tools) == ["search", "read", "list", "save", "delete"]
     assert tools["search"].input_schema["required"] == ["query"]
     assert "idempotency_key" in tools["save"].input_schema["properties"]
     assert "nothing_matched" in tools["search"].description

@@ -439,3 +439,32 @@ async def test_a_save_that_fails_half_way_leaves_nothing(settings, tmp_path):
             retried = await http.post("/v1/save", json={**SAVE, "text": "Ana's spare key is under the mat"},
                                       headers={"Idempotency-Key": "k"})
             assert retried.status_code == 200 and retried.json()["version"] == 1
+
+
+async def test_an_agent_with_the_delete_scope_deletes_its_own_saves_only(settings, tmp_path):
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        mine, theirs = await server.token("mine"), await server.token("theirs")
+        async with server.http(theirs) as http:
+            other = (await http.post("/v1/save", json={**SAVE, "text": "Ana's gate code is 1234"},
+                                     headers={"Idempotency-Key": "o"})).json()
+        async with server.http(mine) as http:
+            first = (await http.post("/v1/save", json=SAVE, headers={"Idempotency-Key": "m"})).json()
+            second = (await http.post("/v1/save", json={**SAVE, "text": "Ana prefers aisle seats now",
+                                                        "replaces": first["record"], "expected_hash": first["hash"]},
+                                      headers={"Idempotency-Key": "n"})).json()
+            missing = await http.delete("/v1/saves/999")
+            refused = await http.delete(f"/v1/saves/{other['record']}")
+            assert refused.status_code == missing.status_code == 404
+            assert refused.json()["error"].replace(str(other["record"]), "999") == missing.json()["error"]
+            deleted = await http.delete(f"/v1/saves/{first['record']}")
+            assert deleted.status_code == 200 and deleted.json()["versions"] == 2
+            for version in (first, second):
+                assert (await http.post("/v1/read", json={"locator": version["locator"]})).status_code == 404
+        assert [v.record_id for v in await server.service.saved_records()] == [other["record"]]
+        no_scope = await server.token("reader", allow=["search", "save"])
+        async with server.http(no_scope) as http:
+            assert (await http.delete(f"/v1/saves/{other['record']}")).status_code == 403
+        async with server.mcp(theirs) as mcp:
+            gone = await mcp.call_tool("delete", {"record": other["record"]})
+            assert not gone.is_error and gone.structured_content["status"] == "deleted"
+        assert await server.service.saved_records() == []
