@@ -319,6 +319,8 @@ def read_eml(path: Path) -> Reading:
         first, _, rest = data.partition(b"\n")
         if first.strip().isdigit():  # a damaged one may lack it: then it is all message
             data = rest[: int(first.strip())]
+        else:  # ...but for the plist of Mail's own flags after it
+            data = data.split(b"<?xml version=", 1)[0]
     message = email.message_from_bytes(data, policy=email.policy.default)
     return Reading([_mail_entry(message)])
 
