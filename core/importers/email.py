@@ -243,10 +243,18 @@ def _header(message: EmailMessage, name: str) -> str:
     return _decoded(message.get(name))
 
 
+_BARE_ADDRESS = re.compile(r"[^\s<>(),;:@\"]+@[^\s<>(),;:@\"]+\.[^\s<>(),;:@\"]+")
+
+
 def _addresses(message: EmailMessage, name: str) -> list[tuple[str, str]]:
     # split the raw header first: a decoded display name may hold a comma ("Doe, John")
     values = [_raw_text(v) for v in message.get_all(name) or ()]
-    return [(_decoded(display), address.lower()) for display, address in getaddresses(values) if address]
+    found = [(_decoded(display), address.lower()) for display, address in getaddresses(values) if address]
+    if any(address.startswith("@") or "@" not in address for _, address in found):
+        # addresses written without commas ("tim@example.com ana@example.com") defeat the RFC
+        # parser (it makes "@example.com" of them): take each address as written instead
+        return [("", address.lower()) for value in values for address in _BARE_ADDRESS.findall(value)]
+    return found
 
 
 #: e-mail did not exist before 1971; a date past next year is a broken clock, not the future

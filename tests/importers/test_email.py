@@ -481,3 +481,14 @@ def test_an_emlx_without_its_byte_count_is_read(tmp_path: Path, context: ImportC
     [(_, [message])] = parse_all(path, context)
     [(_, [whole])] = parse_all(DATA / "11507.emlx", context)
     assert (message.sender, message.time, message.text) == (whole.sender, whole.time, whole.text)
+
+
+def test_addresses_written_without_commas_are_addresses(tmp_path: Path, context: ImportContext) -> None:
+    """mikel/mail's raw_email_multiple_from.eml (MIT): From and To hold two addresses with no
+    comma; Python's parseaddr, read by hand, gives the first as the sender."""
+    source = Path(__file__).parents[1] / "conformance" / "files" / "eml" / "mikel-mail" / "raw_email_multiple_from.eml"
+    path = tmp_path / "multiple_from.eml"
+    path.write_bytes(source.read_bytes())
+    [(_, [message])] = parse_all(path, context)
+    assert (message.sender, message.sender_id) == ("tim@powerupdev.com", "tim@powerupdev.com")
+    assert "To: tim@powerupdev.com, concierge@powerupdev.com" in message.text
