@@ -234,5 +234,8 @@ class CalendarImporter(ImporterBase):
         conversation = Conversation(platform="calendar", key=f"calendar:{reader.calendar}",
                                     name=f"Calendar: {reader.calendar}", participants=organizers)
         note = f"{unreadable} event(s) could not be read and were skipped" if unreadable else ""
-        yield SourceDocument(kind="calendar", name=conversation.name, identity=f"file:{file_sha256(path)}",
-                             conversation=conversation, messages=iter(records), note=note)
+        document = SourceDocument(kind="calendar", name=conversation.name, identity=f"file:{file_sha256(path)}",
+                                  conversation=conversation, messages=iter(records), note=note)
+        if unreadable:  # counted in the import's summary too: nothing disappears untold
+            document.skipped["events without a readable date"] = unreadable
+        yield document

@@ -64,3 +64,14 @@ def test_not_a_calendar(tmp_path: Path, context: ImportContext) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("BEGIN:VCALENDAR", "BEGIN:NOTHING"), encoding="utf-8")
     with pytest.raises(ImportFailed, match="broken.ics"):
         parse_all(path, context)
+
+
+def test_an_event_without_a_readable_date_is_counted_in_the_summary(tmp_path: Path) -> None:
+    """node-ical's multi-event-basic.ics (Apache-2.0, in the conformance corpus): the event
+    "Foobar" has DTSTART;VALUE=DATE:Next Year; the other 8 are kept, that one counted."""
+    source = Path(__file__).parents[1] / "conformance" / "files" / "ics" / "jens-maus-node-ical" / "multi-event-basic.ics"
+    path = tmp_path / "multi.ics"
+    path.write_bytes(source.read_bytes())
+    [(document, messages)] = parse_all(path, ImportContext())
+    assert len(messages) == 8 and not [m for m in messages if "Foobar" in m.text]
+    assert document.skipped == {"events without a readable date": 1}
