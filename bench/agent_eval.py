@@ -33,11 +33,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bot.compose import open_service
+from bot.compose import open_facets
 from core.config import Settings
 from core.errors import UserFacingError
 from core.ports import Embedder
-from core.service import Service
+from core.service.admin import AdminFacet
 from core.types import Answer
 from storage import runs as run_store
 
@@ -107,10 +107,10 @@ def score(question: Question, answer: Answer) -> tuple[bool, bool]:
     return correct, correct and on_target
 
 
-async def ask_one(service: Service, question: Question) -> Outcome:
+async def ask_one(service: AdminFacet, question: Question) -> Outcome:
     started = time.perf_counter()
     try:
-        answer = await service.ask(question.question, conversation=f"eval:{question.id}")
+        answer = await service.biographer.ask(question.question, conversation=f"eval:{question.id}")
     except UserFacingError as error:  # one question's failure (a timeout, a refused request) is scored as wrong
         return Outcome(question.id, question.lang, question.answerable, False, False, False, 0, 0, 0, 0, 0,
                        round(time.perf_counter() - started, 1), "", error=str(error))
@@ -123,7 +123,7 @@ async def ask_one(service: Service, question: Question) -> Outcome:
                    seconds=round(seconds, 1), answer=answer.text)
 
 
-async def run_eval(service: Service, questions: Sequence[Question], *,
+async def run_eval(service: AdminFacet, questions: Sequence[Question], *,
                    progress: Callable[[Outcome], None] = lambda outcome: None) -> list[Outcome]:
     """Import the corpus into the service's (fresh) store, then ask every question in turn."""
     report = await service.memory.ingest([DATA / "corpus"])
@@ -181,8 +181,8 @@ def eval_settings(data_dir: Path, **llm: object) -> Settings:
 
 async def evaluate(settings: Settings, questions: Sequence[Question], *, embedder: Embedder | None = None,
                    progress: Callable[[Outcome], None] = lambda outcome: None) -> list[Outcome]:
-    async with open_service(settings, embedder=embedder) as service:
-        return await run_eval(service, questions, progress=progress)
+    async with open_facets(settings, embedder=embedder) as facets:
+        return await run_eval(facets.admin, questions, progress=progress)
 
 
 def main(argv: list[str] | None = None) -> int:

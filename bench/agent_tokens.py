@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from bot.compose import open_service
+from bot.compose import open_facets
 from core.config import Settings
 from core.providers.openai_chat import OpenAIChat
 from core.types import Conversation, Message, SourceDocument
@@ -46,7 +46,8 @@ async def measure() -> list[tuple[str, int, int, int]]:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer() as server:
         settings = Settings(data_dir=Path(tmp), timezone="Europe/Lisbon", owner_aliases=["Ana"])
         llm = OpenAIChat(base_url=server.base_url, api_key="k", models={"chat": "fake"}, max_retries=0)
-        async with open_service(settings, llm=llm, embedder=HashEmbedder()) as service:
+        async with open_facets(settings, llm=llm, embedder=HashEmbedder()) as facets:
+            service = facets.admin
             await service.memory.save([chat_export(3000)])
 
             def take(label: str) -> None:
@@ -61,14 +62,14 @@ async def measure() -> list[tuple[str, int, int, int]]:
                 server.call("read_source", {"locator": str(hits[0].locator), "window": 600})
                 server.reply("You signed the lease in March 2024, after weeks of talking it over with Maya "
                              f"[{hits[0].locator}]. " * 3)
-                await service.ask("When did I decide to move to Porto, and who did I talk it over with?",
+                await service.biographer.ask("When did I decide to move to Porto, and who did I talk it over with?",
                                   conversation=conversation)
 
             # warm the chat tail with six earlier messages
             for i in range(3):
                 server.call("grep", {"pattern": f"earlier {i}"})
                 server.reply(f"An earlier answer, about two sentences long, number {i}. " * 2)
-                await service.ask(f"an earlier question {i}", conversation="bench")
+                await service.biographer.ask(f"an earlier question {i}", conversation="bench")
             server.usage.clear()
             await typical_answer("bench")
             take("answer: search + read + cited reply, empty profile, 6-message tail")
@@ -83,7 +84,7 @@ async def measure() -> list[tuple[str, int, int, int]]:
                 server.calls([("add_timeline_event", {"date": "2024-01", "title": "x", "locators": ["doc1:0-100"]}),
                               ("add_open_question", {"question": f"Who is {random.random()}?", "priority": 3})])
             server.reply("Added two events and four questions.")
-            await service.analyze(max_batches=1)
+            await service.biographer.analyze(max_batches=1)
             take("import analysis: one 24,000-character batch, 8 tool calls, filled profile")
         await llm.close()
     return rows

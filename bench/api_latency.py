@@ -4,7 +4,7 @@
     python bench/api_latency.py /tmp/lat100k --runs 200
 
 Over one synthetic store (bench/latency.py), each query is timed four ways, interleaved so noise
-hits all alike: `Service.search` (the in-process call the CLI and bots make); `Service.api_search`
+hits all alike: `Memory.search` (the in-process call the CLI and bots make); `MemoryApi.search`
 (the same plus what the server's core adds: the client's scope, saved-record versions, the
 "words or meaning only" check); REST (`POST /v1/search` with httpx to the real server on
 localhost); and MCP (the SDK's client calling the `search` tool over Streamable HTTP). Client and
@@ -37,7 +37,8 @@ from bot.server.run import serving  # noqa: E402
 from core.config import Settings  # noqa: E402
 from core.importers import ImportContext  # noqa: E402
 from core.memory.facade import Memory  # noqa: E402
-from core.service import Service  # noqa: E402
+from bot.compose import Facets  # noqa: E402
+from core.service.parts import Parts  # noqa: E402
 from storage.db import open_database  # noqa: E402
 
 
@@ -76,18 +77,18 @@ async def run(path: Path, runs: int, warmup: int) -> dict:
     async with open_database(path / "biographer.sqlite3") as conn:
         memory = Memory(conn, embedder=StandIn(), raw_dir=path / "raw",
                         context=ImportContext(timezone=ZoneInfo("UTC"), owner_aliases=frozenset()))
-        service = Service(memory=memory)
-        token = (await service.add_client(f"bench-{time.time_ns()}", operations=("search",))).token
-        client = await service.authenticate(f"Bearer {token}")
+        service = Facets.over(Parts(memory=memory)).serving
+        token = (await service.clients.add(f"bench-{time.time_ns()}", operations=("search",))).token
+        client = await service.clients.authenticate(f"Bearer {token}")
         headers = {"Authorization": f"Bearer {token}"}
         async with serving(service, settings, host="127.0.0.1", port=0) as url, \
                 httpx.AsyncClient(base_url=url, headers=headers) as http, \
                 McpClient(streamable_http_client(f"{url}/mcp", http_client=httpx2.AsyncClient(headers=headers))) as mcp:
             for i, q in enumerate(queries(runs + warmup)):
                 started = time.perf_counter()
-                direct = await service.search(q, limit=10)
+                direct = await service.memory.search(q, limit=10)
                 t1 = time.perf_counter()
-                scoped = await service.api_search(client, q, limit=10)
+                scoped = await service.memory_api.search(client, q, limit=10)
                 t2 = time.perf_counter()
                 rest = (await http.post("/v1/search", json={"query": q, "limit": 10})).json()
                 t3 = time.perf_counter()

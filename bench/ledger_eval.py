@@ -6,7 +6,7 @@ six languages, written as the exports the importers read (bench/ledger_eval/case
     python -m bench.ledger_eval --oracle     # a scripted server answering with the expected items
     python -m bench.ledger_eval --json --cases 01 05
 
-Each case is imported into a fresh store (owner: Lena) and read by `Service.extract_ledger`, exactly
+Each case is imported into a fresh store (owner: Lena) and read by the CLI facet's `extract_ledger`, exactly
 as the nightly job does. An extracted item matches an expected one when the kind and the person
 agree and one of its sources is the line holding the expected quote; each expected item matches
 at most one extracted item. Precision = matched / extracted, recall = matched / expected; among
@@ -154,25 +154,26 @@ def expected_items(case: dict) -> list[Expected]:
 async def run_case(case: dict, *, spec: dict, llm, folder: Path) -> tuple[Score, int]:
     """Import one case into a fresh store under `folder`, extract, score; returns the score and
     the tokens used."""
-    from bot.compose import open_service
+    from bot.compose import open_facets
     from core.config import Settings
-    from core.service import Service
+    from core.service.admin import AdminFacet
+    from core.service.parts import Parts
     from tests.fakes.embedder import HashEmbedder
 
     zone = ZoneInfo(spec["timezone"])
     now = datetime.combine(datetime.fromisoformat(spec["today"]).date(), clock_time(12), tzinfo=zone)
     settings = Settings(data_dir=folder, timezone=spec["timezone"], owner_aliases=spec["owner"])
-    async with open_service(settings, llm=llm, embedder=HashEmbedder()) as built:
-        service = Service(memory=built.memory, llm=llm, config=built.biographer.config, clock=lambda: now,
-                          ledger_window_chars=settings.ledger_window_chars)
+    async with open_facets(settings, llm=llm, embedder=HashEmbedder()) as built:
+        service = AdminFacet(Parts(memory=built.admin.memory, llm=llm, config=built.admin.biographer.config,
+                                   clock=lambda: now, ledger_window_chars=settings.ledger_window_chars))
         files = sorted(p for p in (ROOT / "cases" / case["case"]).iterdir() if p.is_file())
-        report = await service.import_files(files, index=False)
+        report = await service.memory.ingest(files, index=False)
         if report.errors or not report.messages_added:
             raise SystemExit(f"{case['case']}: could not be imported: {report.errors}")
         result = await service.extract_ledger()
         found = []
-        for item in await service.ledger_items():
-            lines = [(await service.read(s.locator)).text for s in item.sources if s.role == "stated" and s.locator]
+        for item in await service.ledger.items():
+            lines = [(await service.memory.read(s.locator)).text for s in item.sources if s.role == "stated" and s.locator]
             words = " ".join([item.text, item.title or "", *(s.quote for s in item.sources)])
             found.append(Extracted(item.kind, item.person, item.status, item.due, tuple(lines) or ("",), words))
     return score(expected_items(case), found, label=case["case"]), result.usage.total

@@ -94,7 +94,8 @@ async def build(path: Path, n: int) -> None:
 async def measure(path: Path, runs: int) -> dict:
     from core.importers import ImportContext
     from core.memory.facade import Memory
-    from core.service import Service
+    from core.service.admin import AdminFacet
+    from core.service.parts import Parts
 
     zone = ZoneInfo("Europe/Lisbon")
 
@@ -108,14 +109,14 @@ async def measure(path: Path, runs: int) -> dict:
     async with open_database(path / "biographer.sqlite3") as conn:
         memory = Memory(conn, embedder=_NoEmbedder(), raw_dir=path / "raw",
                         context=ImportContext(timezone=zone, owner_aliases=frozenset({"ana"})))
-        service = Service(memory=memory, clock=lambda: datetime(2024, 12, 31, 20, tzinfo=zone))
+        service = AdminFacet(Parts(memory=memory, clock=lambda: datetime(2024, 12, 31, 20, tzinfo=zone)))
         gather = {"week": service.pictures.week_data, "people": service.pictures.contact_data,
                   "timeline": service.pictures.timeline_data}
         for kind in ("week", "people", "timeline"):
             timings, data_s = [], []
             for _ in range(runs + 1):
                 started = time.perf_counter()
-                picture = await service.picture(kind)
+                picture = await service.pictures.make(kind)
                 timings.append(time.perf_counter() - started)
                 started = time.perf_counter()
                 await gather[kind]()

@@ -17,7 +17,7 @@ from bot.cli_args import add_command, add_json_option, cli_service, count, date_
 if TYPE_CHECKING:
     from core.agent.config import AnalysisStatus
     from core.config import Settings
-    from core.service import Service
+    from core.service.admin import AdminFacet
     from core.types import Answer, ProfileEdit
 
 
@@ -58,9 +58,9 @@ def new_conversation(mode: str) -> str:
     return f"{CLI_CONVERSATIONS}{mode}:{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
 
 
-async def _conversation(service: Service, mode: str, resume: bool) -> str:
+async def _conversation(service: AdminFacet, mode: str, resume: bool) -> str:
     if resume:
-        latest = await service.last_conversation(CLI_CONVERSATIONS)
+        latest = await service.biographer.last_conversation(CLI_CONVERSATIONS)
         if latest:
             return latest
         print("nothing to continue: starting a new conversation", file=sys.stderr)
@@ -71,7 +71,7 @@ async def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     """Answer one question with cited sources; a fresh conversation unless --continue."""
     async with cli_service(settings) as service:
         conversation = await _conversation(service, "ask", args.resume)
-        answer = await service.ask(" ".join(args.question), conversation=conversation)
+        answer = await service.biographer.ask(" ".join(args.question), conversation=conversation)
     _print_answer(answer, args)
     return 0
 
@@ -82,7 +82,7 @@ async def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 
     async with cli_service(settings, model=False) as service:
         when = parse_bound(args.when, zone=service.timezone, end=False) if args.when else None
-        locator = await service.remember(" ".join(args.text), when=when)
+        locator = await service.biographer.remember(" ".join(args.text), when=when)
     print_json({"locator": str(locator)}) if args.json else print(f"kept as {locator}")
     return 0
 
@@ -102,7 +102,7 @@ async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
             if not line.strip():
                 break
             try:
-                answer = await service.ask(line, conversation=conversation)
+                answer = await service.biographer.ask(line, conversation=conversation)
             except UserFacingError as error:  # a model hiccup should not end the conversation
                 print(f"error: {error.message}" + (f"\n  → {error.hint}" if error.hint else ""), file=sys.stderr)
                 continue
@@ -117,20 +117,20 @@ async def cmd_bio(args: argparse.Namespace, settings: Settings) -> int:
     async with cli_service(settings, model=False) as service:
         zone = service.timezone
         if args.undo is not None:
-            edit = await service.undo_edit(args.undo)
+            edit = await service.biographer.book.undo(args.undo)
             print_json(edit_json(edit)) if args.json else print(f"undid edit #{args.undo} (recorded as #{edit.id})")
         elif args.history:
-            edits = await service.bio_history(limit=args.limit)
+            edits = await service.biographer.book.history(limit=args.limit)
             if args.json:
                 print_json([edit_json(e) for e in edits])
             else:
                 for edit in edits:
                     print(_edit_line(edit, zone))
         elif args.diff:
-            diff = await service.bio_diff(parse_bound(args.diff, zone=zone, end=False))
+            diff = await service.biographer.book.diff_since(parse_bound(args.diff, zone=zone, end=False))
             print_json({"diff": diff}) if args.json else print(diff or "no changes since then")
         else:
-            bio = await service.bio()
+            bio = await service.biographer.bio()
             print_json({"bio": bio}) if args.json else print(bio, end="")
     return 0
 
@@ -144,7 +144,7 @@ def edit_json(edit: ProfileEdit) -> dict:
 async def cmd_questions(args: argparse.Namespace, settings: Settings) -> int:
     """The open questions, most valuable first."""
     async with cli_service(settings, model=False) as service:
-        questions = await service.open_questions()
+        questions = await service.biographer.open_questions()
     if args.json:
         print_json([{"id": q.id, "text": q.text, "why": q.why, "priority": q.priority, "status": q.status,
                      "times_asked": q.times_asked} for q in questions])
@@ -160,7 +160,7 @@ async def cmd_questions(args: argparse.Namespace, settings: Settings) -> int:
 async def cmd_answer(args: argparse.Namespace, settings: Settings) -> int:
     """Answer an open question; the biographer folds it into bio.md."""
     async with cli_service(settings) as service:
-        answer = await service.answer_question(args.id, " ".join(args.text))
+        answer = await service.biographer.answer_question(args.id, " ".join(args.text))
     _print_answer(answer, args)
     return 0
 
@@ -168,8 +168,8 @@ async def cmd_answer(args: argparse.Namespace, settings: Settings) -> int:
 async def cmd_timeline(args: argparse.Namespace, settings: Settings) -> int:
     """The timeline of the owner's life, with sources (and as a picture with --png)."""
     async with cli_service(settings, model=False) as service:
-        events = await service.timeline()
-        picture = await service.picture("timeline") if args.png else None
+        events = await service.biographer.timeline()
+        picture = await service.pictures.make("timeline") if args.png else None
     if picture is not None:
         from bot.cli_pictures import write_picture
 
@@ -205,7 +205,7 @@ async def cmd_analyze(args: argparse.Namespace, settings: Settings) -> int:
     progress = TerminalProgress()
     async with cli_service(settings) as service:
         try:
-            result = await service.analyze(progress=progress, max_batches=args.batches)
+            result = await service.biographer.analyze(progress=progress, max_batches=args.batches)
         finally:
             progress.close()
     print(f"read {result.chunks_read} passages from {result.documents} sources in {result.batches} runs: "
@@ -219,7 +219,7 @@ async def cmd_analyze(args: argparse.Namespace, settings: Settings) -> int:
 async def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
     """Rewrite bio.md coherently, keeping every fact and citation (verified before replacing)."""
     async with cli_service(settings) as service:
-        replaced = await service.consolidate(force=True)
+        replaced = await service.biographer.consolidate(force=True)
     print("bio.md consolidated (undo with `biographer bio --undo ID`, see --history)" if replaced
           else "bio.md kept as it was: no rewrite passed the checks (see `biographer -v consolidate`)")
     return 0
@@ -240,7 +240,7 @@ async def cmd_usage(args: argparse.Namespace, settings: Settings) -> int:
     """Model tokens used per day and role, and what waits for analysis."""
     async with cli_service(settings, model=False) as service:
         usage = await service.usage()
-        status = await service.analysis_status()
+        status = await service.biographer.analysis_status()
     if args.json:
         print_json(usage)
     else:

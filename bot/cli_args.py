@@ -1,5 +1,5 @@
 """What several `biographer` subcommands share: argument types that reject bad values with one
-line, the search filters, JSON printing, and opening the service for a command.
+line, the search filters, JSON printing, and opening the CLI's facet for a command.
 
 Kept light on purpose: `biographer --help` imports this and nothing of the core.
 """
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.config import Settings
-    from core.service import Service
+    from bot.compose import Facets
+    from core.service.admin import AdminFacet
     from core.types import SearchFilters
 
 MAX_COUNT = 10_000  # a page, a limit: more than anyone reads, small enough to never overflow
@@ -77,7 +78,7 @@ def add_json_option(parser: argparse.ArgumentParser, what: str = "the result") -
     parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
 
-def filters_from(args: argparse.Namespace, service: Service) -> SearchFilters:
+def filters_from(args: argparse.Namespace, service: AdminFacet) -> SearchFilters:
     from core.dates import parse_bound
     from core.types import SearchFilters
 
@@ -93,13 +94,20 @@ def print_json(value: Any) -> None:
 
 
 @asynccontextmanager
-async def cli_service(settings: Settings, *, model: bool = True) -> AsyncIterator[Service]:
-    """The service for one command. `model=False` for commands that never ask the model (search,
-    grep, read...): the model client, and its library, are then not even loaded."""
-    from bot.compose import open_service
+async def cli_facets(settings: Settings, *, model: bool = True) -> AsyncIterator[Facets]:
+    """Every facet, for a command that runs a front end of its own (`biographer serve`)."""
+    from bot.compose import open_facets
 
-    async with open_service(settings, with_model=model) as service:
-        yield service
+    async with open_facets(settings, with_model=model) as facets:
+        yield facets
+
+
+@asynccontextmanager
+async def cli_service(settings: Settings, *, model: bool = True) -> AsyncIterator[AdminFacet]:
+    """The CLI's facet for one command. `model=False` for commands that never ask the model
+    (search, grep, read...): the model client, and its library, are then not even loaded."""
+    async with cli_facets(settings, model=model) as facets:
+        yield facets.admin
 
 
 def stderr(text: str) -> None:

@@ -65,7 +65,7 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
     from bot.cli import version
     from bot.cli_agent import render_analysis
     from bot.cli_encrypt import encryption_status
-    from bot.compose import open_service
+    from bot.compose import open_facets
     from bot.scheduler import build_runner
     from core.config import env_files
     from core.biographer.gate import AgentGate
@@ -90,27 +90,28 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
     if not settings.database_path.exists():
         report["stats"] = "no store yet: `biographer ingest PATH` creates it"
     else:
-        async with open_service(settings, with_model=False) as service:
+        async with open_facets(settings, with_model=False) as facets:
+            service = facets.admin
             stats = await service.stats()
             report["stats"] = {k: stats[k] for k in ("documents", "chunks", "chunks_pending_index", "messages",
                                                     "embedding_model")}
-            counts = await service.policy_counts()
+            counts = await service.disclosure.counts()
             report["disclosure"] = disclosure_status(settings, counts)
-            advice = await service.embedding_advice()
+            advice = await service.memory.embedding_advice()
             report["languages"] = advice.mix.describe()
             report["embedding_advice"] = advice.note
-            status = await service.analysis_status()
+            status = await service.biographer.analysis_status()
             report["analysis"] = {"pending": status.pending, "last_unread": status.last_unread, "note": status.note}
             report["analysis_text"] = render_analysis(status)
             report["feeds"] = [feed_status(f) for f in await service.feeds.all()] if service.feeds else []
             report["live"] = [{"chat": c.name, "messages": c.messages, "state": c.state}
                               for c in await service.live.chats()] if service.live else []
             if settings.scheduler_enabled:
-                runner = build_runner(settings, service, AgentGate(), _Silent())
+                runner = build_runner(settings, facets.schedule, AgentGate(), _Silent())
                 upcoming = await runner.upcoming()
                 report["scheduler"] = {job: at.isoformat(timespec="minutes") if at else None
                                        for job, at in upcoming.items()}
-                report["paused"] = (await service.schedule()).paused
+                report["paused"] = (await service.preferences.load()).paused
     if not settings.scheduler_enabled:
         report["scheduler"] = "off (BIOGRAPHER_SCHEDULER_ENABLED=false)"
     report["settings"] = effective_settings(settings)

@@ -105,7 +105,7 @@ async def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
 
     kinds = (args.kind,) if args.kind else ("commitment", "owed", "recommendation")
     async with cli_service(settings, model=False) as service:
-        items = await service.ledger_items(LedgerQuery(kinds=kinds, statuses=_statuses(args), person=args.person,
+        items = await service.ledger.items(LedgerQuery(kinds=kinds, statuses=_statuses(args), person=args.person,
                                                        category=args.category))
         zone = service.timezone
     if args.json:
@@ -122,7 +122,7 @@ async def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
 
     async with cli_service(settings, model=False) as service:
         due = service.due_date(args.due) if args.due else None
-        item, new = await service.add_ledger_item(args.kind, " ".join(args.text), person=args.person, due=due,
+        item, new = await service.ledger.add(args.kind, " ".join(args.text), person=args.person, due=due,
                                                   category=args.category, new_person=args.new_person)
     if args.json:
         print_json({"id": item.id, "new": new})
@@ -138,7 +138,7 @@ async def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     from core.ledger.text import headline, item_json
 
     async with cli_service(settings, model=False) as service:
-        item = await service.set_ledger_status(args.id, args.status)
+        item = await service.ledger.set_status(args.id, args.status)
     print_json(item_json(item)) if args.json else print(headline(item))
     return 0
 

@@ -39,7 +39,7 @@ async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     progress = TerminalProgress()
     async with cli_service(settings, model=False) as service:
         try:
-            report = await service.import_files([Path(p) for p in args.paths], progress=progress,
+            report = await service.memory.ingest([Path(p) for p in args.paths], progress=progress,
                                                 index=not args.no_index, on_busy=_busy_note())
         finally:
             progress.close()
@@ -85,7 +85,7 @@ async def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
         filters = filters_from(args, service)
 
         async def one(query: str) -> list:
-            return await service.search(query, limit=args.limit, mode=args.mode, filters=filters)
+            return await service.memory.search(query, limit=args.limit, mode=args.mode, filters=filters)
 
         if args.queries:
             import json
@@ -140,7 +140,7 @@ async def cmd_grep(args: argparse.Namespace, settings: Settings) -> int:
     from core.errors import UserFacingError
 
     async with cli_service(settings, model=False) as service:
-        page = await service.grep(args.pattern, regex=args.regex, page=args.page, page_size=args.page_size,
+        page = await service.memory.grep(args.pattern, regex=args.regex, page=args.page, page_size=args.page_size,
                                   newest_first=not args.oldest_first, filters=filters_from(args, service))
         zone = service.timezone
     pages = max(1, -(-page.total // page.page_size))
@@ -163,7 +163,7 @@ async def cmd_grep(args: argparse.Namespace, settings: Settings) -> int:
 async def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
     """The exact text at a locator (or a whole document: doc4), widened to whole lines."""
     async with cli_service(settings, model=False) as service:
-        source = await service.read(args.locator, window=args.window)
+        source = await service.memory.read(args.locator, window=args.window)
     if args.json:
         print_json({"locator": str(source.locator), "document": source.document, "kind": source.kind,
                     "text": source.text, "document_length": source.document_length})
@@ -198,7 +198,7 @@ async def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 
     async with cli_service(settings, model=False) as service:
         sources = await service.sources()
-        policies = await service.source_policies([s.id for s in sources])
+        policies = await service.disclosure.for_documents([s.id for s in sources])
         feeds = await service.feeds.feeds_of([s.id for s in sources]) if service.feeds else {}
     if args.json:
         print_json([{**source_json(s), "policy": policies.get(s.id, "allow"),
@@ -231,7 +231,7 @@ async def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
             if answer.strip().lower() not in ("y", "yes"):
                 print("Kept.")
                 return 0
-        print(forgotten_text(await service.forget(args.source)))
+        print(forgotten_text(await service.memory.forget(args.source)))
     return 0
 
 
@@ -242,7 +242,7 @@ async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
     progress = TerminalProgress()
     async with cli_service(settings, model=False) as service:
         try:
-            n = await (service.index_pending(progress=progress) if args.pending else service.reindex(progress=progress))
+            n = await (service.memory.index_pending(progress=progress) if args.pending else service.memory.reindex(progress=progress))
         finally:
             progress.close()
     print(f"embedded {n} chunks")

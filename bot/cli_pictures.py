@@ -60,7 +60,7 @@ async def cmd_picture(args: argparse.Namespace, settings: Settings) -> int:
     """Draw one picture, write it, print where."""
     async with cli_service(settings, model=False) as service:
         zone = service.timezone
-        picture = await service.picture(args.kind, since=_bound(args.since, zone=zone, end=False),
+        picture = await service.pictures.make(args.kind, since=_bound(args.since, zone=zone, end=False),
                                         until=_bound(args.until, zone=zone, end=True))
     path = write_picture(picture, args.out)
     if args.json:

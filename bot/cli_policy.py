@@ -55,7 +55,7 @@ async def cmd_policy(args: argparse.Namespace, settings: Settings) -> int:
     """Set, clear or list disclosure policies."""
     async with cli_service(settings, model=False) as service:
         if args.policy_action == "list":
-            rows = await service.policies()
+            rows = await service.disclosure.list()
             if args.json:
                 print_json([{"scope": r.scope, "target": r.target, "policy": r.policy, "set_at": r.set_at,
                              "name": r.name} for r in rows])

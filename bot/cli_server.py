@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from bot.cli_args import cli_service, count, print_json
+from bot.cli_args import cli_facets, cli_service, count, print_json
 
 if TYPE_CHECKING:
     from core.serving.clients import ClientInfo
@@ -29,10 +29,11 @@ async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         loop.add_signal_handler(signum, stop.set)
     port = args.port if args.port is not None else (settings.api_port or DEFAULT_PORT)
     # with the model (when one is configured): answers to open questions on the page need it
-    async with cli_service(settings, model=True) as service:
-        await service.warm_up(vector_memory_mb=settings.search_vector_memory_mb)
+    async with cli_facets(settings, model=True) as facets:
+        service = facets.serving
+        await service.memory.warm_up(vector_memory_mb=settings.search_vector_memory_mb)
         async with serving(service, settings, host=args.host or settings.api_host, port=port) as url:
-            clients = await service.list_clients()
+            clients = await service.clients.list()
             print(f"memory server on {url}: REST {url}/v1, MCP {url}/mcp, OpenAPI {url}/openapi.json", flush=True)
             print(f"your page: {url}/ (log in with a token from `biographer clients add NAME --web`)", flush=True)
             if not clients:
@@ -56,7 +57,7 @@ async def cmd_clients(args: argparse.Namespace, settings: Settings) -> int:
                 raise UserFacingError("say what the client is for: --allow OPS (an agent) or --web (your page)",
                                       hint="e.g. biographer clients add cursor --allow search,read "
                                            "or biographer clients add me --web")
-            issued = await service.add_client(args.name, page=True) if args.web else await service.add_client(
+            issued = await service.clients.add(args.name, page=True) if args.web else await service.clients.add(
                 args.name, operations=parse_operations(args.allow), sections=parse_sections(args.sections))
             if args.json:
                 print_json({"name": issued.client.name, "token": issued.token})
@@ -70,10 +71,10 @@ async def cmd_clients(args: argparse.Namespace, settings: Settings) -> int:
                       f"{local_url(settings.api_host, settings.api_port or DEFAULT_PORT)}/ and paste the token there.")
             return 0
         if args.clients_action == "revoke":
-            await service.revoke_client(args.name)
+            await service.clients.revoke(args.name)
             print(f"revoked {args.name!r}: its token no longer works")
             return 0
-        clients = await service.list_clients(include_revoked=args.all)
+        clients = await service.clients.list(include_revoked=args.all)
     if args.json:
         print_json([c.to_json() for c in clients])
         return 0
@@ -91,10 +92,10 @@ async def cmd_saves(args: argparse.Namespace, settings: Settings) -> int:
 
     async with cli_service(settings, model=False) as service:
         if args.saves_action == "delete":
-            deleted = await service.delete_save(OWNER, args.id)
+            deleted = await service.save_shelf.delete(OWNER, args.id)
             print(f"deleted record {deleted.record}: {deleted.versions} version(s) forgotten, backups included")
             return 0
-        records = await service.saved_records(client=args.client)
+        records = await service.save_shelf.list(client=args.client)
     if args.json:
         print_json([{"record": v.record_id, "client": v.client, "section": v.section, "kind": v.kind,
                      "version": v.version, "saved_at": v.saved_at, "locator": f"doc{v.document_id}:0-{v.text_length}"}

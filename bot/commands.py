@@ -23,7 +23,7 @@ from core.ledger.book import OPEN, LedgerItem, LedgerQuery
 from core.ledger.proposals import CATEGORIES
 from core.ledger.text import headline, items_text, person_text
 from core.ports import Progress, no_progress
-from core.service import Service
+from core.service.chat import ChatFacet
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +189,7 @@ def explain(error: UserFacingError) -> str:
 class Commands:
     """The chat commands and events over the service; shared by every chat front end."""
 
-    def __init__(self, service: Service, *, gate: AgentGate | None = None, forward_quiet: float = 2.0) -> None:
+    def __init__(self, service: ChatFacet, *, gate: AgentGate | None = None, forward_quiet: float = 2.0) -> None:
         self.service = service
         self.gate = gate or AgentGate()
         self._handlers: dict[str, Callable[..., Awaitable[Reply]]] = {
@@ -222,11 +222,11 @@ class Commands:
         """Plain text: the answer to a question prompt when it replies to one, else a question."""
         async def work() -> Reply:
             if reply_to is not None:
-                question_id = await self.service.question_for_reply(
+                question_id = await self.service.prompts.question_for_reply(
                     platform=chat.platform, chat_id=chat.chat_id, message_id=reply_to)
                 if question_id is not None:
                     return await self._with_agent(
-                        chat, lambda: self._answer_reply(self.service.answer_question(question_id, text)))
+                        chat, lambda: self._answer_reply(self.service.biographer.answer_question(question_id, text)))
             return await self._with_agent(chat, lambda: self._ask(chat, question=text))
 
         return await self._safely(work, what="a message")
@@ -236,10 +236,10 @@ class Commands:
         async def work() -> Reply:
             verb, _, value = action.partition(":")
             if verb == "forget" and value.isdigit():
-                return Reply(forgotten_text(await self.service.forget(int(value))))
+                return Reply(forgotten_text(await self.service.memory.forget(int(value))))
             status, _, item_id = value.partition(":")
             if verb == "ledger" and item_id.isdigit():
-                item = await self.service.set_ledger_status(int(item_id), status, via="button")
+                item = await self.service.ledger.set_status(int(item_id), status, via="button")
                 return Reply(f"Marked {item.status}: {headline(item)}")
             return Reply("Kept.")
 
@@ -248,8 +248,8 @@ class Commands:
     async def import_files(self, name: str, paths: Sequence[Path], *, progress: Progress = no_progress) -> Reply:
         """Exports or documents the owner sent (one, or an album of them): imported, then summarised."""
         async def work() -> Reply:
-            report = await self.service.import_files(paths, progress=progress)
-            return Reply(ingest_summary(name, report, await self.service.stats()))
+            report = await self.service.memory.ingest(paths, progress=progress)
+            return Reply(ingest_summary(name, report, await self.service.memory.stats()))
 
         return await self._safely(work, what=f"the import of {name}", failed=f"Could not import {name}: ")
 
@@ -311,7 +311,7 @@ class Commands:
         chat, owner_ids = self._burst_chats.pop(chat_key)
 
         async def work() -> Reply:
-            saved = await self.service.save_forwards(items, platform=chat.platform, chat_key=chat_key,
+            saved = await self.service.forwards.save(items, platform=chat.platform, chat_key=chat_key,
                                                      owner_ids=owner_ids)
             if saved.report is None:
                 return Reply(f"The store is busy (another process is writing to it), so your {len(items)} "
@@ -330,33 +330,33 @@ class Commands:
 
     async def _ask(self, chat: Chat, *, question: str) -> Reply:
         conversation = f"{chat.platform}:{chat.chat_id}"
-        return Reply(render_answer(await self.service.ask(question, conversation=conversation)))
+        return Reply(render_answer(await self.service.biographer.ask(question, conversation=conversation)))
 
     async def _remember(self, chat: Chat, *, text: str) -> Reply:
-        locator = await self.service.remember(text)
+        locator = await self.service.biographer.remember(text)
         return Reply(f"Kept as a dated note ({locator}): questions are not kept, so this is how to tell me "
                      "something about your life without a question.")
 
     async def _bio(self, chat: Chat) -> Reply:
-        bio = await self.service.bio()
+        bio = await self.service.biographer.bio()
         opening = split_message(bio, 1500)[0] if bio.strip() else "The profile is still empty."
         return Reply(opening, files=(File("bio.md", data=bio.encode("utf-8")),))
 
     async def _timeline(self, chat: Chat) -> Reply:
-        picture = await self.service.picture("timeline")
+        picture = await self.service.pictures.make("timeline")
         return with_picture(picture.caption, picture)
 
     async def _people(self, chat: Chat) -> Reply:
-        picture = await self.service.picture("people")
+        picture = await self.service.pictures.make("people")
         return with_picture(picture.caption, picture)
 
     async def _questions(self, chat: Chat) -> Reply:
-        questions = await self.service.open_questions()
+        questions = await self.service.biographer.open_questions()
         return Reply("\n".join(f"#{q.id} {q.text}" for q in questions) or "No open questions right now.")
 
     async def _report(self, chat: Chat) -> Reply:
         answer = await self.service.report(days=7)
-        week = await self.service.picture("week")
+        week = await self.service.pictures.make("week")
         return with_picture(f"{render_answer(answer)}\n\n{week.caption}", week)
 
     async def _sources(self, chat: Chat) -> Reply:
@@ -371,7 +371,7 @@ class Commands:
     async def _export(self, chat: Chat) -> Reply:
         import tempfile
 
-        bio = await self.service.bio()
+        bio = await self.service.biographer.bio()
         folder = Path(tempfile.mkdtemp(prefix="biographer-export-"))
         path = await self.service.export_sources(folder / "sources.json")
         return Reply("Your profile and every source, as files.",
@@ -379,22 +379,22 @@ class Commands:
                             File("sources.json", path=path, temporary=True)))
 
     async def _stats(self, chat: Chat) -> Reply:
-        return Reply(render_stats(await self.service.stats()))
+        return Reply(render_stats(await self.service.memory.stats()))
 
     async def _pause(self, chat: Chat) -> Reply:
-        await self.service.set_paused(True)
+        await self.service.preferences.set_paused(True)
         return Reply("Paused: no scheduled questions or reports until /resume.")
 
     async def _resume(self, chat: Chat) -> Reply:
-        await self.service.set_paused(False)
+        await self.service.preferences.set_paused(False)
         return Reply("Resumed: scheduled questions and reports are on.")
 
     async def _settings(self, chat: Chat, *, key: str | None = None, value: str | None = None) -> Reply:
         if key and value:
-            return Reply("Saved.\n\n" + (await self.service.set_schedule(key, value)).describe())
+            return Reply("Saved.\n\n" + (await self.service.preferences.set(key, value)).describe())
         if key:
             raise UserFacingError(f"/settings {key} needs a value", hint=BY_NAME["settings"].usage)
-        return Reply((await self.service.schedule()).describe() + "\n\nChange one with /settings KEY VALUE, e.g. "
+        return Reply((await self.service.preferences.load()).describe() + "\n\nChange one with /settings KEY VALUE, e.g. "
                      "/settings quiet_hours 22:00-08:00 or /settings timezone Europe/Lisbon")
 
 
@@ -411,7 +411,7 @@ class Commands:
 
     async def _ledger(self, kind: str, heading: str, *, person: str | None = None,
                       category: str | None = None) -> Reply:
-        items = await self.service.ledger_items(LedgerQuery(kinds=(kind,), statuses=OPEN, person=person,
+        items = await self.service.ledger.items(LedgerQuery(kinds=(kind,), statuses=OPEN, person=person,
                                                             category=category))
         return Reply(items_text(items, self.service.timezone, heading=heading, sources=2),
                      buttons=ledger_buttons(items[:LEDGER_BUTTONS]))

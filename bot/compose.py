@@ -1,10 +1,11 @@
-"""Composition root: settings -> store -> providers -> services. The one place that picks
-concrete classes."""
+"""Composition root: settings -> store -> providers -> the service's parts -> one facet per kind
+of caller (core/service/). The one place that picks concrete classes."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -19,7 +20,11 @@ from core.memory.owners import follow_owner_aliases
 from core.ports import LLM, Describer, Embedder, Transcriber
 from core.schedule.preferences import ScheduleDefaults
 from core.providers.lazy import LazyEmbedder
-from core.service import Service
+from core.service.admin import AdminFacet
+from core.service.chat import ChatFacet
+from core.service.parts import Parts
+from core.service.schedule import ScheduleFacet
+from core.service.serving import ServingFacet
 
 if TYPE_CHECKING:
     from core.chat.live import LiveRecorder
@@ -182,18 +187,33 @@ def agent_config(settings: Settings) -> AgentConfig:
     )
 
 
+@dataclass(frozen=True)
+class Facets:
+    """One face per kind of caller, over the same parts; each front end is handed only its own."""
+
+    chat: ChatFacet
+    serving: ServingFacet
+    schedule: ScheduleFacet
+    admin: AdminFacet
+
+    @classmethod
+    def over(cls, parts: Parts) -> Facets:
+        return cls(chat=ChatFacet(parts), serving=ServingFacet(parts), schedule=ScheduleFacet(parts),
+                   admin=AdminFacet(parts))
+
+
 @asynccontextmanager
-async def open_service(settings: Settings, *, llm: LLM | None = None, embedder: Embedder | None = None,
-                       with_model: bool = True) -> AsyncIterator[Service]:
-    """The service (memory core + biographer) over the configured store and model, closed on exit.
+async def open_facets(settings: Settings, *, llm: LLM | None = None, embedder: Embedder | None = None,
+                      with_model: bool = True) -> AsyncIterator[Facets]:
+    """The facets (memory core + biographer) over the configured store and model, closed on exit.
     `with_model=False` leaves the chat model out (commands that never ask it load no client)."""
     model = llm or (build_llm(settings) if with_model else None)
     try:
         async with open_memory(settings, embedder=embedder) as memory:
-            yield Service(memory=memory, llm=model, config=agent_config(settings),
-                          schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
-                          ledger_window_chars=settings.ledger_window_chars, feeds=build_feeds(settings, memory),
-                          live=build_live(settings, memory))
+            yield Facets.over(Parts(memory=memory, llm=model, config=agent_config(settings),
+                                    schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
+                                    ledger_window_chars=settings.ledger_window_chars,
+                                    feeds=build_feeds(settings, memory), live=build_live(settings, memory)))
     finally:
         if llm is None and model is not None:
             await model.close()

@@ -368,5 +368,5 @@ class DiscordFrontend:
     async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
         for channel in await self._owner_dms():
             sent = await channel.send(f"A question for your story:\n\n{text}\n\n(Reply to this message to answer.)")
-            await self.service.record_prompt(question_id=question_id, platform=PLATFORM, chat_id=str(channel.id),
+            await self.service.prompts.record(question_id=question_id, platform=PLATFORM, chat_id=str(channel.id),
                                              message_id=str(sent.id), sent_at=sent_at)

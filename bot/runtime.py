@@ -1,5 +1,5 @@
 """The long-running process (`biographer run`): the configured bots and the scheduler in one event
-loop, over one service, stopped cleanly by SIGTERM."""
+loop, over one set of facets, stopped cleanly by SIGTERM."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from bot.scheduler import Broadcast, build_runner, running_scheduler
 from core.config import Settings
 from core.errors import UserFacingError
 from core.schedule.jobs import Notifier
-from core.service import Service
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +40,9 @@ def frontend_classes() -> list[type[Frontend]]:
     return [TelegramFrontend, DiscordFrontend]
 
 
-def open_runtime_service(settings: Settings) -> AbstractAsyncContextManager[Service]:
-    """The service (memory core + biographer) over the configured store and model."""
-    return compose.open_service(settings)
+def open_runtime_facets(settings: Settings) -> AbstractAsyncContextManager[compose.Facets]:
+    """The facets (memory core + biographer) over the configured store and model."""
+    return compose.open_facets(settings)
 
 
 async def serve(settings: Settings, stop: asyncio.Event) -> None:
@@ -52,21 +51,21 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
     if not classes and not settings.scheduler_enabled and settings.api_port is None:
         raise UserFacingError("nothing to run: no bot is configured, the scheduler is off and no API port is set",
                               hint="set BIOGRAPHER_TELEGRAM_TOKEN and/or BIOGRAPHER_DISCORD_TOKEN (see .env.example)")
-    async with open_runtime_service(settings) as service, AsyncExitStack() as stack:
-        await service.replay_inbox()
-        await service.warm_up(vector_memory_mb=settings.search_vector_memory_mb)
-        commands = Commands(service, forward_quiet=settings.telegram_forward_burst_seconds)
+    async with open_runtime_facets(settings) as facets, AsyncExitStack() as stack:
+        await facets.chat.forwards.replay_inbox()
+        await facets.chat.memory.warm_up(vector_memory_mb=settings.search_vector_memory_mb)
+        commands = Commands(facets.chat, forward_quiet=settings.telegram_forward_burst_seconds)
         notifiers = [await stack.enter_async_context(cls(settings, commands).running()) for cls in classes]
         if not notifiers:
             log.warning("no bot is configured (BIOGRAPHER_TELEGRAM_TOKEN, BIOGRAPHER_DISCORD_TOKEN): running "
                         "the scheduler only (nightly analysis and backups; questions and reports are not sent)")
         if settings.scheduler_enabled:
-            runner = build_runner(settings, service, commands.gate, Broadcast(notifiers))
+            runner = build_runner(settings, facets.schedule, commands.gate, Broadcast(notifiers))
             await stack.enter_async_context(running_scheduler(runner))
         if settings.api_port is not None:  # the memory server for the owner's other agents (bot/server/)
             from bot.server.run import serving
 
-            url = await stack.enter_async_context(serving(service, settings, port=settings.api_port))
+            url = await stack.enter_async_context(serving(facets.serving, settings, port=settings.api_port))
             STATUS.info("memory server and your page on %s", url)
         STATUS.info("biographer is running (%s); stop with Ctrl-C or SIGTERM",
                     ", ".join([n.name for n in notifiers] + (["scheduler"] if settings.scheduler_enabled else [])))

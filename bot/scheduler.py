@@ -14,7 +14,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from core.config import Settings
 from core.biographer.gate import AgentGate
-from core.service import Service
+from core.service.schedule import ScheduleFacet
 from core.schedule.jobs import JobRunner, Notifier
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class Broadcast:
             await notifier.send_question(question_id, text, sent_at=sent_at)
 
 
-def build_runner(settings: Settings, service: Service, gate: AgentGate, notifier: Notifier,
+def build_runner(settings: Settings, service: ScheduleFacet, gate: AgentGate, notifier: Notifier,
                  **overrides: Any) -> JobRunner:
     options: dict[str, Any] = dict(
         service=service, notifier=notifier, gate=gate, backup_dir=settings.backup_dir,

@@ -409,6 +409,6 @@ class TelegramFrontend:
         for owner in self.owner_ids:
             sent = await self.app.bot.send_message(
                 int(owner), f"A question for your story:\n\n{text}\n\n(Reply to this message to answer.)")
-            await self.service.record_prompt(question_id=question_id, platform=PLATFORM,
+            await self.service.prompts.record(question_id=question_id, platform=PLATFORM,
                                              chat_id=str(sent.chat_id), message_id=str(sent.message_id),
                                              sent_at=sent_at)

@@ -1,5 +1,5 @@
-"""The memory server's app: REST under /v1 (OpenAPI at /openapi.json) and MCP at /mcp, over one
-service. A FastAPI (Starlette) app, so the local page (bot/server/page/) adds its routes beside."""
+"""The memory server's app: REST under /v1 (OpenAPI at /openapi.json) and MCP at /mcp, over the
+serving facet. A FastAPI (Starlette) app, so the local page (bot/server/page/) adds its routes beside."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from bot.server.mcp import build_mcp_server, mcp_endpoint
 from bot.server.operations import Limits, Operations
 from bot.server.page import PageConfig, PageMount, build_page
 from core.errors import UserFacingError
-from core.service import Service
+from core.service.serving import ServingFacet
 
 
 def server_version() -> str:
@@ -53,7 +53,7 @@ async def _http(request: Request, error: HTTPException) -> JSONResponse:
                         status_code=error.status_code, headers=getattr(error, "headers", None))
 
 
-def build_app(service: Service, *, limits: Limits, page: PageConfig | None = None) -> FastAPI:
+def build_app(service: ServingFacet, *, limits: Limits, page: PageConfig | None = None) -> FastAPI:
     """The API; with `page`, the owner's local page too (under every other path)."""
     version = server_version()
     page_app = build_page(service, page) if page is not None else None

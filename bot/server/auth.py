@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from bot.server.errors import TooLarge, TooManyRequests, error_response
 from core.serving.clients import Client
 from core.errors import UserFacingError
-from core.service import Service
+from core.service.serving import ServingFacet
 
 
 class RateLimiter:
@@ -37,12 +37,12 @@ class RateLimiter:
 
 
 class Door:
-    def __init__(self, service: Service, *, rate_per_minute: int) -> None:
+    def __init__(self, service: ServingFacet, *, rate_per_minute: int) -> None:
         self.service = service
         self.limiter = RateLimiter(rate_per_minute)
 
     async def admit(self, authorization: str | None) -> Client:
-        client = await self.service.authenticate(authorization)
+        client = await self.service.clients.authenticate(authorization)
         wait = self.limiter.wait_needed(client.id)
         if wait:
             raise TooManyRequests(client.name, wait)

@@ -7,13 +7,13 @@ import asyncio
 import logging
 
 from core.errors import BiographerError
-from core.service import Service
+from core.service.serving import ServingFacet
 
 log = logging.getLogger(__name__)
 
 
 class BackgroundIndexer:
-    def __init__(self, service: Service) -> None:
+    def __init__(self, service: ServingFacet) -> None:
         self.service = service
         self._task: asyncio.Task | None = None
         self._again = False
@@ -29,7 +29,7 @@ class BackgroundIndexer:
         while True:
             self._again = False
             try:
-                await self.service.index_pending()
+                await self.service.memory.index_pending()
             except BiographerError as error:  # e.g. the model is missing: saves stay keyword-searchable
                 log.warning("indexing saved records failed: %s", error)
                 return

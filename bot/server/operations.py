@@ -10,7 +10,7 @@ from bot.server.schemas import DeleteRequest, ListRequest, ReadRequest, SaveRequ
 from core.serving.clients import Client
 from core.serving.memory_api import MAX_LIMIT, MAX_LIST_LIMIT, Filters
 from core.serving.saves import MAX_SAVE_CHARS, SaveRequest
-from core.service import Service
+from core.service.serving import ServingFacet
 
 
 @dataclass(frozen=True)
@@ -28,24 +28,24 @@ def _filters(body: SearchRequest | ListRequest) -> Filters:
 
 
 class Operations:
-    def __init__(self, service: Service, *, limits: Limits, version: str) -> None:
+    def __init__(self, service: ServingFacet, *, limits: Limits, version: str) -> None:
         self.service = service
         self.limits = limits
         self.version = version
         self.indexer = BackgroundIndexer(service)
 
     async def search(self, client: Client, body: SearchRequest) -> dict:
-        answer = await self.service.api_search(client, body.query, limit=body.limit, mode=body.mode,
+        answer = await self.service.memory_api.search(client, body.query, limit=body.limit, mode=body.mode,
                                                filters=_filters(body))
         return answer.to_json()
 
     async def read(self, client: Client, body: ReadRequest) -> dict:
-        answer = await self.service.api_read(client, body.locator, generation=body.generation,
+        answer = await self.service.memory_api.read(client, body.locator, generation=body.generation,
                                              expected_hash=body.expected_hash, window=body.window)
         return answer.to_json()
 
     async def list(self, client: Client, body: ListRequest) -> dict:
-        page = await self.service.list_items(client, filters=_filters(body), section=body.section,
+        page = await self.service.memory_api.list(client, filters=_filters(body), section=body.section,
                                              status=body.status, cursor=body.cursor, limit=body.limit)
         return page.to_json()
 
@@ -54,13 +54,13 @@ class Operations:
             text=body.text, kind=body.kind, section=body.section, date=body.date, source=body.source, url=body.url,
             person=body.person, replaces=str(body.replaces) if body.replaces is not None else None,
             expected_hash=body.expected_hash)
-        saved = await self.service.save_note(client, request, idempotency_key=idempotency_key)
+        saved = await self.service.saves.save(client, request, idempotency_key=idempotency_key)
         if not saved.searchable:
             self.indexer.kick()
         return saved.to_json()
 
     async def delete(self, client: Client, body: DeleteRequest) -> dict:
-        return (await self.service.delete_save(client, body.record)).to_json()
+        return (await self.service.save_shelf.delete(client, body.record)).to_json()
 
     async def capabilities(self, client: Client) -> dict:
-        return {**await self.service.capabilities(client), "limits": self.limits.to_json(), "version": self.version}
+        return {**await self.service.memory_api.capabilities(client), "limits": self.limits.to_json(), "version": self.version}

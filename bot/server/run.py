@@ -17,7 +17,7 @@ from bot.server.operations import Limits
 from bot.server.page import PageConfig
 from core.config import Settings
 from core.errors import UserFacingError
-from core.service import Service
+from core.service.serving import ServingFacet
 
 log = logging.getLogger(__name__)
 DEFAULT_PORT = 8765
@@ -74,7 +74,7 @@ async def _serve(server: uvicorn.Server, listening: socket.socket) -> None:
 
 
 @asynccontextmanager
-async def serving(service: Service, settings: Settings, *, host: str | None = None,
+async def serving(service: ServingFacet, settings: Settings, *, host: str | None = None,
                   port: int | None = None) -> AsyncIterator[str]:
     """The server listening (port 0: any free one); yields its base URL; stops on exit."""
     host = host or settings.api_host

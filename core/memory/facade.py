@@ -22,7 +22,7 @@ from storage import messages as message_store
 from storage import people as people_store
 from storage import profile as profile_store
 from storage import saves as save_store
-from storage.db import Store, open_database
+from storage.db import Store, busy_notice, open_database
 from storage.encryption import StoreKey
 from storage.meta import get_meta
 
@@ -78,12 +78,24 @@ class Memory:
 
         return Indexer(self.conn, self.embedder)
 
-    async def ingest(self, paths: Sequence[Path], *, progress: Progress = no_progress,
-                     index: bool = True, keep_raw: bool = True) -> IngestReport:
-        """Save every file (each document in one transaction), then embed what is new.
+    async def ingest(self, paths: Sequence[Path], *, progress: Progress = no_progress, index: bool = True,
+                     keep_raw: bool = True, on_busy: Callable[[float], object] | None = None) -> IngestReport:
+        """Save every file or folder (each document in one transaction; one bad file never stops
+        the others, see report.errors), then embed what is new.
 
         With `index=False` the model is not even loaded: saving needs none, and a model mismatch
-        is reported when indexing runs. `keep_raw=False` keeps no copy of the files."""
+        is reported when indexing runs. `keep_raw=False` keeps no copy of the files. While another
+        process holds the store's write lock, `on_busy(seconds waited)` is called now and then (a
+        note for the owner) and the import waits instead of failing."""
+        token = busy_notice.set(on_busy) if on_busy else None
+        try:
+            return await self._ingest(paths, progress=progress, index=index, keep_raw=keep_raw)
+        finally:
+            if token is not None:
+                busy_notice.reset(token)
+
+    async def _ingest(self, paths: Sequence[Path], *, progress: Progress, index: bool,
+                      keep_raw: bool) -> IngestReport:
         if index:
             await self.indexer.check_model()
         if self.context.transcriber is not None or self.context.describer is not None:
@@ -155,10 +167,12 @@ class Memory:
         """The store's languages, its embedding model and the one its languages call for."""
         return await self.indexer.advice()
 
-    async def warm_up(self, *, vector_budget_bytes: int | None = None) -> None:
-        """Load what searches keep in memory (the vector index) now, not at the first search:
-        for long-running processes (the bots, the server)."""
-        await self.searcher.warm_up(vector_budget_bytes=vector_budget_bytes)
+    async def warm_up(self, *, vector_memory_mb: int | None = None) -> None:
+        """Load what searches keep in memory now, not at the first search, so a long-running
+        process (the bots, the server) answers its first question as fast as its hundredth; its
+        vectors too while they fit `vector_memory_mb` (None: the index's default)."""
+        await self.searcher.warm_up(
+            vector_budget_bytes=None if vector_memory_mb is None else vector_memory_mb << 20)
 
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.index_pending(progress=progress)

@@ -12,14 +12,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from core.chat.prompts import PromptBook
 from core.errors import UserFacingError
 from core.biographer.gate import AgentGate
 from core.times import utc_iso
+from core.types import Answer
 from core.schedule.preferences import WEEKDAYS, Preferences, parse_time
 from storage import frontend_state
-from storage.db import Store
+
+if TYPE_CHECKING:
+    from core.service.schedule import ScheduleFacet
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +39,7 @@ class Notifier(Protocol):
 
     async def send_text(self, text: str) -> None: ...
 
-    async def send_answer(self, answer: Any) -> None: ...
+    async def send_answer(self, answer: Answer) -> None: ...
 
     async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
         """An image, with `caption` (the same in words, for screen readers) under it."""
@@ -46,32 +50,9 @@ class Notifier(Protocol):
         ...
 
 
-class PromptBook:
-    """Which chat message asked which open question."""
-
-    def __init__(self, conn: Store) -> None:
-        self.conn = conn
-
-    async def record(self, *, question_id: str, platform: str, chat_id: str, message_id: str,
-                     sent_at: datetime) -> None:
-        async with self.conn.transaction():
-            await frontend_state.record_prompt(self.conn, question_id=question_id, platform=platform,
-                                               chat_id=chat_id, message_id=message_id,
-                                               sent_at=utc_iso(sent_at))
-
-    async def question_for_reply(self, *, platform: str, chat_id: str, message_id: str) -> int | None:
-        """The open question a chat message asked, if it was a prompt."""
-        found = await frontend_state.prompt_question(self.conn, platform=platform, chat_id=chat_id,
-                                                     message_id=message_id)
-        return int(found) if found is not None else None
-
-    async def sent_since(self, moment: datetime) -> int:
-        return await frontend_state.prompts_sent_since(self.conn, utc_iso(moment))
-
-
 # ---------------------------------------------------------------- the jobs
 
-async def question_prompt(service: Any, *, preferences: Preferences, prompts: PromptBook,
+async def question_prompt(service: ScheduleFacet, *, preferences: Preferences, prompts: PromptBook,
                           notifier: Notifier, now: datetime) -> str:
     """Ask the most valuable open question, unless paused, quiet, over today's limit or nothing is open."""
     local = now.astimezone(preferences.zone)
@@ -84,22 +65,22 @@ async def question_prompt(service: Any, *, preferences: Preferences, prompts: Pr
     midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
     if await prompts.sent_since(midnight) >= preferences.questions_per_day:
         return "daily limit"
-    question = await service.next_question()
+    question = await service.biographer.next_question()
     if question is None:
         return "nothing open"
     await notifier.send_question(str(question.id), question.text, sent_at=now)
-    await service.mark_asked(question.id, now)
+    await service.biographer.mark_asked(question.id, now)
     return "sent"
 
 
-async def weekly_report(service: Any, *, preferences: Preferences, notifier: Notifier,
+async def weekly_report(service: ScheduleFacet, *, preferences: Preferences, notifier: Notifier,
                         gate: AgentGate, now: datetime | None = None) -> str:
     """The week at a glance (a picture from stored data, so it comes even when the model is down),
     then the pattern report of the last seven days."""
     if preferences.paused:
         return "paused"
     try:
-        picture = await service.picture("week", until=now)
+        picture = await service.pictures.make("week", until=now)
     except Exception:  # the picture is a bonus: it must never cost the owner the report
         log.exception("the week's picture failed; sending the report without it")
     else:
@@ -110,15 +91,15 @@ async def weekly_report(service: Any, *, preferences: Preferences, notifier: Not
     return "sent"
 
 
-async def nightly_analysis(service: Any, *, gate: AgentGate) -> str:
+async def nightly_analysis(service: ScheduleFacet, *, gate: AgentGate) -> str:
     """Analyse what is new, then consolidate the profile."""
     async with gate.turn():
-        await service.analyze()
-        changed = await service.consolidate()
+        await service.biographer.analyze()
+        changed = await service.biographer.consolidate()
     return "consolidated" if changed else "analysed"
 
 
-async def ledger_extraction(service: Any, *, gate: AgentGate, max_windows: int | None = None) -> str:
+async def ledger_extraction(service: ScheduleFacet, *, gate: AgentGate, max_windows: int | None = None) -> str:
     """Read new conversations into the ledger (the model proposes, code checks, the ledger keeps)."""
     if service.llm is None:
         return "no model"
@@ -127,7 +108,7 @@ async def ledger_extraction(service: Any, *, gate: AgentGate, max_windows: int |
     return result.summary()
 
 
-async def ledger_reminders(service: Any, *, preferences: Preferences, notifier: Notifier, now: datetime) -> str:
+async def ledger_reminders(service: ScheduleFacet, *, preferences: Preferences, notifier: Notifier, now: datetime) -> str:
     """The owner's promises due today or lately overdue, and follow-ups for what others owe past its
     date: each once (recorded before it is sent), never in quiet hours or while paused (they wait)."""
     if preferences.paused:
@@ -147,7 +128,7 @@ async def ledger_reminders(service: Any, *, preferences: Preferences, notifier: 
     return f"sent {len(batch)}"
 
 
-async def mail_sync(service: Any, *, notifier: Notifier) -> str:
+async def mail_sync(service: ScheduleFacet, *, notifier: Notifier) -> str:
     """Read every mail account's new mail; one line to the owner when it brought something, each
     account's failure one line in the outcome (and in `doctor`), the other accounts going on."""
     from core.feeds.book import summary
@@ -165,7 +146,7 @@ async def mail_sync(service: Any, *, notifier: Notifier) -> str:
     return "; ".join([text or "nothing new", *(r.error for r in runs if r.error)])
 
 
-async def watch_pass(service: Any, *, notifier: Notifier) -> str | None:
+async def watch_pass(service: ScheduleFacet, *, notifier: Notifier) -> str | None:
     """Read the watched paths that changed or are due; one line to the owner for the whole pass
     when it added something ("12 new messages in 3 chats"), never one per file. None when no path
     was read."""
@@ -183,7 +164,7 @@ async def watch_pass(service: Any, *, notifier: Notifier) -> str | None:
     return "; ".join([text or "nothing new", *problems])
 
 
-async def daily_backup(service: Any, *, directory: Path, keep: int, now: datetime) -> str:
+async def daily_backup(service: ScheduleFacet, *, directory: Path, keep: int, now: datetime) -> str:
     """A consistent copy of the store, keeping the newest `keep` (taken between writes)."""
     path = await service.backup(directory, stamp=now, keep=keep)
     return f"saved {path.name}"
@@ -241,12 +222,11 @@ class Job:
 class JobRunner:
     """Runs every job whose latest slot is not yet settled; `tick()` is called every minute."""
 
-    def __init__(self, *, service: Any, notifier: Notifier, gate: AgentGate,
+    def __init__(self, *, service: ScheduleFacet, notifier: Notifier, gate: AgentGate,
                  backup_dir: Path, backup_keep: int,
                  analysis_time: str, backup_time: str, grace: timedelta, reminder_time: str = "09:00",
                  mail_time: str = "02:30",
                  clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> None:
-        """`service`: a core.service.Service (typed Any: the service module imports this one)."""
         self.service = service
         self.conn = service.memory.conn
         self.preferences = service.preferences
@@ -279,7 +259,7 @@ class JobRunner:
     async def tick(self) -> dict[str, str]:
         """Save what waits in the inbox, then settle every due slot; returns {job: outcome} for the
         slots settled now."""
-        await self.service.replay_inbox()
+        await self.service.forwards.replay_inbox()
         preferences = await self.preferences.load()
         now = self.clock().astimezone(preferences.zone)
         settled: dict[str, str] = {}

@@ -119,7 +119,7 @@ class ClientBook:
     def __init__(self, conn: Store) -> None:
         self.conn = conn
 
-    async def add(self, name: str, *, operations: tuple[str, ...], sections: tuple[str, ...] = (),
+    async def add(self, name: str, *, operations: tuple[str, ...] = (), sections: tuple[str, ...] = (),
                   page: bool = False) -> IssuedToken:
         """A new client and its token; `page=True`: a login for the owner's web page, nothing else."""
         if page:

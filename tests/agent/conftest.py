@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.compose import open_service
+from bot.compose import agent_config, open_facets
 from core.config import Settings
 from core.providers.openai_chat import OpenAIChat
-from core.service import Service
+from core.service.admin import AdminFacet
+from core.service.parts import Parts
+from core.service.schedule import ScheduleFacet
 from core.types import Conversation, Message, SourceDocument
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -70,13 +73,25 @@ async def llm(fake_openai: FakeOpenAIServer):
 
 
 @pytest.fixture
-async def service(agent_settings: Settings, embedder, llm, clock) -> Service:
-    async with open_service(agent_settings, llm=llm, embedder=embedder) as built:
-        # the same service with a settable clock (the composition root uses the wall clock)
-        yield Service(memory=built.memory, llm=llm, config=built.biographer.config, clock=clock)
+async def parts(agent_settings: Settings, embedder, llm, clock) -> AsyncIterator[Parts]:
+    """The service's parts over the test's store, with a settable clock (the composition root uses
+    the wall clock)."""
+    async with open_facets(agent_settings, llm=llm, embedder=embedder) as built:
+        yield Parts(memory=built.admin.memory, llm=llm, config=agent_config(agent_settings), clock=clock)
 
 
 @pytest.fixture
-async def seeded(service: Service) -> Service:
+def service(parts: Parts) -> AdminFacet:
+    """The CLI's facet: most of what these tests drive."""
+    return AdminFacet(parts)
+
+
+@pytest.fixture
+def schedule(parts: Parts) -> ScheduleFacet:
+    return ScheduleFacet(parts)
+
+
+@pytest.fixture
+async def seeded(service: AdminFacet) -> AdminFacet:
     await service.memory.save([maya_document()])
     return service

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bench.agent_eval import (DATA, Question, evaluate, eval_settings, load_questions, run_eval, score, summary,
                               table_row)
-from bot.compose import open_service
+from bot.compose import open_facets
 from core.providers.openai_chat import OpenAIChat
 from core.types import Answer, Citation, Locator
 from tests.fakes.embedder import HashEmbedder
@@ -44,7 +44,8 @@ async def test_a_scripted_run_is_scored(tmp_path: Path, fake_openai: FakeOpenAIS
     questions = {q.id: q for q in load_questions()}
     picked = [questions["lease"], questions["oma"], questions["car"], questions["cat"]]
     llm = OpenAIChat(base_url=fake_openai.base_url, api_key="k", models={"chat": "fake"}, max_retries=0)
-    async with open_service(eval_settings(tmp_path / "data"), llm=llm, embedder=HashEmbedder()) as service:
+    async with open_facets(eval_settings(tmp_path / "data"), llm=llm, embedder=HashEmbedder()) as facets:
+        service = facets.admin
         await service.memory.ingest([DATA / "corpus"])  # run_eval's own import then skips it all
         [lease] = (await service.memory.grep("lease", page_size=1)).matches
         # lease: looked up and cited right; oma: an invented citation; car: says it cannot find it;

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.agent.citations import MISQUOTE_MARK, REMOVED_MARK, quote_occurs
-from core.service import Service
+from core.service.admin import AdminFacet
 from tests.agent.test_loop import locator_of
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -16,7 +16,7 @@ def test_quotes_match_verbatim_up_to_spacing_and_ellipses() -> None:
     assert not quote_occurs("yesterday ... I signed", source)
 
 
-async def test_invented_locator_and_misquote_are_removed(seeded: Service, fake_openai: FakeOpenAIServer) -> None:
+async def test_invented_locator_and_misquote_are_removed(seeded: AdminFacet, fake_openai: FakeOpenAIServer) -> None:
     loc = await locator_of(seeded, "bakery April")
     fake_openai.call("search", {"query": "bakery"})
     fake_openai.reply(
@@ -24,7 +24,7 @@ async def test_invented_locator_and_misquote_are_removed(seeded: Service, fake_o
         "You also lived in Berlin [doc99:0-40]."
     )
 
-    answer = await seeded.ask("When do I start the new job?")
+    answer = await seeded.biographer.ask("When do I start the new job?")
 
     assert answer.text == (
         "You start at the bakery in April [1]. "
@@ -36,11 +36,11 @@ async def test_invented_locator_and_misquote_are_removed(seeded: Service, fake_o
     assert "doc99" not in answer.render()
 
 
-async def test_a_range_inside_what_was_read_counts_as_seen(seeded: Service, fake_openai: FakeOpenAIServer) -> None:
+async def test_a_range_inside_what_was_read_counts_as_seen(seeded: AdminFacet, fake_openai: FakeOpenAIServer) -> None:
     loc = await locator_of(seeded, "lease Porto")
     doc = loc.split(":")[0]
     fake_openai.call("read_source", {"locator": loc, "window": 2000})
     fake_openai.reply(f'"Amazing." [{doc}:0-5] — and a range never read [{doc}:5000-5100].')
-    answer = await seeded.ask("What did Maya say?")
+    answer = await seeded.biographer.ask("What did Maya say?")
     assert answer.removed == 1
     assert answer.text.startswith('"Amazing." [1]') and len(answer.citations) == 1

@@ -1,10 +1,10 @@
-"""The tool loop through Service.ask, against the scripted server: multi-step tool use, mistakes
+"""The tool loop through the biographer's ask, against the scripted server: multi-step tool use, mistakes
 fed back, and the step budget forcing a final answer."""
 
 from __future__ import annotations
 
 from core.biographer.runs import UNCHECKED
-from core.service import Service
+from core.service.admin import AdminFacet
 from storage import runs as run_store
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -13,18 +13,18 @@ def tool_messages(request: dict) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
-async def locator_of(service: Service, query: str) -> str:
+async def locator_of(service: AdminFacet, query: str) -> str:
     hits = await service.memory.search(query, limit=1)
     return str(hits[0].locator)
 
 
-async def test_search_read_then_cited_answer(seeded: Service, fake_openai: FakeOpenAIServer) -> None:
+async def test_search_read_then_cited_answer(seeded: AdminFacet, fake_openai: FakeOpenAIServer) -> None:
     loc = await locator_of(seeded, "lease Porto")
     fake_openai.call("search", {"query": "moving to Porto", "person": "Ana"})
     fake_openai.call("read_source", {"locator": loc, "window": 0})
     fake_openai.reply(f'You signed the lease for a flat in Porto: "I signed the lease for the flat in Porto" [{loc}].')
 
-    answer = await seeded.ask("When did I move to Porto?")
+    answer = await seeded.biographer.ask("When did I move to Porto?")
 
     assert answer.text == 'You signed the lease for a flat in Porto: "I signed the lease for the flat in Porto" [1].'
     [citation] = answer.citations
@@ -42,7 +42,7 @@ async def test_search_read_then_cited_answer(seeded: Service, fake_openai: FakeO
     assert run.prompt_tokens == sum(u["prompt_tokens"] for u in fake_openai.usage)
 
 
-async def test_malformed_and_unknown_calls_are_fed_back(seeded: Service, fake_openai: FakeOpenAIServer) -> None:
+async def test_malformed_and_unknown_calls_are_fed_back(seeded: AdminFacet, fake_openai: FakeOpenAIServer) -> None:
     fake_openai.call("search", '{"query": "Porto"')  # broken JSON
     fake_openai.call("delete_everything", {})
     fake_openai.call("search", {"q": "Porto"})  # wrong argument name
@@ -50,7 +50,7 @@ async def test_malformed_and_unknown_calls_are_fed_back(seeded: Service, fake_op
     fake_openai.reply("I could not find it.")
     fake_openai.reply("I could not find it.")  # after the nudge to look first: no tool ran at all
 
-    answer = await seeded.ask("Where do I live?")
+    answer = await seeded.biographer.ask("Where do I live?")
 
     errors = [tool_messages(r)[-1] for r in fake_openai.requests[1:5]]
     assert errors[0].startswith("error: the arguments of search are not valid JSON")

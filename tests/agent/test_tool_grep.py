@@ -3,7 +3,7 @@ unsupported one comes back as a tool error, and the turn goes on."""
 
 from __future__ import annotations
 
-from core.service import Service
+from core.service.admin import AdminFacet
 from tests.fakes.openai_server import FakeOpenAIServer
 
 
@@ -12,13 +12,13 @@ def tool_messages(request: dict) -> list[str]:
 
 
 async def test_regex_grep_from_the_model_cannot_hang_or_end_the_turn(
-        seeded: Service, fake_openai: FakeOpenAIServer) -> None:
+        seeded: AdminFacet, fake_openai: FakeOpenAIServer) -> None:
     await seeded.memory.save([_note("a" * 40 + "!")])
     fake_openai.call("grep", {"pattern": "(a+)+$", "regex": True})
     fake_openai.call("grep", {"pattern": "(?<=lease )Porto", "regex": True})
     fake_openai.reply("Nothing there.")
 
-    answer = await seeded.ask("Anything odd?")
+    answer = await seeded.biographer.ask("Anything odd?")
 
     assert answer.text == "Nothing there."
     results = [tool_messages(r)[-1] for r in fake_openai.requests[1:3]]

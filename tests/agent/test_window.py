@@ -15,7 +15,7 @@ from core.agent.schemas import Catalogue, parse_arguments, tool_schemas
 from core.config import Settings
 from core.errors import ModelUnavailable
 from core.providers.openai_chat import OpenAIChat
-from core.service import Service
+from core.service.admin import AdminFacet
 from tests.agent.test_loop import locator_of, tool_messages
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -43,7 +43,7 @@ def test_cutting_is_largest_first_and_closes_sources() -> None:
     assert "OLLAMA_CONTEXT_LENGTH" in error.value.hint
 
 
-async def test_every_request_fits_a_small_window(seeded: Service, fake_openai: FakeOpenAIServer) -> None:
+async def test_every_request_fits_a_small_window(seeded: AdminFacet, fake_openai: FakeOpenAIServer) -> None:
     fake_openai.context_tokens = CONTEXT  # and the server refuses anything longer
     loc = await locator_of(seeded, "lease Porto")
     book = seeded.biographer.book
@@ -53,7 +53,7 @@ async def test_every_request_fits_a_small_window(seeded: Service, fake_openai: F
         fake_openai.call("read_source", {"locator": loc, "window": 3000})
     fake_openai.reply(f"You signed the lease [{loc}].")
 
-    answer = await seeded.ask("When did I sign the lease?")
+    answer = await seeded.biographer.ask("When did I sign the lease?")
 
     assert answer.text == "You signed the lease [1]."
     for request in fake_openai.requests:
@@ -105,12 +105,12 @@ def test_tools_name_what_the_store_holds() -> None:
         "query": "x", "limit": 5, "kinds": ["email"]}
 
 
-async def test_an_empty_result_names_its_filters_and_what_exists(seeded: Service,
+async def test_an_empty_result_names_its_filters_and_what_exists(seeded: AdminFacet,
                                                                  fake_openai: FakeOpenAIServer) -> None:
     fake_openai.call("search", {"query": "offer letter", "since": "2026-11-30"})
     fake_openai.call("grep", {"pattern": "bakery", "person": "Zoe"})
     fake_openai.reply("Nothing found.")
-    await seeded.ask("Did I get an offer?")
+    await seeded.biographer.ask("Did I get an offer?")
     empty_search, empty_grep = (tool_messages(r)[-1] for r in fake_openai.requests[1:3])
     assert empty_search == ("no passages dated 2026-11-30 to … (the sources run 2024-03-12 to 2024-03-12); "
                             "try other words, keyword mode, or grep, or drop a filter")

@@ -400,7 +400,7 @@ async def test_other_writes_go_through_while_a_big_import_is_still_embedding(tmp
 async def test_a_warm_process_keeps_the_vectors_only_within_its_budget(tmp_path, sources):
     async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
         await memory.ingest([sources])
-        await memory.warm_up(vector_budget_bytes=0)  # BIOGRAPHER_SEARCH_VECTOR_MEMORY_MB=0
+        await memory.warm_up(vector_memory_mb=0)  # BIOGRAPHER_SEARCH_VECTOR_MEMORY_MB=0
         index = await memory.searcher.vector_index()
         assert index._vectors is None
         read = await memory.search("knee physio")

@@ -18,7 +18,7 @@ async def test_the_import_view_lists_the_feeds(settings, tmp_path: Path):
     watched = tmp_path / "inbox"
     watched.mkdir()
     async with running_server(settings, tmp_path, seeded=False) as server:
-        server.service.feeds = Feeds(server.service.memory, secrets=lambda _name: None)
+        server.parts.feeds = Feeds(server.service.memory, secrets=lambda _name: None)
         await server.service.feeds.add_watch(watched)
         (watched / "broken.pdf").write_bytes(b"%PDF-1.4 not a pdf")
         await server.service.feeds.watch_pass()

@@ -10,7 +10,7 @@ import pytest
 
 from bot.compose import build_feeds
 from bot.scheduler import build_runner, running_scheduler
-from core.service import Service
+from core.service.parts import Parts
 from tests.core.helpers import MAYA_CHAT, whatsapp_export
 from tests.frontends.conftest import running_bot, telegram_api, telegram_settings  # noqa: F401 (a fixture)
 
@@ -23,11 +23,11 @@ async def test_a_dropped_export_is_read_on_its_file_event_and_the_owner_told_onc
     settings = telegram_settings(tmp_path / "data", telegram_api.url, watch_settle_seconds=0.5)
 
     def with_feeds(memory, **options):
-        return Service(memory=memory, feeds=build_feeds(settings, memory), **options)
+        return Parts(memory=memory, feeds=build_feeds(settings, memory), **options)
 
-    async with running_bot(settings, service_factory=with_feeds) as (frontend, service):
-        await service.feeds.add_watch(inbox)
-        runner = build_runner(settings, service, frontend.commands.gate, frontend)
+    async with running_bot(settings, service_factory=with_feeds) as (frontend, facets):
+        await facets.admin.feeds.add_watch(inbox)
+        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend)
         # one tick at the start, the next an hour away: only the file's event can read it in time
         async with running_scheduler(runner, every_seconds=3600):
             await asyncio.sleep(1.5)  # the first tick is done and watchfiles is watching

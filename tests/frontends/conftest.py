@@ -12,7 +12,8 @@ from bot.commands import Commands
 from bot.telegram import TelegramFrontend
 from core.config import Settings
 from core.schedule.preferences import ScheduleDefaults
-from core.service import Service
+from bot.compose import Facets
+from core.service.parts import Parts
 from tests.core.helpers import memory_at
 from tests.fakes.embedder import HashEmbedder
 from tests.frontends.fake_telegram import FakeTelegram
@@ -30,20 +31,21 @@ def telegram_settings(data_dir: Path, api_url: str, **overrides: object) -> Sett
 
 
 def service_options(settings: Settings) -> dict:
-    """What the composition root gives a Service besides the memory and the model."""
+    """What the composition root gives the service's Parts besides the memory and the model."""
     return dict(schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir)
 
 
 @asynccontextmanager
-async def service_at(settings: Settings, *, service_factory=None) -> AsyncIterator[Service]:
-    """A real Service over a real store; `service_factory(memory, **options)` to script its model."""
+async def service_at(settings: Settings, *, service_factory=None) -> AsyncIterator[Facets]:
+    """The real facets over a real store; `service_factory(memory, **options)` returns the Parts
+    (tests/frontends/fakes.scripted to script the model)."""
     async with memory_at(settings.data_dir, HashEmbedder(), owner="Ana") as memory:
-        factory = service_factory or (lambda memory, **options: Service(memory=memory, **options))
-        yield factory(memory, **service_options(settings))
+        factory = service_factory or (lambda memory, **options: Parts(memory=memory, **options))
+        yield Facets.over(factory(memory, **service_options(settings)))
 
 
-def commands_for(settings: Settings, service: Service) -> Commands:
-    return Commands(service, forward_quiet=settings.telegram_forward_burst_seconds)
+def commands_for(settings: Settings, facets: Facets) -> Commands:
+    return Commands(facets.chat, forward_quiet=settings.telegram_forward_burst_seconds)
 
 
 @pytest.fixture
@@ -53,8 +55,8 @@ async def telegram_api() -> AsyncIterator[FakeTelegram]:
 
 
 @asynccontextmanager
-async def running_bot(settings: Settings, **kwargs: object) -> AsyncIterator[tuple[TelegramFrontend, Service]]:
-    async with service_at(settings, **kwargs) as service:
-        frontend = TelegramFrontend(settings, commands_for(settings, service))
+async def running_bot(settings: Settings, **kwargs: object) -> AsyncIterator[tuple[TelegramFrontend, Facets]]:
+    async with service_at(settings, **kwargs) as facets:
+        frontend = TelegramFrontend(settings, commands_for(settings, facets))
         async with frontend.running():
-            yield frontend, service
+            yield frontend, facets

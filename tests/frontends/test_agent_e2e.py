@@ -1,11 +1,11 @@
-"""The real service and model client (against the scripted OpenAI server) behind the real Telegram adapter."""
+"""The real facets and model client (against the scripted OpenAI server) behind the real Telegram adapter."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 from core.providers.openai_chat import OpenAIChat
-from core.service import Service
+from core.service.parts import Parts
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.frontends.conftest import OWNER, running_bot, telegram_settings
 
@@ -18,12 +18,12 @@ async def test_question_answered_with_checked_citations_and_split(tmp_path, tele
                          models={"chat": "fake-chat", "analysis": "fake-analysis"}, timeout=10, max_retries=0)
         try:
             async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url),
-                                   service_factory=lambda memory, **options: Service(memory=memory, llm=llm, **options)) as (_, service):
+                                   service_factory=lambda memory, **options: Parts(memory=memory, llm=llm, **options)) as (_, facets):
                 when = int(datetime(2024, 5, 3, 18, tzinfo=timezone.utc).timestamp())
                 await telegram_api.push(user=OWNER, text="The ferry to Tavira leaves Saturday at nine",
                                         forward_origin={"type": "user", "date": when, "sender_user": MAYA})
                 await telegram_api.wait_for(lambda: telegram_api.texts())
-                hit = (await service.memory.search("ferry Tavira", limit=1))[0]
+                hit = (await facets.admin.memory.search("ferry Tavira", limit=1))[0]
                 model.call("search", {"query": "ferry Tavira"})
                 long_text = "\n\n".join(f"Part {n}: " + "You planned the trip carefully. " * 30 for n in range(6))
                 model.reply(f"The ferry left on Saturday at nine [{hit.locator}].\n\n{long_text}")

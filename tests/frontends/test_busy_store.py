@@ -44,8 +44,8 @@ def epoch(*args: int) -> int:
 
 async def test_forwards_wait_in_the_inbox_while_the_store_is_busy_then_are_saved(tmp_path, telegram_api):
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
-    async with running_bot(settings) as (_, service):
-        service.memory.conn.busy_deadline = 0.5
+    async with running_bot(settings) as (_, facets):
+        facets.admin.memory.conn.busy_deadline = 0.5
         with another_process_writing(settings.database_path, seconds=30) as release:
             for n in range(3):
                 await telegram_api.push(user=OWNER, text=f"ferry note {n}", forward_origin={
@@ -53,9 +53,9 @@ async def test_forwards_wait_in_the_inbox_while_the_store_is_busy_then_are_saved
             await telegram_api.wait_for(lambda: telegram_api.texts())
             waiting = [p.stat().st_mode & 0o777 for p in (settings.data_dir / "inbox").glob("*.json")]
             release.set()
-        saved = await service.replay_inbox()
-        hits = await service.grep("ferry note")
-        again = await service.replay_inbox()
+        saved = await facets.schedule.forwards.replay_inbox()
+        hits = await facets.admin.memory.grep("ferry note")
+        again = await facets.schedule.forwards.replay_inbox()
     assert "wait in the inbox" in telegram_api.texts()[0] and "3 forwarded messages" in telegram_api.texts()[0]
     assert waiting == [0o600]  # one burst, readable by the owner only
     assert saved == 3 and hits.total == 3 and again == 0
@@ -64,13 +64,13 @@ async def test_forwards_wait_in_the_inbox_while_the_store_is_busy_then_are_saved
 
 async def test_forwards_saved_after_a_wait_longer_than_sqlites_own_timeout(tmp_path, telegram_api):
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
-    async with running_bot(settings) as (_, service):
+    async with running_bot(settings) as (_, facets):
         with another_process_writing(settings.database_path, seconds=2.5):
             await telegram_api.push(user=OWNER, text="the umbrella", forward_origin={
                 "type": "user", "date": epoch(2024, 5, 3, 18, 0), "sender_user": MAYA})
             await asyncio.sleep(0.1)
         await telegram_api.wait_for(lambda: telegram_api.texts(), timeout=20)
-        hits = await service.grep("umbrella")
+        hits = await facets.admin.memory.grep("umbrella")
     assert telegram_api.texts() == ["Saved 1 message from Maya, 3 May 2024."]
     assert hits.total == 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.render import TELEGRAM_LIMIT, split_message
 from tests.frontends.conftest import OWNER, running_bot, telegram_settings
-from tests.frontends.fakes import ScriptedService
+from tests.frontends.fakes import scripted
 
 
 def test_split_message_cuts_at_paragraphs_and_keeps_everything():
@@ -23,22 +23,22 @@ async def test_question_answered_split_when_long_with_typing(tmp_path, telegram_
     long_answer += "\n\nSources:\n[1] WhatsApp with Maya, 2024-03-05 · doc1:0-120"
 
     def biographer(memory, **options):
-        return ScriptedService(memory, **options, answers=[long_answer])
+        return scripted(memory, **options, answers=[long_answer])
 
     async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url),
-                           service_factory=biographer) as (_, service):
+                           service_factory=biographer) as (_, facets):
         await telegram_api.push(user=OWNER, text="Where did I live in the nineties?")
         await telegram_api.wait_for(lambda: "doc1:0-120" in "".join(telegram_api.texts()))
     texts = telegram_api.texts()
     assert len(texts) >= 2 and all(len(t) <= TELEGRAM_LIMIT for t in texts)
     assert texts[-1].endswith("[1] WhatsApp with Maya, 2024-03-05 · doc1:0-120")
-    assert service.asks == [("Where did I live in the nineties?", f"telegram:{OWNER['id']}")]
+    assert facets.admin.biographer.asks == [("Where did I live in the nineties?", f"telegram:{OWNER['id']}")]
     assert telegram_api.sent("sendChatAction")[0].params["action"] == "typing"
 
 
 async def test_second_question_waits_for_the_first_with_a_note(tmp_path, telegram_api):
     def biographer(memory, **options):
-        return ScriptedService(memory, **options, answers=["First answer.", "Second answer."], slow=0.5)
+        return scripted(memory, **options, answers=["First answer.", "Second answer."], slow=0.5)
 
     async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url),
                            service_factory=biographer):

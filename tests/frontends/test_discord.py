@@ -15,7 +15,7 @@ from core.errors import UserFacingError
 from core.types import SourceDocument
 from tests.frontends.conftest import commands_for, service_at, telegram_settings
 from tests.frontends.fake_discord import FakeDiscord, user
-from tests.frontends.fakes import ScriptedService
+from tests.frontends import fakes
 
 OWNER = user(1234, "Ana")
 STRANGER = user(6666, "Eve")
@@ -38,15 +38,15 @@ def discord_settings(tmp_path, **overrides):
 
 @asynccontextmanager
 async def running(settings, discord_api: FakeDiscord, **kwargs):
-    async with service_at(settings, **kwargs) as service:
-        frontend = DiscordFrontend(settings, commands_for(settings, service))
+    async with service_at(settings, **kwargs) as facets:
+        frontend = DiscordFrontend(settings, commands_for(settings, facets))
         async with frontend.running():
             await discord_api.ready()
-            yield frontend, service
+            yield frontend, facets
 
 
 def scripted(*answers: str):
-    return lambda memory, **options: ScriptedService(memory, **options, answers=list(answers))
+    return lambda memory, **options: fakes.scripted(memory, **options, answers=list(answers))
 
 
 async def test_slash_commands_are_registered_from_the_shared_list(tmp_path, discord_api):
@@ -61,15 +61,15 @@ async def test_slash_commands_are_registered_from_the_shared_list(tmp_path, disc
 
 async def test_owner_dm_is_answered_and_a_stranger_is_refused_once(tmp_path, discord_api):
     async with running(discord_settings(tmp_path), discord_api,
-                       service_factory=scripted("You moved to Porto in 2019 [1].")) as (_, service):
+                       service_factory=scripted("You moved to Porto in 2019 [1].")) as (_, facets):
         await discord_api.direct_message(STRANGER, "what do you know about Ana?")
         await discord_api.direct_message(STRANGER, "hello?")
         await discord_api.direct_message(OWNER, "When did I move to Porto?")
         await discord_api.wait_for(lambda: "You moved to Porto in 2019 [1]." in discord_api.texts())
-        stats = await service.memory.stats()
+        stats = await facets.admin.memory.stats()
     texts = discord_api.texts()
     assert texts.count("This is a private bot. It only talks to its owner.") == 1
-    assert service.asks == [("When did I move to Porto?", f"discord:{OWNER['id']}")]
+    assert facets.admin.biographer.asks == [("When did I move to Porto?", f"discord:{OWNER['id']}")]
     assert any(s.path.endswith("/typing") for s in discord_api.sent)
     assert stats["documents"] == 0 and stats["messages"] == 0  # nothing of the stranger's kept
 
@@ -86,16 +86,16 @@ async def test_an_answer_quoting_mentions_pings_nobody(tmp_path, discord_api):
 
 
 async def test_slash_command_in_the_dm_answers(tmp_path, discord_api):
-    async with running(discord_settings(tmp_path), discord_api) as (_, service):
-        await service.memory.save([SourceDocument(kind="journal", name="A day in Tavira", identity="j:1",
+    async with running(discord_settings(tmp_path), discord_api) as (_, facets):
+        await facets.admin.memory.save([SourceDocument(kind="journal", name="A day in Tavira", identity="j:1",
                                                   text="The ferry was late.")])
         await discord_api.slash(OWNER, "sources")
         await discord_api.wait_for(lambda: any("A day in Tavira" in t for t in discord_api.texts()))
 
 
 async def test_slash_commands_in_a_server_channel_reveal_nothing(tmp_path, discord_api):
-    async with running(discord_settings(tmp_path), discord_api) as (_, service):
-        await service.memory.save([SourceDocument(kind="journal", name="Secret diary", identity="j:1",
+    async with running(discord_settings(tmp_path), discord_api) as (_, facets):
+        await facets.admin.memory.save([SourceDocument(kind="journal", name="Secret diary", identity="j:1",
                                                   text="Something private.")])
         for name in ("sources", "export", "bio"):
             await discord_api.slash(OWNER, name, guild_id="4242")
@@ -118,29 +118,29 @@ async def test_a_server_the_owner_allowed_is_answered(tmp_path, discord_api):
 
 
 async def test_a_stranger_s_slash_command_is_refused_privately(tmp_path, discord_api):
-    async with running(discord_settings(tmp_path), discord_api) as (_, service):
-        await service.memory.save([SourceDocument(kind="journal", name="note", identity="j:1", text="x")])
+    async with running(discord_settings(tmp_path), discord_api) as (_, facets):
+        await facets.admin.memory.save([SourceDocument(kind="journal", name="note", identity="j:1", text="x")])
         await discord_api.slash(STRANGER, "forget", source=1)
         await discord_api.wait_for(lambda: discord_api.replies())
-        stats = await service.memory.stats()
+        stats = await facets.admin.memory.stats()
     reply = discord_api.replies()[0]
     assert reply.body["data"]["flags"] & EPHEMERAL and "private bot" in reply.body["data"]["content"]
     assert stats["documents"] == 1
 
 
 async def test_forget_asks_first_and_deletes_on_the_owners_click(tmp_path, discord_api):
-    async with running(discord_settings(tmp_path), discord_api) as (_, service):
-        await service.memory.save([SourceDocument(kind="journal", name="note", identity="j:1", text="to forget")])
+    async with running(discord_settings(tmp_path), discord_api) as (_, facets):
+        await facets.admin.memory.save([SourceDocument(kind="journal", name="note", identity="j:1", text="to forget")])
         await discord_api.slash(OWNER, "forget", source=1)
         question = await discord_api.wait_for(
             lambda: next((s for s in discord_api.replies() if s.body.get("components")), None))
         assert "Delete source #1 note" in question.content
         await discord_api.press(STRANGER, question, "Delete it")
         await discord_api.wait_for(lambda: any("private bot" in t for t in discord_api.texts()))
-        assert (await service.memory.stats())["documents"] == 1
+        assert (await facets.admin.memory.stats())["documents"] == 1
         await discord_api.press(OWNER, question, "Delete it")
         await discord_api.wait_for(lambda: "Forgot #1 note." in discord_api.texts())
-        assert (await service.memory.stats())["documents"] == 0
+        assert (await facets.admin.memory.stats())["documents"] == 0
 
 
 async def test_errors_keep_their_hint_on_discord_too(tmp_path, discord_api):

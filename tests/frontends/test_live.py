@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.chat.live import LiveRecorder
-from core.service import Service
+from core.service.parts import Parts
 from tests.frontends.conftest import OWNER, STRANGER, running_bot, telegram_settings
 from tests.frontends.test_voice_and_run import needs_speech_tools, speech_ogg, with_whisper
 
@@ -25,12 +25,12 @@ MAY_5 = int(datetime(2024, 5, 5, 18, 0, tzinfo=timezone.utc).timestamp())
 def live_service(settings):
     def factory(memory, **options):
         recorder = LiveRecorder(memory, owner_ids=frozenset(settings.telegram_owner_ids), quiet_seconds=0.3)
-        return Service(memory=memory, live=recorder, **options)
+        return Parts(memory=memory, live=recorder, **options)
     return factory
 
 
-async def live_messages(service) -> list[tuple]:
-    async with service.memory.conn.execute(
+async def live_messages(facets) -> list[tuple]:
+    async with facets.admin.memory.conn.execute(
             "SELECT m.platform_id, m.sender, m.is_owner, m.time, m.text, m.reply_to, d.name FROM messages m"
             " JOIN documents d ON d.id = m.document_id WHERE m.conversation_key = ? ORDER BY m.time",
             (f"telegram:{MAYA['id']}",)) as cur:
@@ -54,7 +54,7 @@ def nothing_sent_into_the_chats(api) -> None:
 async def test_the_owners_chats_are_recorded_edited_and_erased_and_nothing_is_sent_into_them(tmp_path: Path,
                                                                                             telegram_api):
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
-    async with running_bot(settings, service_factory=live_service(settings)) as (frontend, service):
+    async with running_bot(settings, service_factory=live_service(settings)) as (frontend, facets):
         # a stranger connecting the bot to their account is ignored: no message, nothing kept
         await telegram_api.push_business_connection(user=STRANGER, connection_id="stranger-conn")
         stranger = await telegram_api.push_business_message(connection_id="stranger-conn", contact=MAYA,
@@ -73,8 +73,8 @@ async def test_the_owners_chats_are_recorded_edited_and_erased_and_nothing_is_se
         await telegram_api.push_business_message(connection_id="c1", contact=MAYA, sender=MAYA,
                                                  text="Bring the blue umbrella", date=MAY_5 + 120)
         # the window closes once the chat is quiet (0.3 s here, 30 minutes by default)
-        await until(lambda: _count_is(service, 3))
-        rows = await live_messages(service)
+        await until(lambda: _count_is(facets, 3))
+        rows = await live_messages(facets)
         assert rows == [
             (str(first["message_id"]), "Maya Costa", 0, "2024-05-05T18:00:00Z", "Are we still on for the ferry?",
              None, "Telegram with Maya Costa (live)"),
@@ -84,19 +84,19 @@ async def test_the_owners_chats_are_recorded_edited_and_erased_and_nothing_is_se
              "Telegram with Maya Costa (live)"),
         ]
         assert stranger["message_id"] not in [int(r[0]) for r in rows]
-        hits = await service.grep("umbrella")
+        hits = await facets.admin.memory.grep("umbrella")
         assert hits.total == 1
         # an edit replaces the text; the earlier text is kept beside it
         await telegram_api.push_edited_business_message(message=mine, text="Yes, Saturday at ten")
-        await until(lambda: _text_is(service, mine["message_id"], "Yes, Saturday at ten"))
-        async with service.memory.conn.execute("SELECT old_text FROM live_edits") as cur:
+        await until(lambda: _text_is(facets, mine["message_id"], "Yes, Saturday at ten"))
+        async with facets.admin.memory.conn.execute("SELECT old_text FROM live_edits") as cur:
             assert [r[0] for r in await cur.fetchall()] == ["Yes, Saturday at nine"]
-        assert (await service.grep("nine")).total == 0 and (await service.grep("ten")).total == 1
+        assert (await facets.admin.memory.grep("nine")).total == 0 and (await facets.admin.memory.grep("ten")).total == 1
         # a deletion erases the message, as forget erases
         await telegram_api.push_deleted_business_messages(connection_id="c1", contact=MAYA,
                                                           message_ids=[mine["message_id"] + 1])
-        await until(lambda: _count_is(service, 2))
-        assert (await service.grep("umbrella")).total == 0
+        await until(lambda: _count_is(facets, 2))
+        assert (await facets.admin.memory.grep("umbrella")).total == 0
         # /live lists the chat; a paused chat's messages are not stored at all
         await telegram_api.push(user=OWNER, text="/live", entities=[{"type": "bot_command", "offset": 0, "length": 5}])
         await telegram_api.wait_for(lambda: any("Maya Costa · 2 messages · recording" in t for t in telegram_api.texts()))
@@ -105,8 +105,8 @@ async def test_the_owners_chats_are_recorded_edited_and_erased_and_nothing_is_se
         await telegram_api.wait_for(lambda: any(t.startswith("Paused Maya Costa") for t in telegram_api.texts()))
         await telegram_api.push_business_message(connection_id="c1", contact=MAYA, sender=MAYA, text="secret plan")
         await asyncio.sleep(0.8)
-        assert (await service.grep("secret")).total == 0
-        async with service.memory.conn.execute("SELECT COUNT(*) FROM live_messages WHERE text = 'secret plan'") as cur:
+        assert (await facets.admin.memory.grep("secret")).total == 0
+        async with facets.admin.memory.conn.execute("SELECT COUNT(*) FROM live_messages WHERE text = 'secret plan'") as cur:
             assert (await cur.fetchone())[0] == 0
         # disconnected: recording stops at once
         await telegram_api.push(user=OWNER, text="/live resume 1",
@@ -116,7 +116,7 @@ async def test_the_owners_chats_are_recorded_edited_and_erased_and_nothing_is_se
         await telegram_api.wait_for(lambda: any("disconnected" in t for t in telegram_api.texts()))
         await telegram_api.push_business_message(connection_id="c1", contact=MAYA, sender=MAYA, text="after the end")
         await asyncio.sleep(0.8)
-        assert (await service.grep("after the end")).total == 0
+        assert (await facets.admin.memory.grep("after the end")).total == 0
         nothing_sent_into_the_chats(telegram_api)
 
         # the export of the same chat, imported later, adds nothing twice
@@ -129,39 +129,39 @@ async def test_the_owners_chats_are_recorded_edited_and_erased_and_nothing_is_se
              "date_unixtime": str(MAY_5 + 60), "from": "Ana Lind", "from_id": f"user{OWNER['id']}",
              "text": "Yes, Saturday at ten", "edited": "2024-05-05T19:05:00"},
         ]}))
-        report = await service.import_files([export], index=False)
+        report = await facets.admin.memory.ingest([export], index=False)
         assert (report.messages_added, report.errors) == (0, [])
 
 
-async def _text_is(service, message_id: int, text: str) -> bool:
-    async with service.memory.conn.execute("SELECT text FROM messages WHERE platform_id = ?", (str(message_id),)) as cur:
+async def _text_is(facets, message_id: int, text: str) -> bool:
+    async with facets.admin.memory.conn.execute("SELECT text FROM messages WHERE platform_id = ?", (str(message_id),)) as cur:
         row = await cur.fetchone()
     return row is not None and row[0] == text
 
 
-async def _count_is(service, count: int) -> bool:
-    return len(await live_messages(service)) == count
+async def _count_is(facets, count: int) -> bool:
+    return len(await live_messages(facets)) == count
 
 
 async def test_a_window_open_at_shutdown_is_saved_then(tmp_path: Path, telegram_api):
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
 
     def slow(memory, **options):
-        return Service(memory=memory, live=LiveRecorder(memory, owner_ids=frozenset(settings.telegram_owner_ids)),
+        return Parts(memory=memory, live=LiveRecorder(memory, owner_ids=frozenset(settings.telegram_owner_ids)),
                        **options)
 
-    async with running_bot(settings, service_factory=slow) as (frontend, service):
+    async with running_bot(settings, service_factory=slow) as (frontend, facets):
         await telegram_api.push_business_connection(user=OWNER, connection_id="c1")
         await telegram_api.wait_for(lambda: telegram_api.texts())
         await telegram_api.push_business_message(connection_id="c1", contact=MAYA, sender=MAYA, text="see you soon")
-        await until(lambda: _kept(service))
-        assert await live_messages(service) == []  # kept, but its window is open: not a source yet
-    async with running_bot(settings, service_factory=slow) as (frontend, service):
-        assert [r[4] for r in await live_messages(service)] == ["see you soon"]
+        await until(lambda: _kept(facets))
+        assert await live_messages(facets) == []  # kept, but its window is open: not a source yet
+    async with running_bot(settings, service_factory=slow) as (frontend, facets):
+        assert [r[4] for r in await live_messages(facets)] == ["see you soon"]
 
 
-async def _kept(service) -> bool:
-    async with service.memory.conn.execute("SELECT COUNT(*) FROM live_messages") as cur:
+async def _kept(facets) -> bool:
+    async with facets.admin.memory.conn.execute("SELECT COUNT(*) FROM live_messages") as cur:
         return (await cur.fetchone())[0] == 1
 
 
@@ -171,20 +171,20 @@ async def test_a_voice_note_in_a_recorded_chat_is_transcribed(tmp_path: Path, te
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
 
     def factory(memory, **options):
-        service = with_whisper(memory, **options)
-        service.live = LiveRecorder(memory, owner_ids=frozenset(settings.telegram_owner_ids), quiet_seconds=0.3)
-        return service
+        parts = with_whisper(memory, **options)
+        parts.live = LiveRecorder(memory, owner_ids=frozenset(settings.telegram_owner_ids), quiet_seconds=0.3)
+        return parts
 
     audio = speech_ogg(tmp_path, "Today I went swimming with Maya in the morning.")
     telegram_api.add_file("voice-7", "voice/file_7.oga", audio)
     voice = {"file_id": "voice-7", "file_unique_id": "u-voice-7", "duration": 4, "mime_type": "audio/ogg",
              "file_size": len(audio)}
-    async with running_bot(settings, service_factory=factory) as (frontend, service):
+    async with running_bot(settings, service_factory=factory) as (frontend, facets):
         await telegram_api.push_business_connection(user=OWNER, connection_id="c1")
         await telegram_api.wait_for(lambda: telegram_api.texts())
         await telegram_api.push_business_message(connection_id="c1", contact=MAYA, sender=MAYA, voice=voice,
                                                  date=MAY_5)
-        await until(lambda: _count_is(service, 1), timeout=120)
-        [row] = await live_messages(service)
+        await until(lambda: _count_is(facets, 1), timeout=120)
+        [row] = await live_messages(facets)
     assert row[4].startswith("[voice message] (transcript) ") and "swimming" in row[4].lower()
     nothing_sent_into_the_chats(telegram_api)

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from bot.scheduler import build_runner
 from tests.frontends.conftest import OWNER, running_bot, telegram_settings
-from tests.frontends.fakes import ScriptedService
+from tests.frontends.fakes import scripted
 from tests.frontends.test_discord import OWNER as DISCORD_OWNER
 from tests.frontends.test_discord import discord_api, discord_settings, running  # noqa: F401 (fixture)
 from tests.pictures.store import fill
@@ -24,8 +24,8 @@ def png_size(png: bytes) -> tuple[int, int]:
 
 
 def filled(memory, **options):
-    """The real service but a scripted model, its "now" the Sunday that ends the fixture's week."""
-    return ScriptedService(memory, clock=lambda: datetime(2024, 3, 31, 20, 0, tzinfo=LISBON), **options)
+    """The real facets but a scripted model, its "now" the Sunday that ends the fixture's week."""
+    return scripted(memory, clock=lambda: datetime(2024, 3, 31, 20, 0, tzinfo=LISBON), **options)
 
 
 async def command(telegram_api, text: str) -> None:
@@ -44,9 +44,9 @@ def photo_then_text(telegram_api) -> tuple[bytes, str, list[str]]:
 async def test_the_weekly_report_arrives_with_the_week_at_a_glance(tmp_path, telegram_api):
     settings = telegram_settings(tmp_path / "data", telegram_api.url, report_day="sun", report_time="18:00")
     clock = lambda: datetime(2024, 3, 31, 18, 0, tzinfo=LISBON)  # noqa: E731 (the Sunday that ends the week)
-    async with running_bot(settings, service_factory=filled) as (frontend, service):
-        await fill(service)
-        runner = build_runner(settings, service, frontend.commands.gate, frontend, clock=clock,
+    async with running_bot(settings, service_factory=filled) as (frontend, facets):
+        await fill(facets.admin)
+        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock,
                               grace=timedelta(hours=1))
         assert (await runner.tick())["weekly_report"] == "sent"
     png, caption, texts = photo_then_text(telegram_api)
@@ -57,14 +57,21 @@ async def test_the_weekly_report_arrives_with_the_week_at_a_glance(tmp_path, tel
 
 
 async def test_a_failing_picture_never_costs_the_owner_the_report(tmp_path, telegram_api):
-    class Broken(ScriptedService):
-        async def picture(self, kind, **bounds):
+    class Broken:
+        """Pictures whose drawing fails."""
+
+        async def make(self, kind, **bounds):
             raise RuntimeError("a bug in the drawing")
+
+    def broken(memory, **options):
+        parts = scripted(memory, **options)
+        parts.pictures = Broken()
+        return parts
 
     settings = telegram_settings(tmp_path / "data", telegram_api.url, report_day="sun", report_time="18:00")
     clock = lambda: datetime(2024, 3, 31, 18, 0, tzinfo=LISBON)  # noqa: E731
-    async with running_bot(settings, service_factory=lambda memory, **o: Broken(memory, **o)) as (frontend, service):
-        runner = build_runner(settings, service, frontend.commands.gate, frontend, clock=clock,
+    async with running_bot(settings, service_factory=broken) as (frontend, facets):
+        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock,
                               grace=timedelta(hours=1))
         assert (await runner.tick())["weekly_report"] == "sent"
     assert not telegram_api.sent("sendPhoto")
@@ -73,8 +80,8 @@ async def test_a_failing_picture_never_costs_the_owner_the_report(tmp_path, tele
 
 async def test_timeline_sends_the_picture_then_the_cited_events(tmp_path, telegram_api):
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
-    async with running_bot(settings) as (_, service):
-        await fill(service)
+    async with running_bot(settings) as (_, facets):
+        await fill(facets.admin)
         await command(telegram_api, "/timeline")
         await telegram_api.wait_for(lambda: telegram_api.texts())
     png, caption, texts = photo_then_text(telegram_api)
@@ -97,8 +104,8 @@ async def test_timeline_with_no_events_says_so_without_a_picture(tmp_path, teleg
 
 async def test_people_and_report_send_their_pictures(tmp_path, telegram_api):
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
-    async with running_bot(settings, service_factory=filled) as (_, service):
-        await fill(service)
+    async with running_bot(settings, service_factory=filled) as (_, facets):
+        await fill(facets.admin)
         await command(telegram_api, "/people")
         await telegram_api.wait_for(lambda: telegram_api.texts())
         await command(telegram_api, "/report")
@@ -111,8 +118,8 @@ async def test_people_and_report_send_their_pictures(tmp_path, telegram_api):
 
 
 async def test_discord_shows_the_picture_with_its_description_above_the_list(tmp_path, discord_api):  # noqa: F811
-    async with running(discord_settings(tmp_path), discord_api) as (_, service):
-        await fill(service)
+    async with running(discord_settings(tmp_path), discord_api) as (_, facets):
+        await fill(facets.admin)
         await discord_api.slash(DISCORD_OWNER, "timeline")
         await discord_api.wait_for(lambda: any("Started at the university" in t for t in discord_api.texts()))
     with_file = [s for s in discord_api.replies() if s.files]

@@ -99,7 +99,8 @@ def test_masking_covers_token_shapes_it_was_not_told_about():
 
 
 async def test_sql_parameters_never_reach_the_log_even_at_debug(tmp_path, capfd):
-    from core.service import Service
+    from core.service.admin import AdminFacet
+    from core.service.parts import Parts
     from tests.core.helpers import memory_at
     from tests.fakes.embedder import HashEmbedder
     from tests.frontends.conftest import service_options
@@ -112,9 +113,9 @@ async def test_sql_parameters_never_reach_the_log_even_at_debug(tmp_path, capfd)
     try:
         logging.getLogger("test").debug("the debug log is on")
         async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
-            service = Service(memory=memory, **service_options(Settings(data_dir=tmp_path / "data")))
-            await service.import_files([folder])
-            await service.search("quixotryzzle", mode="keyword")
+            service = AdminFacet(Parts(memory=memory, **service_options(Settings(data_dir=tmp_path / "data"))))
+            await service.memory.ingest([folder])
+            await service.memory.search("quixotryzzle", mode="keyword")
     finally:
         configure_logging(verbose=False)
     err = capfd.readouterr().err

@@ -23,7 +23,7 @@ async def test_commands_registered_and_help(tmp_path, telegram_api):
 
 
 async def test_stranger_refused_once_and_nothing_stored(tmp_path, telegram_api):
-    async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url)) as (_, service):
+    async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url)) as (_, facets):
         await telegram_api.push(user=STRANGER, text="hello, what do you know about Ana?")
         await telegram_api.push(user=STRANGER, text="anything?")
         await telegram_api.push(user=STRANGER, text="fwd", forward_origin={
@@ -31,7 +31,7 @@ async def test_stranger_refused_once_and_nothing_stored(tmp_path, telegram_api):
         await telegram_api.wait_for(lambda: telegram_api.texts())
         await telegram_api.push(user=OWNER, text="/stats", entities=[{"type": "bot_command", "offset": 0, "length": 6}])
         await telegram_api.wait_for(lambda: len(telegram_api.texts()) >= 2)
-        stats = await service.memory.stats()
+        stats = await facets.admin.memory.stats()
     texts = telegram_api.texts()
     assert texts[0] == "This is a private bot. It only talks to its owner."
     assert [c.params["chat_id"] for c in telegram_api.sent()].count(str(STRANGER["id"])) == 1
@@ -57,15 +57,15 @@ async def test_burst_of_forwards_saved_with_original_senders_and_dates(tmp_path,
         ({"type": "channel", "date": epoch(2024, 5, 5, 12, 0), "message_id": 55,
           "chat": {"id": -100123, "type": "channel", "title": "Tavira News"}}, "Ferry strike on Saturday"),
     ]
-    async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url)) as (_, service):
+    async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url)) as (_, facets):
         for origin, text in origins:
             await telegram_api.push(user=OWNER, text=text, forward_origin=origin)
         await telegram_api.wait_for(lambda: telegram_api.texts())
-        async with service.memory.conn.execute(
+        async with facets.admin.memory.conn.execute(
                 "SELECT sender, sender_id, is_owner, time, text FROM messages ORDER BY id") as cur:
             rows = [tuple(r) for r in await cur.fetchall()]
-        stats = await service.memory.stats()
-        hits = await service.memory.grep("umbrella")
+        stats = await facets.admin.memory.stats()
+        hits = await facets.admin.memory.grep("umbrella")
     assert telegram_api.texts() == ["Saved 4 messages from Maya Costa, Ana Lind, Rui and Tavira News, 3–5 May 2024."]
     assert len(telegram_api.texts()) == 1  # one acknowledgement for the burst
     assert rows == [
@@ -84,10 +84,10 @@ async def test_export_document_ingested_with_progress_edits(tmp_path, telegram_a
     telegram_api.add_file("doc-1", "documents/file_1.txt", ("\n".join(lines) + "\n").encode())
     document = {"file_id": "doc-1", "file_unique_id": "u-doc-1", "file_name": "WhatsApp Chat with Maya.txt",
                 "mime_type": "text/plain", "file_size": 3000}
-    async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url)) as (_, service):
+    async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url)) as (_, facets):
         await telegram_api.push(user=OWNER, document=document)
         await telegram_api.wait_for(lambda: any(t.startswith("Imported") for t in telegram_api.texts("editMessageText")))
-        stats = await service.memory.stats()
+        stats = await facets.admin.memory.stats()
     assert telegram_api.texts()[0] == "Importing WhatsApp Chat with Maya.txt…"
     edits = telegram_api.texts("editMessageText")
     assert any("[" in e and "/" in e for e in edits[:-1]), edits  # a text progress bar with counts
@@ -108,7 +108,7 @@ async def test_file_over_the_cloud_limit_gets_a_clear_answer(tmp_path, telegram_
 
 
 async def test_forget_asks_for_confirmation_then_deletes(tmp_path, telegram_api):
-    async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url)) as (_, service):
+    async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url)) as (_, facets):
         await telegram_api.push(user=OWNER, text="hi", forward_origin={
             "type": "user", "date": epoch(2024, 5, 3), "sender_user": MAYA})
         await telegram_api.wait_for(lambda: telegram_api.texts())
@@ -117,24 +117,24 @@ async def test_forget_asks_for_confirmation_then_deletes(tmp_path, telegram_api)
         prompt = telegram_api.sent()[1]
         buttons = prompt.params["reply_markup"]["inline_keyboard"][0]
         assert [b["callback_data"] for b in buttons] == ["forget:1", "forget:keep"]
-        assert (await service.memory.stats())["documents"] == 1
+        assert (await facets.admin.memory.stats())["documents"] == 1
         message = {"message_id": 1, "date": 0, "chat": {"id": OWNER["id"], "type": "private"}, "text": "x"}
         await telegram_api.push_callback(user=OWNER, data="forget:1", message=message)
         await telegram_api.wait_for(lambda: telegram_api.texts("editMessageText"))
-        stats = await service.memory.stats()
+        stats = await facets.admin.memory.stats()
     assert telegram_api.texts("editMessageText") == ["Forgot #1 Forwarded from Maya Costa."]
     assert stats["documents"] == 0 and stats["messages"] == 0 and stats["chunks"] == 0
 
 
 async def test_settings_and_pause_persist(tmp_path, telegram_api):
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
-    async with running_bot(settings) as (_, service):
+    async with running_bot(settings) as (_, facets):
         for text in ("/settings quiet_hours 23:00-07:00", "/pause", "/settings question_time 25:00"):
             await telegram_api.push(user=OWNER, text=text,
                                     entities=[{"type": "bot_command", "offset": 0, "length": text.index(" ") if " " in text else len(text)}])
         await telegram_api.wait_for(lambda: len(telegram_api.texts()) >= 3)
-    async with running_bot(settings) as (_, service):
-        preferences = await service.schedule()
+    async with running_bot(settings) as (_, facets):
+        preferences = await facets.admin.preferences.load()
     assert preferences.quiet_hours == "23:00-07:00" and preferences.paused
     assert preferences.question_time == "19:00"
     assert any("not a time" in t and "HH:MM" in t for t in telegram_api.texts())

@@ -26,11 +26,11 @@ def speech_ogg(folder: Path, text: str) -> bytes:
 
 def with_whisper(memory, **options):
     from core.providers.whisper import WhisperTranscriber
-    from core.service import Service
+    from core.service.parts import Parts
 
     memory.context = replace(memory.context, transcriber=WhisperTranscriber(), spelling_hints=("Maya",))
     memory.ingestor.context = memory.context
-    return Service(memory=memory, **options)
+    return Parts(memory=memory, **options)
 
 
 @pytest.mark.model
@@ -41,11 +41,11 @@ async def test_voice_note_transcribed_saved_and_echoed(tmp_path, telegram_api):
     voice = {"file_id": "voice-1", "file_unique_id": "u-voice-1", "duration": 5, "mime_type": "audio/ogg",
              "file_size": len(audio)}
     async with running_bot(telegram_settings(tmp_path / "data", telegram_api.url),
-                           service_factory=with_whisper) as (_, service):
+                           service_factory=with_whisper) as (_, facets):
         await telegram_api.push(user=OWNER, voice=voice, date=1715000000)
         await telegram_api.wait_for(lambda: telegram_api.texts(), timeout=120)
-        hits = await service.memory.grep("swimming")
-        stats = await service.memory.stats()
+        hits = await facets.admin.memory.grep("swimming")
+        stats = await facets.admin.memory.stats()
     echo = telegram_api.texts()[0]
     assert echo.startswith("Saved as a journal entry of 06 May 2024")
     assert "swimming" in echo.lower() and "Maya" in echo
@@ -59,7 +59,7 @@ async def test_run_starts_the_bot_and_stops_cleanly(tmp_path, telegram_api, monk
 
     settings = telegram_settings(tmp_path / "data", telegram_api.url)
 
-    monkeypatch.setattr(runtime, "open_runtime_service", service_at)  # the test's store and model
+    monkeypatch.setattr(runtime, "open_runtime_facets", service_at)  # the test's store and model
     stop = asyncio.Event()
     server = asyncio.create_task(serve(settings, stop))
     await telegram_api.wait_for(lambda: telegram_api.sent("setMyCommands"))
@@ -76,7 +76,7 @@ async def test_run_without_any_bot_runs_the_scheduler_alone(tmp_path, monkeypatc
 
     settings = telegram_settings(tmp_path / "data", "http://127.0.0.1:9", telegram_token=None)
 
-    monkeypatch.setattr(runtime, "open_runtime_service", service_at)  # the test's store and model
+    monkeypatch.setattr(runtime, "open_runtime_facets", service_at)  # the test's store and model
     stop = asyncio.Event()
     server = asyncio.create_task(serve(settings, stop))
     await asyncio.sleep(0.5)

@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from core.config import Settings
-from core.service import Service
-from tests.agent.conftest import Clock, llm, service  # noqa: F401 (fixtures)
+from core.service.admin import AdminFacet
+from tests.agent.conftest import Clock, llm, parts, schedule, service  # noqa: F401 (fixtures)
 from tests.fakes.openai_server import FakeOpenAIServer
 
 LISBON = ZoneInfo("Europe/Lisbon")
@@ -53,9 +53,9 @@ def email(folder: Path, name: str, *, sender: str, to: str, subject: str, date: 
     return path
 
 
-async def locator(service: Service, phrase: str) -> str:
+async def locator(service: AdminFacet, phrase: str) -> str:
     """Where a phrase was said (a grep hit inside its line), as the model would cite it."""
-    page = await service.grep(phrase)
+    page = await service.memory.grep(phrase)
     assert page.total == 1, f"{phrase!r} found {page.total} times"
     return str(page.matches[0].locator)
 

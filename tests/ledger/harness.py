@@ -12,7 +12,8 @@ from bot.telegram import TelegramFrontend
 from core.agent.config import AgentConfig
 from core.config import Settings
 from core.ports import LLM
-from core.service import Service
+from bot.compose import Facets
+from core.service.parts import Parts
 from tests.core.helpers import memory_at
 from tests.fakes.embedder import HashEmbedder
 from tests.frontends.conftest import commands_for, service_options, telegram_settings
@@ -26,19 +27,19 @@ def lena_settings(data_dir: Path, api_url: str, **overrides: object) -> Settings
 
 
 @asynccontextmanager
-async def lena_service(settings: Settings, *, llm: LLM | None = None, clock=None) -> AsyncIterator[Service]:
+async def lena_service(settings: Settings, *, llm: LLM | None = None, clock=None) -> AsyncIterator[Facets]:
     async with memory_at(settings.data_dir, HashEmbedder(), owner="Lena") as memory:
         options = {"clock": clock} if clock else {}
-        yield Service(memory=memory, llm=llm, config=AgentConfig(owner="Lena", zone=LISBON),
-                      **service_options(settings), **options)
+        yield Facets.over(Parts(memory=memory, llm=llm, config=AgentConfig(owner="Lena", zone=LISBON),
+                                **service_options(settings), **options))
 
 
 @asynccontextmanager
-async def lena_on_telegram(settings: Settings, **kwargs) -> AsyncIterator[tuple[TelegramFrontend, Service]]:
-    async with lena_service(settings, **kwargs) as service:
-        frontend = TelegramFrontend(settings, commands_for(settings, service))
+async def lena_on_telegram(settings: Settings, **kwargs) -> AsyncIterator[tuple[TelegramFrontend, Facets]]:
+    async with lena_service(settings, **kwargs) as facets:
+        frontend = TelegramFrontend(settings, commands_for(settings, facets))
         async with frontend.running():
-            yield frontend, service
+            yield frontend, facets
 
 
 def command(text: str) -> dict:

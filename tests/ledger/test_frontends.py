@@ -28,10 +28,10 @@ ANA_CHAT = [
 ]
 
 
-async def seed(service, model: FakeOpenAIServer, folder) -> dict[str, str]:
+async def seed(facets, model: FakeOpenAIServer, folder) -> dict[str, str]:
     """Ana's chat imported and read into the ledger by the (scripted) model."""
-    await service.import_files([whatsapp(folder, "Ana", ANA_CHAT)])
-    where = {key: await locator(service, phrase) for key, phrase in (
+    await facets.admin.memory.ingest([whatsapp(folder, "Ana", ANA_CHAT)])
+    where = {key: await locator(facets.admin, phrase) for key, phrase in (
         ("deck", "send you the deck"), ("book", "have to read"), ("umbrella", "umbrella back"))}
     proposals(model, [
         item("commitment", "Send Ana the deck", [(where["deck"], "I'll send you the deck on Friday")], person="Ana",
@@ -40,9 +40,9 @@ async def seed(service, model: FakeOpenAIServer, folder) -> dict[str, str]:
              title="Tomorrow, and Tomorrow, and Tomorrow", category="book", person="Ana"),
         item("owed", "Bring back the blue umbrella", [(where["umbrella"], "bring your blue umbrella back")],
              person="Ana", due="2024-05-12")])
-    result = await service.extract_ledger()
+    result = await facets.admin.extract_ledger()
     assert result.added == 3, result.summary()
-    [deck] = await service.ledger_items(LedgerQuery(kinds=("commitment",)))
+    [deck] = await facets.admin.ledger.items(LedgerQuery(kinds=("commitment",)))
     return {"deck": next(s.locator for s in deck.sources if s.role == "stated")}
 
 
@@ -54,8 +54,8 @@ def model_client(server: FakeOpenAIServer) -> OpenAIChat:
 async def test_what_did_i_promise_ana_on_telegram(tmp_path, telegram_api, fake_openai):
     llm = model_client(fake_openai)
     try:
-        async with lena_on_telegram(lena_settings(tmp_path / "data", telegram_api.url), llm=llm) as (_, service):
-            cited = await seed(service, fake_openai, tmp_path)
+        async with lena_on_telegram(lena_settings(tmp_path / "data", telegram_api.url), llm=llm) as (_, facets):
+            cited = await seed(facets, fake_openai, tmp_path)
             fake_openai.call("ledger_query", {"kind": "commitment", "person": "Ana", "status": ["open", "in_progress"]})
             fake_openai.reply(f'You promised Ana to send her the deck by Friday 10 May: "I\'ll send you the deck on '
                               f'Friday" [{cited["deck"]}].')
@@ -76,8 +76,8 @@ async def test_what_did_i_promise_ana_on_telegram(tmp_path, telegram_api, fake_o
 async def test_todo_owed_recs_who_and_the_done_button_on_telegram(tmp_path, telegram_api, fake_openai):
     llm = model_client(fake_openai)
     try:
-        async with lena_on_telegram(lena_settings(tmp_path / "data", telegram_api.url), llm=llm) as (_, service):
-            await seed(service, fake_openai, tmp_path)
+        async with lena_on_telegram(lena_settings(tmp_path / "data", telegram_api.url), llm=llm) as (_, facets):
+            await seed(facets, fake_openai, tmp_path)
             for text in ("/todo", "/owed Ana", "/recs book", "/who Ana"):
                 await telegram_api.push(user=LENA, **command(text))
             await telegram_api.wait_for(lambda: len(telegram_api.texts()) >= 4)
@@ -86,7 +86,7 @@ async def test_todo_owed_recs_who_and_the_done_button_on_telegram(tmp_path, tele
             message = {"message_id": 1, "date": 0, "chat": {"id": LENA["id"], "type": "private"}, "text": "x"}
             await telegram_api.push_callback(user=LENA, data=buttons[0][0]["callback_data"], message=message)
             await telegram_api.wait_for(lambda: telegram_api.texts("editMessageText"))
-            [deck] = await service.ledger_items(LedgerQuery(kinds=("commitment",)))
+            [deck] = await facets.admin.ledger.items(LedgerQuery(kinds=("commitment",)))
     finally:
         await llm.close()
     texts = telegram_api.texts()
@@ -119,18 +119,18 @@ DISCORD_LENA = user(1234, "Lena")
 async def lena_on_discord(tmp_path, discord_api, **kwargs):
     settings = lena_settings(tmp_path / "data", "http://127.0.0.1:9", telegram_token=None,
                              discord_token="discord-test-token", discord_owner_ids=[DISCORD_LENA["id"]])
-    async with lena_service(settings, **kwargs) as service:
-        frontend = DiscordFrontend(settings, commands_for(settings, service))
+    async with lena_service(settings, **kwargs) as facets:
+        frontend = DiscordFrontend(settings, commands_for(settings, facets))
         async with frontend.running():
             await discord_api.ready()
-            yield frontend, service
+            yield frontend, facets
 
 
 async def test_what_did_i_promise_ana_on_discord_by_dm_and_by_slash_command(tmp_path, discord_api, fake_openai):
     llm = model_client(fake_openai)
     try:
-        async with lena_on_discord(tmp_path, discord_api, llm=llm) as (_, service):
-            cited = await seed(service, fake_openai, tmp_path)
+        async with lena_on_discord(tmp_path, discord_api, llm=llm) as (_, facets):
+            cited = await seed(facets, fake_openai, tmp_path)
             fake_openai.call("ledger_query", {"kind": "commitment", "person": "Ana"})
             fake_openai.reply(f"You promised Ana the deck for Friday [{cited['deck']}].")
             await discord_api.direct_message(DISCORD_LENA, "What did I promise Ana?")
@@ -140,7 +140,7 @@ async def test_what_did_i_promise_ana_on_discord_by_dm_and_by_slash_command(tmp_
                 lambda: next((s for s in discord_api.replies() if s.body.get("components")), None))
             await discord_api.press(DISCORD_LENA, listed, "Drop #1")
             await discord_api.wait_for(lambda: any(t.startswith("Marked dropped") for t in discord_api.texts()))
-            [deck] = await service.ledger_items(LedgerQuery(kinds=("commitment",)))
+            [deck] = await facets.admin.ledger.items(LedgerQuery(kinds=("commitment",)))
     finally:
         await llm.close()
     answer = next(t for t in discord_api.texts() if "Sources:" in t)

@@ -15,10 +15,10 @@ from tests.ledger.harness import Clock, lena_on_telegram, lena_service, lena_set
 async def test_a_due_promise_is_reminded_once_at_the_local_time_also_after_a_restart(tmp_path, telegram_api):
     settings = lena_settings(tmp_path / "data", telegram_api.url, ledger_reminder_time="09:00")
     clock = Clock(2024, 5, 10, 8, 59)  # Friday; Lisbon is UTC+1 in May
-    async with lena_on_telegram(settings, clock=clock) as (frontend, service):
-        item, _ = await service.add_ledger_item("commitment", "Send Ana the deck", person="Ana",
+    async with lena_on_telegram(settings, clock=clock) as (frontend, facets):
+        item, _ = await facets.admin.ledger.add("commitment", "Send Ana the deck", person="Ana",
                                                 due=date(2024, 5, 10), new_person=True)
-        runner = build_runner(settings, service, frontend.commands.gate, frontend, clock=clock)
+        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
         assert (await runner.tick())["ledger_reminders"] == "missed"  # yesterday's slot
         assert not telegram_api.texts()
         clock.now = clock.now.replace(minute=0, hour=9)
@@ -30,15 +30,15 @@ async def test_a_due_promise_is_reminded_once_at_the_local_time_also_after_a_res
     assert "(today)" in reminder and "/todo" in reminder
 
     clock.now += timedelta(minutes=5)  # restart: the slot and the reminder are in the store
-    async with lena_on_telegram(settings, clock=clock) as (frontend, service):
-        runner = build_runner(settings, service, frontend.commands.gate, frontend, clock=clock)
+    async with lena_on_telegram(settings, clock=clock) as (frontend, facets):
+        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
         assert await runner.tick() == {}
         clock.now += timedelta(days=1)  # overdue now, but reminded for this due date already
         assert (await runner.tick())["ledger_reminders"] == "nothing due"
-        await service.ledger.reschedule(item.id, date(2024, 5, 13))  # moved to Monday: reminded then
+        await facets.admin.ledger.reschedule(item.id, date(2024, 5, 13))  # moved to Monday: reminded then
         clock.now += timedelta(days=2)
         assert (await runner.tick())["ledger_reminders"] == "sent 1"
-        await service.set_ledger_status(item.id, "done")
+        await facets.admin.ledger.set_status(item.id, "done")
         clock.now += timedelta(days=1)
         assert (await runner.tick())["ledger_reminders"] == "nothing due"
     assert len(telegram_api.texts()) == 2
@@ -48,16 +48,16 @@ async def test_quiet_hours_and_pause_hold_reminders_back_without_losing_them(tmp
     settings = lena_settings(tmp_path / "data", telegram_api.url, ledger_reminder_time="07:30",
                              quiet_hours="22:00-08:00")
     clock = Clock(2024, 5, 10, 7, 30)
-    async with lena_on_telegram(settings, clock=clock) as (frontend, service):
-        await service.add_ledger_item("commitment", "Call the plumber", person="Rui", due=date(2024, 5, 10),
+    async with lena_on_telegram(settings, clock=clock) as (frontend, facets):
+        await facets.admin.ledger.add("commitment", "Call the plumber", person="Rui", due=date(2024, 5, 10),
                                       new_person=True)
-        runner = build_runner(settings, service, frontend.commands.gate, frontend, clock=clock)
+        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
         assert (await runner.tick())["ledger_reminders"] == "quiet hours"
-        await service.set_schedule("quiet_hours", "off")
-        await service.set_paused(True)
+        await facets.admin.preferences.set("quiet_hours", "off")
+        await facets.admin.preferences.set_paused(True)
         clock.now += timedelta(days=1)
         assert (await runner.tick())["ledger_reminders"] == "paused"
-        await service.set_paused(False)
+        await facets.admin.preferences.set_paused(False)
         clock.now += timedelta(days=1)
         assert (await runner.tick())["ledger_reminders"] == "sent 1"
     [reminder] = telegram_api.texts()
@@ -69,13 +69,13 @@ async def test_owed_past_its_date_comes_with_a_follow_up_to_copy(tmp_path, teleg
     clock = Clock(2024, 5, 10, 9, 0)
     llm = OpenAIChat(base_url=fake_openai.base_url, api_key="k", models={"chat": "fake"}, max_retries=0)
     try:
-        async with lena_on_telegram(settings, clock=clock, llm=llm) as (frontend, service):
-            await service.add_ledger_item("owed", "Return the photos", person="Rui", due=date(2024, 5, 9),
+        async with lena_on_telegram(settings, clock=clock, llm=llm) as (frontend, facets):
+            await facets.admin.ledger.add("owed", "Return the photos", person="Rui", due=date(2024, 5, 9),
                                           new_person=True)
-            await service.add_ledger_item("owed", "Pay back lunch", person="Rui", due=date(2024, 5, 10))  # not yet
-            await service.add_ledger_item("owed", "The old camera", person="Rui", due=date(2024, 3, 1))  # history
+            await facets.admin.ledger.add("owed", "Pay back lunch", person="Rui", due=date(2024, 5, 10))  # not yet
+            await facets.admin.ledger.add("owed", "The old camera", person="Rui", due=date(2024, 3, 1))  # history
             fake_openai.reply("Olá Rui! Ainda tens as fotos? Sem pressa 🙂")
-            runner = build_runner(settings, service, frontend.commands.gate, frontend, clock=clock)
+            runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
             assert (await runner.tick())["ledger_reminders"] == "sent 1"
     finally:
         await llm.close()
@@ -99,12 +99,12 @@ async def test_a_reminder_that_could_not_be_sent_is_sent_at_the_next_slot(tmp_pa
     preferences = Preferences(timezone="Europe/Lisbon", question_time="19:00", questions_per_day=1,
                               quiet_hours="off", report_day="sun", report_time="18:00")
     clock = Clock(2024, 5, 10, 9, 0)
-    async with lena_service(settings, clock=clock) as service:
-        await service.add_ledger_item("commitment", "Send Ana the deck", person="Ana", due=date(2024, 5, 10),
+    async with lena_service(settings, clock=clock) as facets:
+        await facets.admin.ledger.add("commitment", "Send Ana the deck", person="Ana", due=date(2024, 5, 10),
                                       new_person=True)
         try:
-            await ledger_reminders(service, preferences=preferences, notifier=FailingNotifier(), now=clock.now)
+            await ledger_reminders(facets.schedule, preferences=preferences, notifier=FailingNotifier(), now=clock.now)
         except ConnectionError:
             pass
-        batch = await service.ledger_reminders(today=date(2024, 5, 11))
+        batch = await facets.schedule.ledger_reminders(today=date(2024, 5, 11))
         assert len(batch) == 1 and "Send Ana the deck" in batch.text  # a template draft needs no model

@@ -7,7 +7,8 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from core.service import Service
+from core.service.admin import AdminFacet
+from core.service.parts import Parts
 from tests.core.helpers import memory_at
 from tests.fakes.embedder import HashEmbedder
 from tests.pictures.store import fill, week_bounds
@@ -18,11 +19,11 @@ REFERENCE = Path(__file__).parent / "reference"
 async def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         async with memory_at(Path(folder), HashEmbedder(), owner="Ana") as memory:
-            service = Service(memory=memory)
+            service = AdminFacet(Parts(memory=memory))
             await fill(service)
             since, until = week_bounds()
             for kind in ("week", "timeline", "people"):
-                picture = await service.picture(kind, **(dict(since=since, until=until) if kind == "week" else {}))
+                picture = await service.pictures.make(kind, **(dict(since=since, until=until) if kind == "week" else {}))
                 (REFERENCE / f"{kind}.png").write_bytes(picture.png)
                 print(REFERENCE / f"{kind}.png")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from zoneinfo import ZoneInfo
 
-from core.service import Service
+from core.service.admin import AdminFacet
 from core.types import Conversation, Message, SourceDocument
 from storage import questions as question_store
 from storage import timeline as timeline_store
@@ -94,7 +94,7 @@ def _history() -> list[Message]:
     return messages
 
 
-async def fill(service: Service) -> None:
+async def fill(service: AdminFacet) -> None:
     """Everything above, saved through the memory; then import dates, questions and events set
     as the fixture needs them."""
     memory = service.memory

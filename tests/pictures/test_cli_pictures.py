@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from core.service import Service
+from core.service.admin import AdminFacet
+from core.service.parts import Parts
 from tests.core.helpers import memory_at
 from tests.fakes.embedder import HashEmbedder
 from tests.pictures.store import fill
@@ -20,7 +21,7 @@ from tests.pictures.store import fill
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     async def build() -> None:
         async with memory_at(tmp_path / "data", HashEmbedder(), owner="Ana") as memory:
-            await fill(Service(memory=memory))
+            await fill(AdminFacet(Parts(memory=memory)))
 
     asyncio.run(build())
     monkeypatch.setenv("BIOGRAPHER_TIMEZONE", "Europe/Lisbon")

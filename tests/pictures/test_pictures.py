@@ -47,7 +47,7 @@ async def test_the_week_counts_each_message_on_its_local_day_across_the_clock_ch
 
 async def test_the_week_picture_and_its_caption_say_the_same(pictured):
     since, until = week_bounds()
-    picture = await pictured.picture("week", since=since, until=until)
+    picture = await pictured.pictures.make("week", since=since, until=until)
     assert_phone_png(picture.png)
     assert not picture.empty and picture.name == "week-2024-03-31.png"
     lines = picture.caption.splitlines()
@@ -67,7 +67,7 @@ async def test_no_message_text_reaches_a_picture(pictured):
     since, until = week_bounds()
     said = [text for *_, text in WEEK_MESSAGES] + [text for _, _, text in UTC_MESSAGES]
     for kind, bounds in (("week", dict(since=since, until=until)), ("people", {}), ("timeline", {})):
-        picture = await pictured.picture(kind, **bounds)
+        picture = await pictured.pictures.make(kind, **bounds)
         words = picture.caption + picture.alt
         assert SECRET not in words
         assert not [text for text in said if text in words]
@@ -78,7 +78,7 @@ async def test_no_message_text_reaches_a_picture(pictured):
 async def test_days_are_the_owner_s_local_days_in_any_zone(pictured, zone):
     """Zones off whole hours (+5:30, +5:45, -2:30) too: each message on the day its local time says."""
     tz = ZoneInfo(zone)
-    pictures = Pictures(pictured.memory.conn, zone=tz, owner_names={"ana"}, timeline=pictured.timeline,
+    pictures = Pictures(pictured.memory.conn, zone=tz, owner_names={"ana"}, timeline=pictured.biographer.timeline,
                         clock=lambda: datetime(2024, 4, 1, tzinfo=tz))
     data = await pictures.week_data(since=datetime(2024, 3, 25, tzinfo=tz), until=datetime(2024, 3, 31, tzinfo=tz))
     moments = [(datetime(2024, 3, day, hour, 30, tzinfo=LISBON), sender == "Ana") for day, hour, sender, _ in
@@ -92,24 +92,24 @@ async def test_days_are_the_owner_s_local_days_in_any_zone(pictured, zone):
 
 
 async def test_the_week_ends_today_by_default_and_a_month_is_the_most(pictured):
-    pictures = Pictures(pictured.memory.conn, zone=LISBON, owner_names={"ana"}, timeline=pictured.timeline,
+    pictures = Pictures(pictured.memory.conn, zone=LISBON, owner_names={"ana"}, timeline=pictured.biographer.timeline,
                         clock=lambda: datetime(2024, 3, 31, 20, tzinfo=LISBON))
     data = await pictures.week_data()
     assert (data.first, data.last) == (WEEK_FIRST, WEEK_LAST)
     with pytest.raises(UserFacingError, match="at most 31 days"):
-        await pictured.picture("week", since=datetime(2024, 1, 1, tzinfo=LISBON),
+        await pictured.pictures.make("week", since=datetime(2024, 1, 1, tzinfo=LISBON),
                                until=datetime(2024, 3, 1, tzinfo=LISBON))
     with pytest.raises(UserFacingError, match="ends before it starts"):
-        await pictured.picture("people", since=datetime(2024, 3, 1, tzinfo=LISBON),
+        await pictured.pictures.make("people", since=datetime(2024, 3, 1, tzinfo=LISBON),
                                until=datetime(2024, 1, 1, tzinfo=LISBON))
     with pytest.raises(UserFacingError, match="no picture called 'mood'"):
-        await pictured.picture("mood")
+        await pictured.pictures.make("mood")
 
 
 # ---------------------------------------------------------------- the timeline
 
 async def test_the_timeline_lists_every_cited_event_with_its_kind(pictured):
-    picture = await pictured.picture("timeline")
+    picture = await pictured.pictures.make("timeline")
     assert_phone_png(picture.png)
     lines = picture.caption.splitlines()
     assert lines[0] == "Timeline, 2012–2024: 9 events (1 health, 2 people, 2 home, 3 work, 1 other)."
@@ -125,7 +125,7 @@ async def test_the_timeline_lists_every_cited_event_with_its_kind(pictured):
 
 
 async def test_the_timeline_of_a_period_numbers_its_own_events(pictured):
-    picture = await pictured.picture("timeline", since=datetime(2016, 6, 1, tzinfo=LISBON),
+    picture = await pictured.pictures.make("timeline", since=datetime(2016, 6, 1, tzinfo=LISBON),
                                      until=datetime(2019, 12, 31, tzinfo=LISBON))
     events = picture.caption.splitlines()[2:]
     # "2016" names the whole year, so it overlaps a period starting in June
@@ -137,7 +137,7 @@ async def test_the_timeline_of_a_period_numbers_its_own_events(pictured):
 # ---------------------------------------------------------------- who the owner talks to
 
 async def test_who_you_talk_to_counts_every_message_of_the_top_people(pictured):
-    picture = await pictured.picture("people")
+    picture = await pictured.pictures.make("people")
     assert_phone_png(picture.png)
     lines = picture.caption.splitlines()
     assert lines[0] == ("Who you talk to, 10 Jan 2019 – 1 Apr 2024: messages per month from the 5 people who "
@@ -167,17 +167,18 @@ async def test_who_you_talk_to_in_a_period(pictured):
 # ---------------------------------------------------------------- an empty store
 
 async def test_an_empty_store_makes_empty_pictures_that_say_so(tmp_path):
-    from core.service import Service
+    from core.service.admin import AdminFacet
+    from core.service.parts import Parts
     from tests.core.helpers import memory_at
     from tests.fakes.embedder import HashEmbedder
 
     async with memory_at(tmp_path / "empty", HashEmbedder()) as memory:
-        service = Service(memory=memory)
+        service = AdminFacet(Parts(memory=memory))
         for kind in ("week", "timeline", "people"):
-            picture = await service.picture(kind)
+            picture = await service.pictures.make(kind)
             assert picture.empty and png_size(picture.png) == (1080, 1350)
-        assert "none in this period" in (await service.picture("week")).caption
-        assert "no dated events" in (await service.picture("timeline")).caption
+        assert "none in this period" in (await service.pictures.make("week")).caption
+        assert "no dated events" in (await service.pictures.make("timeline")).caption
 
 
 # ---------------------------------------------------------------- the look
@@ -194,7 +195,7 @@ async def test_pictures_look_like_their_reference_images(pictured, kind):
     drawing shows up here. After a deliberate change: `python -m tests.pictures.make_references`,
     then look at the new images before committing them."""
     since, until = week_bounds()
-    picture = await pictured.picture(kind, **(dict(since=since, until=until) if kind == "week" else {}))
+    picture = await pictured.pictures.make(kind, **(dict(since=since, until=until) if kind == "week" else {}))
     reference = (REFERENCE / f"{kind}.png").read_bytes()
     difference = np.abs(_pixels(picture.png) - _pixels(reference))
     assert difference.shape == (1350, 1080, 3)

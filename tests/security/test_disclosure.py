@@ -5,6 +5,7 @@ owner's policy keeps here."""
 from __future__ import annotations
 
 import json
+from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -12,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.cli import main
-from bot.compose import open_service
+from bot.compose import open_facets
 from core.config import Settings
 from core.privacy.disclosure import POLICIES, WITHHELD, Shown, descriptor, model_sees, provider_safe
 from core.providers.openai_chat import OpenAIChat
@@ -88,7 +89,14 @@ async def _service(settings: Settings, server: FakeOpenAIServer, *, remote: bool
     embedder = OpenAIEmbedder(model="fake-embedding", base_url=server.base_url, api_key="k", remote=remote)
     llm = OpenAIChat(base_url=server.base_url, api_key="k", models={"chat": "fake-chat"}, timeout=10,
                      max_retries=0, remote=remote)
-    return llm, open_service(settings, llm=llm, embedder=embedder)
+    return llm, _admin(settings, llm=llm, embedder=embedder)
+
+
+@asynccontextmanager
+async def _admin(settings: Settings, **models):
+    """The CLI's facet, which sets policies and runs every kind of model call these tests check."""
+    async with open_facets(settings, **models) as facets:
+        yield facets.admin
 
 
 def sent(server: FakeOpenAIServer) -> str:
@@ -116,7 +124,7 @@ async def _seed(service) -> None:
     await service.memory.save(sources(), index=False)  # nothing embedded before the policies are set
     await service.set_policy("2", "deny")
     await service.set_policy("markdown", "descriptors_only")
-    await service.index_pending()
+    await service.memory.index_pending()
 
 
 async def test_a_remote_embedder_gets_no_denied_text_only_descriptors_and_provider_safe_text(settings, server):
@@ -134,15 +142,15 @@ async def test_a_remote_embedder_gets_no_denied_text_only_descriptors_and_provid
             assert gone not in everything
 
         # found here, by keyword, and read here
-        assert (await service.search("clonazepam", mode="keyword"))[0].document == "WhatsApp with Dr Ribeiro"
-        assert "clonazepam" in (await service.read("doc2")).text
+        assert (await service.memory.search("clonazepam", mode="keyword"))[0].document == "WhatsApp with Dr Ribeiro"
+        assert "clonazepam" in (await service.memory.read("doc2")).text
         # a query that matches the denied source here is not sent out; another one is
         before = len(server.embedding_requests)
-        hits = await service.search("clonazepam dose", mode="hybrid")
+        hits = await service.memory.search("clonazepam dose", mode="hybrid")
         assert len(server.embedding_requests) == before and hits[0].document == "WhatsApp with Dr Ribeiro"
-        assert (await service.search("clonazepam", mode="semantic"))
+        assert (await service.memory.search("clonazepam", mode="semantic"))
         assert len(server.embedding_requests) == before
-        await service.search("flat in Porto", mode="hybrid")
+        await service.memory.search("flat in Porto", mode="hybrid")
         assert server.embedding_requests[-1]["input"] == ["flat in Porto"]
     await llm.close()
 
@@ -156,7 +164,7 @@ async def test_a_remote_chat_model_is_told_only_that_something_was_withheld(sett
         server.call("read_source", {"locator": "doc2:0-60"})
         server.call("search", {"query": "Marrakesh medina"})
         server.reply("I cannot see that source: it is kept on your machine.")
-        await service.ask("What did the doctor change?")
+        await service.biographer.ask("What did the doctor change?")
         results = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
         assert all(WITHHELD in result for result in results[:3]), results
         assert "kind=\"markdown\"" in results[3] and WITHHELD in results[3]
@@ -166,7 +174,7 @@ async def test_a_remote_chat_model_is_told_only_that_something_was_withheld(sett
         # analysis reads what may leave and leaves the rest queued
         server.call("add_open_question", {"question": "How did the move to Porto go?", "locators": []})
         server.reply("done")
-        await service.analyze(max_batches=1)
+        await service.biographer.analyze(max_batches=1)
         # the ledger reads only conversations whose text may leave
         for _ in range(4):
             server.reply("no items")
@@ -174,7 +182,7 @@ async def test_a_remote_chat_model_is_told_only_that_something_was_withheld(sett
         everything = shown(server)
         assert "lease for the flat" in everything  # the allowed chat went out
         assert "panic" not in everything and "medina" not in everything
-        assert (await service.analysis_status()).pending > 0  # the withheld ones wait
+        assert (await service.biographer.analysis_status()).pending > 0  # the withheld ones wait
     await llm.close()
 
 
@@ -186,7 +194,7 @@ async def test_a_local_endpoint_is_always_allowed_everything(settings, server):
         assert "clonazepam" in inputs and "Marrakesh" in inputs and "ana.lima@example.org" in inputs
         server.call("search", {"query": "clonazepam dose"})
         server.reply("The dose went up [doc2].")
-        await service.ask("What did the doctor change?")
+        await service.biographer.ask("What did the doctor change?")
         assert "panic attacks" in sent(server)
     await llm.close()
 
@@ -204,12 +212,12 @@ async def test_a_policy_change_re_embeds_under_the_new_policy(settings, server):
         await _seed(service)
         assert await _vectors_of(service, 2) == 0 and await _vectors_of(service, 1) == 1
         await service.set_policy("2", "allow")
-        await service.index_pending()
+        await service.memory.index_pending()
         assert "clonazepam" in sent(server) and await _vectors_of(service, 2) == 1
         await service.set_policy("1", "deny")  # its vector goes at once
         assert await _vectors_of(service, 1) == 0
         await service.clear_policy("markdown")  # back to allow: embedded from its text next time
-        await service.index_pending()
+        await service.memory.index_pending()
         assert "Marrakesh" in sent(server)
     await llm.close()
 

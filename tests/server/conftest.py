@@ -20,7 +20,10 @@ from bot.server.run import serving
 from core.serving.clients import OPERATIONS
 from core.config import Settings
 from core.ports import LLM
-from core.service import Service
+from bot.compose import Facets
+from core.service.admin import AdminFacet
+from core.service.parts import Parts
+from core.service.serving import ServingFacet
 from tests.core.helpers import MAYA_CHAT, memory_at, whatsapp_export
 from tests.fakes.embedder import HashEmbedder
 from tests.frontends.conftest import service_options
@@ -43,13 +46,15 @@ class GatedEmbedder(HashEmbedder):
 @dataclass
 class Running:
     url: str
-    service: Service
+    service: AdminFacet  # the test's own hands on the store (the server has only its serving facet)
+    serving: ServingFacet
+    parts: Parts  # what both are built over (a test sets up feeds there)
     embedder: GatedEmbedder
     settings: Settings
 
     async def token(self, name: str = "agent", *, allow: Sequence[str] = OPERATIONS,
                     sections: Sequence[str] = ()) -> str:
-        issued = await self.service.add_client(name, operations=tuple(allow), sections=tuple(sections))
+        issued = await self.service.clients.add(name, operations=tuple(allow), sections=tuple(sections))
         return issued.token
 
     def http(self, token: str | None) -> httpx.AsyncClient:
@@ -59,7 +64,7 @@ class Running:
     async def indexer_idle(self) -> None:
         """Wait until the server's background indexing has embedded everything saved."""
         for _ in range(500):
-            if (await self.service.index_state()).pending == 0:
+            if (await self.serving.memory_api.index_state()).pending == 0:
                 return
             await asyncio.sleep(0.02)
         raise AssertionError("indexing did not catch up")
@@ -69,7 +74,7 @@ class Running:
         return McpClient(streamable_http_client(f"{self.url}/mcp", http_client=http))
 
 
-async def seed(service: Service, folder: Path) -> None:
+async def seed(service: AdminFacet, folder: Path) -> None:
     """A WhatsApp chat with Maya and two journal entries, indexed."""
     folder.mkdir(parents=True, exist_ok=True)
     whatsapp_export(folder / "WhatsApp Chat with Maya.txt", MAYA_CHAT)
@@ -77,7 +82,7 @@ async def seed(service: Service, folder: Path) -> None:
                                                   encoding="utf-8")
     (folder / "2024-05-20 journal.md").write_text("# Books\n\nStarted reading Piranesi on the train to Porto.\n",
                                                   encoding="utf-8")
-    report = await service.import_files([folder])
+    report = await service.memory.ingest([folder])
     assert not report.errors, report.errors
 
 
@@ -86,9 +91,11 @@ async def running_server(settings: Settings, tmp_path: Path, *, seeded: bool = T
                          llm: LLM | None = None, key=None) -> AsyncIterator[Running]:
     embedder = GatedEmbedder()
     async with memory_at(settings.data_dir, embedder, key=key) as memory:
-        service = Service(memory=memory, llm=llm, **service_options(settings))
+        parts = Parts(memory=memory, llm=llm, **service_options(settings))
+        facets = Facets.over(parts)
         if seeded:
-            await seed(service, tmp_path / "exports")
-        async with serving(service, settings, host="127.0.0.1", port=0) as url:
-            yield Running(url=url, service=service, embedder=embedder, settings=settings)
+            await seed(facets.admin, tmp_path / "exports")
+        async with serving(facets.serving, settings, host="127.0.0.1", port=0) as url:
+            yield Running(url=url, service=facets.admin, serving=facets.serving, parts=parts, embedder=embedder,
+                          settings=settings)
         embedder.gate.set()

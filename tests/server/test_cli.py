@@ -74,10 +74,10 @@ async def test_run_starts_the_memory_server_when_a_port_is_set(tmp_path, monkeyp
     port = free_port()
     settings = Settings(data_dir=tmp_path / "data", timezone="Europe/Lisbon", scheduler_enabled=False, api_port=port)
 
-    def open_runtime_service(settings):
+    def open_runtime_facets(settings):
         return service_at(settings)
 
-    monkeypatch.setattr(runtime, "open_runtime_service", open_runtime_service)
+    monkeypatch.setattr(runtime, "open_runtime_facets", open_runtime_facets)
     stop = asyncio.Event()
     running = asyncio.create_task(runtime.serve(settings, stop))
     async with httpx.AsyncClient() as http:

@@ -75,7 +75,7 @@ async def test_mcp_checks_tokens_and_permissions(settings, tmp_path):
             raw = await http.post(f"{server.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                                   headers={"Accept": "application/json, text/event-stream"})
         assert raw.status_code == 401 and raw.json()["error"] == "no bearer token"
-        await server.service.revoke_client("reader")
+        await server.service.clients.revoke("reader")
         with pytest.raises(Exception):
             async with server.mcp(reader) as mcp:
                 await mcp.list_tools()

@@ -28,7 +28,7 @@ COOKIE = "biographer_session"
 
 
 async def page_token(server: Running, name: str = "me") -> str:
-    return (await server.service.add_client(name, page=True)).token
+    return (await server.service.clients.add(name, page=True)).token
 
 
 @asynccontextmanager
@@ -55,7 +55,7 @@ async def seed_biography(server: Running) -> dict[str, str]:
     """bio.md with cited lines, a timeline and an open question, as the biographer leaves them."""
     service = server.service
     chat = next(s for s in await service.sources() if s.name == "WhatsApp with Maya")
-    hit = (await service.search("knee", limit=1, mode="keyword", filters=SearchFilters(kinds=("whatsapp",))))[0]
+    hit = (await service.memory.search("knee", limit=1, mode="keyword", filters=SearchFilters(kinds=("whatsapp",))))[0]
     knee = str(hit.locator)
     book = service.biographer.book
     await book.edit("", f"- Maya: my closest friend, who books the ferries [doc{chat.id}:0-60]",
@@ -123,7 +123,7 @@ async def test_logout_revocation_and_a_refused_cookie_end_the_session(settings, 
 
         async with logged_in(server, await page_token(server, "laptop")) as http:
             assert (await http.get("/people")).status_code == 200
-            await server.service.revoke_client("laptop")
+            await server.service.clients.revoke("laptop")
             assert (await http.get("/people")).headers["location"] == "/login?next=/people"
 
 
@@ -156,7 +156,7 @@ async def test_only_localhost_names_are_served_against_dns_rebinding(settings, t
 async def test_posts_need_the_session_csrf_token_and_the_page_origin(settings, tmp_path):
     async with running_server(settings, tmp_path) as server:
         await seed_biography(server)
-        [latest, *_] = await server.service.bio_history()
+        [latest, *_] = await server.service.biographer.book.history()
         async with logged_in(server) as http:
             csrf = csrf_of((await http.get("/bio/history")).text)
             origin = server.url
@@ -171,12 +171,12 @@ async def test_posts_need_the_session_csrf_token_and_the_page_origin(settings, t
             for data, headers in refusals:
                 answer = await http.post(f"/bio/undo/{latest.id}", data=data, headers=headers)
                 assert answer.status_code == 403 and "refused" in answer.text, (data, headers)
-            assert (await server.service.bio_history())[0].id == latest.id  # nothing was undone
+            assert (await server.service.biographer.book.history())[0].id == latest.id  # nothing was undone
 
             done = await http.post(f"/bio/undo/{latest.id}", data={"csrf": csrf},
                                    headers={"Origin": origin, "Sec-Fetch-Site": "same-origin"})
             assert done.status_code == 303 and done.headers["location"] == f"/bio/history?undone={latest.id}"
-            assert (await server.service.bio_history())[0].undoes == latest.id
+            assert (await server.service.biographer.book.history())[0].undoes == latest.id
             again = await http.post(f"/bio/undo/{latest.id}", data={"csrf": csrf})
             assert again.status_code == 400 and "changed the text" in again.text
             # the script's posts carry the token as a header
@@ -217,8 +217,8 @@ async def test_passage_person_timeline_history_and_search(settings, tmp_path):
             missing = await http.get("/passage/doc999:0-10")
             assert missing.status_code == 404 and "no document 999" in missing.text
 
-            await server.service.add_ledger_item("commitment", "send Maya the ferry photos", person="Maya")
-            await server.service.add_ledger_item("owed", "Maya returns the blue umbrella", person="Maya")
+            await server.service.ledger.add("commitment", "send Maya the ferry photos", person="Maya")
+            await server.service.ledger.add("owed", "Maya returns the blue umbrella", person="Maya")
             person = (await http.get("/people/" + quote("Maya"))).text
             assert "my closest friend, who books the ferries" in person
             # the ledger's open items both ways
@@ -255,7 +255,7 @@ async def test_passage_person_timeline_history_and_search(settings, tmp_path):
 async def test_questions_without_a_model_say_so_and_keep_nothing(settings, tmp_path):
     async with running_server(settings, tmp_path) as server:
         await seed_biography(server)
-        [question] = await server.service.open_questions()
+        [question] = await server.service.biographer.open_questions()
         sources = len(await server.service.sources())
         async with logged_in(server) as http:
             page = (await http.get("/questions")).text
@@ -265,7 +265,7 @@ async def test_questions_without_a_model_say_so_and_keep_nothing(settings, tmp_p
             assert answer.status_code == 503 and "nothing was saved" in answer.text
             assert "For the bakery job" in answer.text  # the draft stays in its box
         assert len(await server.service.sources()) == sources
-        assert [q.id for q in await server.service.open_questions()] == [question.id]
+        assert [q.id for q in await server.service.biographer.open_questions()] == [question.id]
 
 
 async def test_uploads_are_kept_inside_their_folder_and_within_the_limit(settings, tmp_path, monkeypatch):

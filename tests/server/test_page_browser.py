@@ -101,7 +101,7 @@ async def test_answer_an_open_question_in_its_text_box(browser, settings, tmp_pa
     try:
         async with running_server(settings, tmp_path, llm=llm) as server:
             await seed_biography(server)
-            [question] = await server.service.open_questions()
+            [question] = await server.service.biographer.open_questions()
             answer_doc = max(s.id for s in await server.service.sources()) + 1  # the answer is kept as a source
             fake_openai.call("edit_profile", {"old_text": "", "section": "Identity",
                                               "new_text": f"- Moved to Porto for the bakery job [doc{answer_doc}:0-60]"})
@@ -174,7 +174,7 @@ def forger(html: str) -> Iterator[int]:
 async def test_a_forged_cross_site_post_is_refused(browser, settings, tmp_path):
     async with running_server(settings, tmp_path) as server:
         await seed_biography(server)
-        [latest, *_] = await server.service.bio_history()
+        [latest, *_] = await server.service.biographer.book.history()
         target = f"{server.url}/bio/undo/{latest.id}"
         evil = (f'<form id="f" method="post" action="{target}"><input name="csrf" value="guessed"></form>'
                 '<script>document.getElementById("f").submit()</script>')
@@ -190,5 +190,5 @@ async def test_a_forged_cross_site_post_is_refused(browser, settings, tmp_path):
                 assert (await answer.value).status == 403
                 await page.wait_for_url(target)
                 assert "refused" in await page.locator(".problem").inner_text()
-        assert (await server.service.bio_history())[0].id == latest.id  # nothing was undone
+        assert (await server.service.biographer.book.history())[0].id == latest.id  # nothing was undone
 

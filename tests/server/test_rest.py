@@ -168,7 +168,7 @@ async def test_pagination_returns_every_passage_exactly_once(settings, tmp_path)
         for day in range(1, 13):
             (folder / f"2023-06-{day:02d} day.md").write_text(f"Day {day}: walked by the river.\n", encoding="utf-8")
         (folder / "undated notes.md").write_text("Things to remember, no date.\n", encoding="utf-8")
-        await server.service.import_files([folder])
+        await server.service.memory.ingest([folder])
         async with server.http(await server.token()) as http:
             everything = (await http.post("/v1/list", json={"limit": 500})).json()["items"]
             seen: list[str] = []
@@ -242,7 +242,7 @@ async def test_who_may_do_what(settings, tmp_path):
                                       headers={"Idempotency-Key": "r"})
             assert rewrite.status_code == 403 and "never rewrite" in rewrite.json()["error"]
 
-        await server.service.revoke_client("reader")
+        await server.service.clients.revoke("reader")
         async with server.http(reader) as http:
             revoked = await http.get("/v1/capabilities")
             assert revoked.status_code == 401 and "revoked" in revoked.json()["error"]
@@ -302,7 +302,7 @@ async def test_what_a_client_may_not_see_does_not_exist(settings, tmp_path):
                 folder.mkdir()
                 whatsapp_export(folder / "WhatsApp Chat with Mallory.txt",
                                 ["05/06/2024, 10:00 - Mallory: the zeppelin leaves at noon"])
-                await server.service.import_files([folder], index=False)
+                await server.service.memory.ingest([folder], index=False)
                 await owner.post("/v1/save", json={**SAVE, "text": "zeppelin", "section": "private"},
                                  headers={"Idempotency-Key": "q"})
             after = (await http.get("/v1/capabilities")).json()
@@ -318,7 +318,7 @@ async def test_a_forgotten_source_is_a_conflict_when_bound(settings, tmp_path):
     async with running_server(settings, tmp_path) as server:
         async with server.http(await server.token()) as http:
             hit = (await http.post("/v1/search", json={"query": "ferry Tavira"})).json()["results"][0]
-            await server.service.forget(int(hit["locator"][3:].split(":")[0]))
+            await server.service.memory.forget(int(hit["locator"][3:].split(":")[0]))
             bound = await http.post("/v1/read", json={"locator": hit["locator"], "generation": hit["generation"]})
             assert bound.status_code == 409 and "removed" in bound.json()["error"]
             unbound = await http.post("/v1/read", json={"locator": hit["locator"]})
@@ -410,7 +410,7 @@ async def test_forgetting_any_version_of_a_saved_record_forgets_them_all(setting
                 assert second["version"] == 2
                 records.append((first, second))
                 forgotten = first if forget_version == 1 else second
-                await server.service.forget(int(forgotten["locator"][3:].split(":")[0]))
+                await server.service.memory.forget(int(forgotten["locator"][3:].split(":")[0]))
                 for version in (first, second):
                     read = await http.post("/v1/read", json={"locator": version["locator"]})
                     assert read.status_code == 404, (forget_version, read.text)
@@ -430,8 +430,8 @@ async def test_a_save_that_fails_half_way_leaves_nothing(settings, tmp_path):
         await conn.execute("CREATE TEMP TRIGGER fail_version BEFORE INSERT ON saved_versions "
                            "BEGIN SELECT RAISE(ABORT, 'disk gone'); END")
         with pytest.raises(Exception, match="disk gone"):  # the store driver's own error (sqlite3 or sqlean)
-            await server.service.save_note(OWNER, SaveRequest(text="Ana's spare key is under the mat"),
-                                           idempotency_key="k")
+            await server.serving.saves.save(OWNER, SaveRequest(text="Ana's spare key is under the mat"),
+                                            idempotency_key="k")
         await conn.execute("DROP TRIGGER fail_version")
         assert len(await server.service.sources()) == sources  # no orphan passage
         async with server.http(await server.token()) as http:
@@ -460,11 +460,11 @@ async def test_an_agent_with_the_delete_scope_deletes_its_own_saves_only(setting
             assert deleted.status_code == 200 and deleted.json()["versions"] == 2
             for version in (first, second):
                 assert (await http.post("/v1/read", json={"locator": version["locator"]})).status_code == 404
-        assert [v.record_id for v in await server.service.saved_records()] == [other["record"]]
+        assert [v.record_id for v in await server.service.save_shelf.list()] == [other["record"]]
         no_scope = await server.token("reader", allow=["search", "save"])
         async with server.http(no_scope) as http:
             assert (await http.delete(f"/v1/saves/{other['record']}")).status_code == 403
         async with server.mcp(theirs) as mcp:
             gone = await mcp.call_tool("delete", {"record": other["record"]})
             assert not gone.is_error and gone.structured_content["status"] == "deleted"
-        assert await server.service.saved_records() == []
+        assert await server.service.save_shelf.list() == []

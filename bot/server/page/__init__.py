@@ -1,7 +1,7 @@
 """The owner's local web page, served by the memory server's process beside REST and MCP: bio.md
 with its citations one click away, its history with undo, the timeline, people, open questions,
 search and imports. Server-rendered (Jinja2) with a little plain JavaScript, everything shipped in
-the package (no CDN, no build step), over the typed Service only; guard.py is its door."""
+the package (no CDN, no build step), over the serving facet only (core/service/serving.py); guard.py is its door."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from bot.server.page.imports import ImportJobs
 from bot.server.page.views import PictureShelf
 from bot.server.page.routes import router
 from core.errors import UserFacingError
-from core.service import Service
+from core.service.serving import ServingFacet
 
 __all__ = ["PageConfig", "PageMount", "build_page"]
 
@@ -83,7 +83,7 @@ async def _http(request: Request, error: HTTPException) -> Response:
     return _page_error(request, error.status_code, "no such page" if error.status_code == 404 else str(error.detail))
 
 
-def build_page(service: Service, config: PageConfig) -> FastAPI:
+def build_page(service: ServingFacet, config: PageConfig) -> FastAPI:
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.service = service
     app.state.config = config

@@ -122,7 +122,7 @@ async def current_session(request: Request) -> PageSession:
     from core.serving.api_errors import NotAuthenticated
 
     try:
-        return await request.app.state.service.page_session(request.cookies.get(COOKIE))
+        return await request.app.state.service.page_sessions.check(request.cookies.get(COOKIE))
     except NotAuthenticated as error:
         raise LoginRequired(error.message) from None
 

@@ -20,7 +20,7 @@ from bot.render import ingest_summary
 from core.errors import BiographerError, UserFacingError
 from core.privacy.encryption import Sealer, unseal_file
 from core.serving.api_errors import Conflict
-from core.service import Service
+from core.service.serving import ServingFacet
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def _new_file(folder: Path, name: str) -> Iterator[tuple[Path, BinaryIO]]:
 
 
 class ImportJobs:
-    def __init__(self, service: Service, *, upload_dir: Path | None, max_file_bytes: int) -> None:
+    def __init__(self, service: ServingFacet, *, upload_dir: Path | None, max_file_bytes: int) -> None:
         self.service = service
         self.upload_dir = upload_dir
         self.key = service.memory.file_key  # None: the store is in the clear, and so are uploads
@@ -171,11 +171,11 @@ class ImportJobs:
                 job.state = "importing"
                 folder = await asyncio.to_thread(self._opened, job) if self.key else job.folder
                 try:
-                    report = await self.service.import_files([folder], progress=job.progress)
+                    report = await self.service.memory.ingest([folder], progress=job.progress)
                 finally:
                     if folder != job.folder:
                         shutil.rmtree(folder, ignore_errors=True)
-                job.summary = ingest_summary(label, report, await self.service.stats())
+                job.summary = ingest_summary(label, report, await self.service.memory.stats())
                 job.errors = list(report.errors)
                 job.state = "done"
         except BiographerError as error:  # the store is busy or broken: said, not raised into the void

@@ -19,9 +19,10 @@ from core.serving.api_errors import NotAuthenticated
 from core.dates import parse_bound
 from core.errors import UserFacingError
 from core.serving.memory_api import MAX_LIMIT, Filters
+from core.serving.clients import OWNER
 from core.serving.page_sessions import PageSession
 from core.biographer.profile import citations_in
-from core.service import Service
+from core.service.serving import ServingFacet
 
 router = APIRouter(include_in_schema=False)
 Session = Annotated[PageSession, Depends(current_session)]
@@ -30,7 +31,7 @@ STATIC = {"page.css": "text/css; charset=utf-8", "page.js": "text/javascript; ch
 SEARCH_MODES = ("hybrid", "keyword", "semantic")
 
 
-def service_of(request: Request) -> Service:
+def service_of(request: Request) -> ServingFacet:
     return request.app.state.service
 
 
@@ -75,7 +76,7 @@ async def login(request: Request) -> Response:
     form = await request.form()
     target = safe_next(str(form.get("next") or ""))
     try:
-        new = await service_of(request).page_login(str(form.get("token") or ""),
+        new = await service_of(request).page_sessions.login(str(form.get("token") or ""),
                                                    lifetime=request.app.state.config.session_lifetime)
     except NotAuthenticated as error:
         return render(request, "login.html", None, status_code=401, next=target, error=error)
@@ -96,7 +97,7 @@ async def logged_in(request: Request, next: str = "/bio") -> Response:
 
 @router.post("/logout")
 async def logout(request: Request, session: Posted) -> Response:
-    await service_of(request).page_logout(request.cookies[guard.COOKIE])
+    await service_of(request).page_sessions.logout(request.cookies[guard.COOKIE])
     response = RedirectResponse("/login", status_code=303)
     guard.clear_session_cookie(response)
     return response
@@ -111,7 +112,7 @@ async def home(session: Session) -> Response:
 
 @router.get("/bio")
 async def bio(request: Request, session: Session) -> Response:
-    text = await service_of(request).bio()
+    text = await service_of(request).biographer.bio()
     return render(request, "bio.html", session, active="bio", bio_html=render_markdown(text),
                   unwritten=not citations_in(text))
 
@@ -122,8 +123,8 @@ async def history(request: Request, session: Session, since: str | None = None, 
     service = service_of(request)
     diff = None
     if since:
-        diff = views.diff_lines(await service.bio_diff(parse_bound(since, zone=service.timezone, end=False)))
-    edits = await service.bio_history(limit=100)
+        diff = views.diff_lines(await service.biographer.book.diff_since(parse_bound(since, zone=service.timezone, end=False)))
+    edits = await service.biographer.book.history(limit=100)
     return render(request, "history.html", session, active="history", since=since or "", diff=diff,
                   edits=[(e, views.edit_diff(e)) for e in edits], zone=service.timezone, undone=undone,
                   local_time=views.local_time)
@@ -131,7 +132,7 @@ async def history(request: Request, session: Session, since: str | None = None, 
 
 @router.post("/bio/undo/{edit_id}")
 async def undo(request: Request, edit_id: int, session: Posted) -> Response:
-    undo_edit = await service_of(request).undo_edit(edit_id)
+    undo_edit = await service_of(request).biographer.book.undo(edit_id)
     return RedirectResponse(f"/bio/history?undone={undo_edit.undoes}", status_code=303)
 
 
@@ -141,7 +142,7 @@ async def undo(request: Request, edit_id: int, session: Posted) -> Response:
 async def passage(request: Request, locator: str, session: Session,
                   window: Annotated[int, Query(ge=0, le=5000)] = 0, part: bool = False) -> Response:
     service = service_of(request)
-    found = await service.passage(locator, window=window)
+    found = await service.memory_api.read(OWNER, locator, window=window)
     return render(request, "passage_part.html" if part else "passage.html", session, active="", passage=found,
                   when=views.time_span(found.time_start, found.time_end, service.timezone), asked=locator)
 
@@ -152,7 +153,7 @@ async def passage(request: Request, locator: str, session: Session,
 async def timeline(request: Request, session: Session, year: Annotated[int | None, Query(ge=1, le=9999)] = None,
                    month: Annotated[int | None, Query(ge=1, le=12)] = None) -> Response:
     service = service_of(request)
-    zoom = views.timeline_zoom(await service.timeline(), year=year, month=month)
+    zoom = views.timeline_zoom(await service.biographer.timeline(), year=year, month=month)
     period = f"{year}-{month:02d}" if year and month else str(year) if year else None
     figure = await _picture(request, "timeline", period)
     return render(request, "timeline.html", session, active="timeline", zoom=zoom, cite=link_citations,
@@ -183,7 +184,7 @@ async def _picture(request: Request, kind: str, period: str | None) -> views.Fig
     zone = service.timezone
     since = parse_bound(period, zone=zone, end=False) if period else None
     until = parse_bound(period, zone=zone, end=True) if period else None
-    picture = await service.picture(kind, since=since, until=until)
+    picture = await service.pictures.make(kind, since=since, until=until)
     if picture.empty:
         return None
     return request.app.state.pictures.keep(picture)
@@ -208,7 +209,7 @@ async def _questions_page(request: Request, session: PageSession, *, status_code
                           **context: object) -> Response:
     service = service_of(request)
     return render(request, "questions.html", session, status_code=status_code, active="questions",
-                  questions=await service.open_questions(), model=service.model_configured, cite=link_citations,
+                  questions=await service.biographer.open_questions(), model=service.model_configured, cite=link_citations,
                   **context)
 
 
@@ -222,7 +223,7 @@ async def answer(request: Request, question_id: int, session: Posted) -> Respons
     if not text:
         return await _questions_page(request, session, status_code=400, answered_id=question_id,
                                      error=UserFacingError("the answer is empty", hint="write it in the box"))
-    reply = await service.answer_question(question_id, text)
+    reply = await service.biographer.answer_question(question_id, text)
     return await _questions_page(request, session, answered_id=question_id, reply=reply)
 
 
@@ -247,13 +248,13 @@ async def search(request: Request, session: Session, q: str = "", mode: str = "h
                       until=form["until"] or None)
     answer = listed = more = None
     if form["q"]:
-        answer = await service.owner_search(form["q"], limit=limit, mode=form["mode"], filters=filters)
+        answer = await service.memory_api.search(OWNER, form["q"], limit=limit, mode=form["mode"], filters=filters)
     elif filters != Filters():
-        listed = await service.owner_list(filters=filters, cursor=cursor, limit=limit)
+        listed = await service.memory_api.list(OWNER, filters=filters, cursor=cursor, limit=limit)
         if listed.next_cursor:
             more = "/search?" + urlencode({**form, "cursor": listed.next_cursor}, doseq=True)
     return render(request, "search.html", session, active="search", form=form, answer=answer, listed=listed,
-                  more=more, kinds=sorted((await service.stats()).get("by_kind", {})), modes=SEARCH_MODES,
+                  more=more, kinds=sorted((await service.memory.stats()).get("by_kind", {})), modes=SEARCH_MODES,
                   people=[p.name for p in await service.people()][:500],
                   span=lambda p: views.time_span(p.time_start, p.time_end, service.timezone))
 
