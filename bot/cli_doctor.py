@@ -10,7 +10,10 @@ from typing import TYPE_CHECKING, Any
 from bot.cli_args import add_json_option, print_json
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from core.config import Settings
+    from core.types import Answer
 
 
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
@@ -137,11 +140,11 @@ class _Silent:
 
     async def send_text(self, text: str) -> None: ...
 
-    async def send_answer(self, answer: Any) -> None: ...
+    async def send_answer(self, answer: Answer) -> None: ...
 
     async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None: ...
 
-    async def send_question(self, question_id: str, text: str, *, sent_at: Any) -> None: ...
+    async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None: ...
 
 
 async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:

@@ -1,6 +1,6 @@
 """Every chat command and chat event, written once for every chat front end.
 
-A command parses its input, calls the service and returns a `Reply` value (text, files, buttons);
+A command parses its input, calls the chat facet and returns a `Reply` value (bot/replies.py);
 the Telegram and Discord adapters only map their platform's events onto these and render the
 replies. Errors a person can act on become replies with their hint, the same on every platform.
 """
@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
 
+from bot.replies import Button, Chat, File, Reply, with_picture
 from bot.render import forgotten_text, ingest_summary, render_answer, render_stats, sources_text, split_message
 from core.errors import UserFacingError
 from core.chat.forwards import BurstCollector, Forwarded, burst_summary
@@ -24,60 +23,13 @@ from core.ledger.proposals import CATEGORIES
 from core.ledger.text import headline, items_text, person_text
 from core.ports import Progress, no_progress
 from core.service.chat import ChatFacet
+from core.types import Answer
 
 log = logging.getLogger(__name__)
 
 QUEUED = "One moment: I'm still working on your previous message; yours is next."
 REFUSAL = "This is a private bot. It only talks to its owner."
 SORRY = "Something went wrong on my side; the details are in the server log."
-
-
-# ---------------------------------------------------------------- reply values
-
-@dataclass(frozen=True)
-class File:
-    """A file to send: bytes in memory, or a file on disk (deleted after sending when `temporary`).
-    A `picture` is shown (a photo, above the reply's text), with `alt` as its short description."""
-
-    name: str
-    data: bytes | None = None
-    path: Path | None = None
-    temporary: bool = False
-    picture: bool = False
-    alt: str = ""
-
-
-def with_picture(text: str, picture: Any) -> Reply:
-    """`text` under a core.pictures.Picture (none when the picture would show nothing)."""
-    if picture.empty:
-        return Reply(text)
-    return Reply(text, files=(File(picture.name, data=picture.png, picture=True, alt=picture.alt),))
-
-
-@dataclass(frozen=True)
-class Button:
-    label: str
-    action: str  # handed back to Commands.press when clicked
-
-
-@dataclass(frozen=True)
-class Reply:
-    text: str = ""
-    files: tuple[File, ...] = ()
-    buttons: tuple[Button, ...] = ()
-
-
-class Chat(Protocol):
-    """The conversation an event came from, as the adapter offers it to a command."""
-
-    platform: str
-    chat_id: str
-
-    async def send(self, reply: Reply) -> None:
-        """Send a reply into this chat now (acknowledgements, "queued" notes)."""
-
-    def working(self) -> AbstractAsyncContextManager[None]:
-        """Show that the bot is working (a typing indicator) for as long as it is entered."""
 
 
 # ---------------------------------------------------------------- the command registry
@@ -91,10 +43,14 @@ class Param:
     rest: bool = False  # takes the rest of the line ("/ask when did I move?")
 
 
+Handler = Callable[..., Awaitable[Reply]]  # Commands method: (self, chat, **arguments) -> Reply
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
     description: str  # at most 100 characters: Discord's limit
+    handler: Handler = field(repr=False, compare=False)
     params: tuple[Param, ...] = ()
     example: str = ""
     uses_agent: bool = False  # runs one at a time with the model, under a typing indicator
@@ -104,61 +60,28 @@ class Command:
         return f"Usage: {self.example or '/' + self.name}"
 
 
-COMMANDS: tuple[Command, ...] = (
-    Command("start", "what this bot does"),
-    Command("help", "what this bot does"),
-    Command("ask", "ask about your life", (Param("question", "what you want to know", rest=True),),
-            example="/ask when did I move to Lisbon?", uses_agent=True),
-    Command("remember", "keep something about your life as a dated note",
-            (Param("text", "what to keep, in your words", rest=True),),
-            example="/remember I started swimming lessons today"),
-    Command("bio", "your profile: a summary here and bio.md as a file"),
-    Command("timeline", "the dated events of your life so far, as a picture and a list"),
-    Command("people", "who you talk to: the people who write most, over time"),
-    Command("questions", "what the biographer still wants to know"),
-    Command("report", "a pattern report of the last seven days, with the week at a glance", uses_agent=True),
-    Command("sources", "everything imported, with counts"),
-    Command("forget", "delete a source and everything from it",
-            (Param("source", "its number in /sources", type=int),), example="/forget 12"),
-    Command("export", "bio.md and a JSON export of sources and messages"),
-    Command("stats", "what the memory holds"),
-    Command("pause", "pause scheduled questions and reports"),
-    Command("resume", "resume scheduled questions and reports"),
-    Command("settings", "show your settings, or change one",
-            (Param("key", "the setting to change", required=False),
-             Param("value", "its new value", required=False, rest=True)),
-            example="/settings quiet_hours 22:00-08:00"),
-    Command("todo", "your promises still open, with their sources",
-            (Param("person", "only those to this person", required=False, rest=True),), example="/todo Ana"),
-    Command("owed", "what others promised you and still owe",
-            (Param("person", "only what this person owes", required=False, rest=True),), example="/owed Rui"),
-    Command("recs", "what you were recommended and have not done yet",
-            (Param("what", "a category (book, show, film...) or who recommended it", required=False, rest=True),),
-            example="/recs book"),
-    Command("who", "a person: relationship, last contact, what is open both ways",
-            (Param("name", "any of their names", rest=True),), example="/who Maya"),
-)
+_REGISTERED: list[Command] = []  # filled by @command below, in the order the methods are written
+
+
+def command(name: str, description: str, *params: Param, example: str = "",
+            uses_agent: bool = False) -> Callable[[Handler], Handler]:
+    """Registers a Commands method as the chat command `name` (stack two for two names)."""
+    def register(handler: Handler) -> Handler:
+        _REGISTERED.append(Command(name, description, handler, params, example=example, uses_agent=uses_agent))
+        return handler
+
+    return register
+
+
 LEDGER_BUTTONS = 5  # items under a list that get Done / Drop buttons
-BY_NAME = {command.name: command for command in COMMANDS}
-
-HELP = """I am your biographer. Everything you send me is kept in your own store, with who said it and when.
-
-• Forward messages from any chat: I save them under their original senders and dates.
-• Send a chat export or any document (WhatsApp .txt/.zip, Telegram result.json, PDF, notes) and I import it.
-• Send a voice note: I transcribe it and keep it as a dated journal entry.
-• Send a photo: I keep it with its caption.
-• Write to me: I answer from your memories, citing where each fact comes from.
-• Reply to one of my questions to answer it.
-
-Commands:
-""" + "\n".join(f"/{c.name} – {c.description}" + (f": {c.example}" if c.example else "") for c in COMMANDS)
 
 
-def parse_arguments(command: Command, text: str) -> dict[str, Any]:
+
+def parse_arguments(command: Command, text: str) -> dict[str, str | int]:
     """A command's arguments from the words after it ("/forget #12" -> {"source": 12}); raises a
     UserFacingError carrying the command's usage when they do not fit."""
     words = text.split()
-    values: dict[str, Any] = {}
+    values: dict[str, str | int] = {}
     for param in command.params:
         if not words:
             if param.required:
@@ -191,30 +114,22 @@ class Commands:
 
     def __init__(self, service: ChatFacet, *, gate: AgentGate | None = None, forward_quiet: float = 2.0) -> None:
         self.service = service
+        self.live = service.live  # the chats a platform's business connection records, when configured
         self.gate = gate or AgentGate()
-        self._handlers: dict[str, Callable[..., Awaitable[Reply]]] = {
-            "start": self._help, "help": self._help, "ask": self._ask, "remember": self._remember, "bio": self._bio,
-            "timeline": self._timeline, "people": self._people, "questions": self._questions,
-            "report": self._report,
-            "sources": self._sources, "forget": self._forget, "export": self._export, "stats": self._stats,
-            "pause": self._pause, "resume": self._resume, "settings": self._settings,
-            "todo": self._todo, "owed": self._owed, "recs": self._recs, "who": self._who,
-        }
-        assert set(self._handlers) == set(BY_NAME), "every registered command needs a handler"
         self._forwards = BurstCollector(self._save_burst, quiet=forward_quiet)
         self._burst_chats: dict[str, tuple[Chat, frozenset[str]]] = {}
 
     # ------------------------------------------------------------ entry points for the adapters
 
-    async def run(self, name: str, chat: Chat, arguments: dict[str, Any] | str = "") -> Reply:
+    async def run(self, name: str, chat: Chat, arguments: dict[str, str | int] | str = "") -> Reply:
         """Run command `name` with typed arguments (Discord) or the words after it (Telegram)."""
         command = BY_NAME[name]
 
         async def work() -> Reply:
             values = parse_arguments(command, arguments) if isinstance(arguments, str) else arguments
             if command.uses_agent:
-                return await self._with_agent(chat, lambda: self._handlers[name](chat, **values))
-            return await self._handlers[name](chat, **values)
+                return await self._with_agent(chat, lambda: command.handler(self, chat, **values))
+            return await command.handler(self, chat, **values)
 
         return await self._safely(work, what=f"/{name}")
 
@@ -304,7 +219,7 @@ class Commands:
             async with chat.working():
                 return await call()
 
-    async def _answer_reply(self, pending: Awaitable[Any]) -> Reply:
+    async def _answer_reply(self, pending: Awaitable[Answer]) -> Reply:
         return Reply(render_answer(await pending))
 
     async def _save_burst(self, chat_key: str, items: list[Forwarded]) -> None:
@@ -325,49 +240,65 @@ class Commands:
 
     # ------------------------------------------------------------ one method per command
 
+    @command("help", "what this bot does")
+    @command("start", "what this bot does")
     async def _help(self, chat: Chat) -> Reply:
         return Reply(HELP)
 
+    @command("ask", "ask about your life", Param("question", "what you want to know", rest=True),
+             example="/ask when did I move to Lisbon?", uses_agent=True)
     async def _ask(self, chat: Chat, *, question: str) -> Reply:
         conversation = f"{chat.platform}:{chat.chat_id}"
         return Reply(render_answer(await self.service.biographer.ask(question, conversation=conversation)))
 
+    @command("remember", "keep something about your life as a dated note",
+             Param("text", "what to keep, in your words", rest=True),
+             example="/remember I started swimming lessons today")
     async def _remember(self, chat: Chat, *, text: str) -> Reply:
         locator = await self.service.biographer.remember(text)
         return Reply(f"Kept as a dated note ({locator}): questions are not kept, so this is how to tell me "
                      "something about your life without a question.")
 
+    @command("bio", "your profile: a summary here and bio.md as a file")
     async def _bio(self, chat: Chat) -> Reply:
         bio = await self.service.biographer.bio()
         opening = split_message(bio, 1500)[0] if bio.strip() else "The profile is still empty."
         return Reply(opening, files=(File("bio.md", data=bio.encode("utf-8")),))
 
+    @command("timeline", "the dated events of your life so far, as a picture and a list")
     async def _timeline(self, chat: Chat) -> Reply:
         picture = await self.service.pictures.make("timeline")
         return with_picture(picture.caption, picture)
 
+    @command("people", "who you talk to: the people who write most, over time")
     async def _people(self, chat: Chat) -> Reply:
         picture = await self.service.pictures.make("people")
         return with_picture(picture.caption, picture)
 
+    @command("questions", "what the biographer still wants to know")
     async def _questions(self, chat: Chat) -> Reply:
         questions = await self.service.biographer.open_questions()
         return Reply("\n".join(f"#{q.id} {q.text}" for q in questions) or "No open questions right now.")
 
+    @command("report", "a pattern report of the last seven days, with the week at a glance", uses_agent=True)
     async def _report(self, chat: Chat) -> Reply:
         answer = await self.service.report(days=7)
         week = await self.service.pictures.make("week")
         return with_picture(f"{render_answer(answer)}\n\n{week.caption}", week)
 
+    @command("sources", "everything imported, with counts")
     async def _sources(self, chat: Chat) -> Reply:
         sources = await self.service.sources()
         return Reply(sources_text(sources, await self.service.source_policies([s.id for s in sources])))
 
+    @command("forget", "delete a source and everything from it", Param("source", "its number in /sources", type=int),
+             example="/forget 12")
     async def _forget(self, chat: Chat, *, source: int) -> Reply:
         found = await self.service.source(source)
         return Reply(f"Delete source #{found.id} {found.name} and everything taken from it? This cannot be undone.",
                      buttons=(Button("Delete it", f"forget:{found.id}"), Button("Keep it", "forget:keep")))
 
+    @command("export", "bio.md and a JSON export of sources and messages")
     async def _export(self, chat: Chat) -> Reply:
         import tempfile
 
@@ -378,17 +309,22 @@ class Commands:
                      files=(File("bio.md", data=bio.encode("utf-8")),
                             File("sources.json", path=path, temporary=True)))
 
+    @command("stats", "what the memory holds")
     async def _stats(self, chat: Chat) -> Reply:
         return Reply(render_stats(await self.service.memory.stats()))
 
+    @command("pause", "pause scheduled questions and reports")
     async def _pause(self, chat: Chat) -> Reply:
         await self.service.preferences.set_paused(True)
         return Reply("Paused: no scheduled questions or reports until /resume.")
 
+    @command("resume", "resume scheduled questions and reports")
     async def _resume(self, chat: Chat) -> Reply:
         await self.service.preferences.set_paused(False)
         return Reply("Resumed: scheduled questions and reports are on.")
 
+    @command("settings", "show your settings, or change one", Param("key", "the setting to change", required=False),
+             Param("value", "its new value", required=False, rest=True), example="/settings quiet_hours 22:00-08:00")
     async def _settings(self, chat: Chat, *, key: str | None = None, value: str | None = None) -> Reply:
         if key and value:
             return Reply("Saved.\n\n" + (await self.service.preferences.set(key, value)).describe())
@@ -398,12 +334,19 @@ class Commands:
                      "/settings quiet_hours 22:00-08:00 or /settings timezone Europe/Lisbon")
 
 
+    @command("todo", "your promises still open, with their sources",
+             Param("person", "only those to this person", required=False, rest=True), example="/todo Ana")
     async def _todo(self, chat: Chat, *, person: str | None = None) -> Reply:
         return await self._ledger("commitment", "Your promises still open", person=person)
 
+    @command("owed", "what others promised you and still owe",
+             Param("person", "only what this person owes", required=False, rest=True), example="/owed Rui")
     async def _owed(self, chat: Chat, *, person: str | None = None) -> Reply:
         return await self._ledger("owed", "Owed to you", person=person)
 
+    @command("recs", "what you were recommended and have not done yet",
+             Param("what", "a category (book, show, film...) or who recommended it", required=False, rest=True),
+             example="/recs book")
     async def _recs(self, chat: Chat, *, what: str | None = None) -> Reply:
         category = what.strip().lower() if what and what.strip().lower() in CATEGORIES else None
         return await self._ledger("recommendation", "Recommended to you, still to do", category=category,
@@ -416,8 +359,26 @@ class Commands:
         return Reply(items_text(items, self.service.timezone, heading=heading, sources=2),
                      buttons=ledger_buttons(items[:LEDGER_BUTTONS]))
 
+    @command("who", "a person: relationship, last contact, what is open both ways",
+             Param("name", "any of their names", rest=True), example="/who Maya")
     async def _who(self, chat: Chat, *, name: str) -> Reply:
         return Reply(person_text(await self.service.person_page(name), self.service.timezone))
+
+
+COMMANDS: tuple[Command, ...] = tuple(_REGISTERED)  # every chat command, as the adapters register them
+BY_NAME = {c.name: c for c in COMMANDS}
+
+HELP = """I am your biographer. Everything you send me is kept in your own store, with who said it and when.
+
+• Forward messages from any chat: I save them under their original senders and dates.
+• Send a chat export or any document (WhatsApp .txt/.zip, Telegram result.json, PDF, notes) and I import it.
+• Send a voice note: I transcribe it and keep it as a dated journal entry.
+• Send a photo: I keep it with its caption.
+• Write to me: I answer from your memories, citing where each fact comes from.
+• Reply to one of my questions to answer it.
+
+Commands:
+""" + "\n".join(f"/{c.name} – {c.description}" + (f": {c.example}" if c.example else "") for c in COMMANDS)
 
 
 def ledger_buttons(items: Sequence[LedgerItem]) -> tuple[Button, ...]:

@@ -11,7 +11,6 @@ import logging
 import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +18,10 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from bot.commands import COMMANDS, REFUSAL, Command, Commands, File, Reply
-from bot.render import DISCORD_LIMIT, ThrottledStatus, progress_text, render_answer, split_message
+from bot.commands import COMMANDS, REFUSAL, Command, Commands
+from bot.outbound import Delivered
+from bot.replies import File, Reply
+from bot.render import DISCORD_LIMIT, ThrottledStatus, progress_text, split_message
 from core.config import Settings
 from core.errors import UserFacingError
 
@@ -178,15 +179,15 @@ def slash_command(command: Command, frontend: DiscordFrontend, *, in_servers: bo
 
 
 class DiscordFrontend:
-    """One bot for its owner(s), in DMs (and servers the owner allowed); also the scheduler's
-    Notifier for Discord."""
+    """One bot for its owner(s), in DMs (and servers the owner allowed); also where the scheduler's
+    messages reach them on Discord (deliver)."""
 
     name = "Discord"
+    platform = PLATFORM
 
     def __init__(self, settings: Settings, commands: Commands) -> None:
         self.settings = settings
         self.commands = commands
-        self.service = commands.service
         self.owner_ids = frozenset(settings.discord_owner_ids)
         self.guild_ids = frozenset(settings.discord_guild_ids)
         self._refused: set[int] = set()
@@ -344,7 +345,7 @@ class DiscordFrontend:
         await progress.close()
         await status.edit(content=split_message(reply.text, DISCORD_LIMIT)[0])
 
-    # ------------------------------------------------------------ the scheduler's Notifier
+    # ------------------------------------------------------------ the scheduler's messages
 
     async def _owner_dms(self) -> list[discord.DMChannel]:
         channels = []
@@ -353,20 +354,11 @@ class DiscordFrontend:
             channels.append(user.dm_channel or await user.create_dm())
         return channels
 
-    async def send_text(self, text: str) -> None:
+    async def deliver(self, reply: Reply) -> list[Delivered]:
+        """A reply nobody asked for (the scheduler's) into each owner's DM."""
+        delivered = []
         for channel in await self._owner_dms():
-            await self.send_reply(channel.send, Reply(text))
-
-    async def send_answer(self, answer: Any) -> None:
-        await self.send_text(render_answer(answer))
-
-    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
-        picture = File(name, data=png, picture=True, alt=caption)
-        for channel in await self._owner_dms():
-            await self.send_reply(channel.send, Reply(caption, files=(picture,)))
-
-    async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
-        for channel in await self._owner_dms():
-            sent = await channel.send(f"A question for your story:\n\n{text}\n\n(Reply to this message to answer.)")
-            await self.service.prompts.record(question_id=question_id, platform=PLATFORM, chat_id=str(channel.id),
-                                             message_id=str(sent.id), sent_at=sent_at)
+            sent = await self.send_reply(channel.send, reply)
+            if sent is not None:
+                delivered.append(Delivered(str(channel.id), str(sent.id)))
+        return delivered

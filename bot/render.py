@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
-from core.types import IngestReport
+from core.memory.sources import Forgotten, Source
+from core.types import Answer, IngestReport
+
+if TYPE_CHECKING:
+    from core.feeds.book import Feed
 
 TELEGRAM_LIMIT = 4096
 DISCORD_LIMIT = 2000
@@ -59,7 +63,7 @@ def ingest_summary(name: str, report: IngestReport, stats: dict) -> str:
     return "\n".join(lines)
 
 
-def render_answer(answer: Any) -> str:
+def render_answer(answer: Answer) -> str:
     """An answer's text followed by its numbered sources, as plain text."""
     return answer.render()
 
@@ -106,8 +110,8 @@ class ThrottledStatus:
             await self._pending
 
 
-def forgotten_text(forgotten: Any) -> str:
-    """What /forget removed (a core.memory.sources.Forgotten)."""
+def forgotten_text(forgotten: Forgotten) -> str:
+    """What /forget removed."""
     document = forgotten.document
     also = []
     if forgotten.profile_lines:
@@ -122,7 +126,8 @@ def forgotten_text(forgotten: Any) -> str:
     return text
 
 
-def sources_text(sources: Any, policies: dict[int, str] | None = None, feeds: dict[int, Any] | None = None) -> str:
+def sources_text(sources: Sequence[Source], policies: dict[int, str] | None = None,
+                 feeds: dict[int, Feed] | None = None) -> str:
     """Everything imported, numbered as /forget and `biographer forget` take them, with what may
     leave the machine when it is not everything (`biographer policy`), and the mail account or
     watched path that keeps it current, with when that was last read."""

@@ -12,15 +12,15 @@ from typing import Protocol
 from bot import compose
 from bot.commands import Commands
 from bot.logs import STATUS
-from bot.scheduler import Broadcast, build_runner, running_scheduler
+from bot.outbound import Outbound, OwnerChats
+from bot.scheduler import build_runner, running_scheduler
 from core.config import Settings
 from core.errors import UserFacingError
-from core.schedule.jobs import Notifier
 
 log = logging.getLogger(__name__)
 
 
-class Frontend(Notifier, Protocol):
+class Frontend(OwnerChats, Protocol):
     """A chat front end: says whether the settings configure it, and runs itself."""
 
     name: str
@@ -60,7 +60,7 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
             log.warning("no bot is configured (BIOGRAPHER_TELEGRAM_TOKEN, BIOGRAPHER_DISCORD_TOKEN): running "
                         "the scheduler only (nightly analysis and backups; questions and reports are not sent)")
         if settings.scheduler_enabled:
-            runner = build_runner(settings, facets.schedule, commands.gate, Broadcast(notifiers))
+            runner = build_runner(settings, facets.schedule, commands.gate, Outbound(notifiers, facets.chat.prompts))
             await stack.enter_async_context(running_scheduler(runner))
         if settings.api_port is not None:  # the memory server for the owner's other agents (bot/server/)
             from bot.server.run import serving

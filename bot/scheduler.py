@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -18,29 +18,6 @@ from core.service.schedule import ScheduleFacet
 from core.schedule.jobs import JobRunner, Notifier
 
 log = logging.getLogger(__name__)
-
-
-class Broadcast:
-    """A Notifier that sends to every running front end."""
-
-    def __init__(self, notifiers: Sequence[Notifier]) -> None:
-        self.notifiers = list(notifiers)
-
-    async def send_text(self, text: str) -> None:
-        for notifier in self.notifiers:
-            await notifier.send_text(text)
-
-    async def send_answer(self, answer: Any) -> None:
-        for notifier in self.notifiers:
-            await notifier.send_answer(answer)
-
-    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
-        for notifier in self.notifiers:
-            await notifier.send_picture(png, caption, name=name)
-
-    async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
-        for notifier in self.notifiers:
-            await notifier.send_question(question_id, text, sent_at=sent_at)
 
 
 def build_runner(settings: Settings, service: ScheduleFacet, gate: AgentGate, notifier: Notifier,

@@ -7,9 +7,9 @@ import asyncio
 import logging
 import secrets
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
-from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,11 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import (Application, ApplicationBuilder, ApplicationHandlerStop, CallbackQueryHandler,
                           CommandHandler, ContextTypes, Defaults, MessageHandler, TypeHandler, filters)
 
-from bot.commands import COMMANDS, REFUSAL, Commands, File, Reply
+from bot.commands import COMMANDS, REFUSAL, Commands
+from bot.outbound import Delivered
+from bot.replies import File, Reply
 from bot.telegram_business import BusinessCapture
-from bot.render import TELEGRAM_LIMIT, ThrottledStatus, progress_text, render_answer, split_message
+from bot.render import TELEGRAM_LIMIT, ThrottledStatus, progress_text, split_message
 from core.config import Settings
 from core.errors import UserFacingError
 from core.chat.forwards import BurstCollector, Forwarded
@@ -33,6 +35,7 @@ log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 CLOUD_DOWNLOAD_LIMIT = 20 * 1024 * 1024
 PHOTO_CAPTION_LIMIT = 1024
+Send = Callable[..., Awaitable[Message]]  # a Bot API send bound to its chat (Message.reply_*, Bot.send_* to one chat)
 ALBUM_QUIET_SECONDS = 1.0  # the parts of an album arrive as separate updates within a moment
 TOO_BIG = ("That file is {size:.0f} MB; Telegram's cloud Bot API only lets bots download files up to 20 MB.\n"
            "Either run a local Bot API server (github.com/tdlib/telegram-bot-api) and set "
@@ -114,19 +117,19 @@ class TelegramChat:
 
 
 class TelegramFrontend:
-    """One bot for its owner(s); also the scheduler's Notifier for Telegram."""
+    """One bot for its owner(s); also where the scheduler's messages reach them on Telegram (deliver)."""
 
     name = "Telegram"
+    platform = PLATFORM
 
     def __init__(self, settings: Settings, commands: Commands) -> None:
         self.settings = settings
         self.commands = commands
-        self.service = commands.service
         self.owner_ids = frozenset(settings.telegram_owner_ids)
         self._refused: set[int] = set()
         self._tasks: set[asyncio.Task] = set()
         self._albums = BurstCollector(self._on_album, quiet=ALBUM_QUIET_SECONDS)
-        self.business = BusinessCapture(self, self.service.live) if self.service.live is not None else None
+        self.business = BusinessCapture(self, commands.live) if commands.live is not None else None
         self.app = self._build()
 
     @staticmethod
@@ -240,30 +243,46 @@ class TelegramFrontend:
     # ------------------------------------------------------------ replies
 
     async def render(self, message: Message, reply: Reply) -> Message:
-        """A shared reply as Telegram messages: text in pieces, files as documents, buttons inline."""
-        markup = None
-        if reply.buttons:
-            markup = InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.action)
-                                            for b in reply.buttons[row:row + 2]]
-                                           for row in range(0, len(reply.buttons), 2)])  # pairs: Done / Drop
-        pieces = split_message(reply.text, TELEGRAM_LIMIT) or ([] if reply.files else ["(nothing to show)"])
-        sent = message
-        pictures = [f for f in reply.files if f.picture]  # shown first: the text reads as their caption
-        for file in pictures:
-            await self._send_file(file, lambda content: message.reply_photo(
-                content, caption=split_message(file.alt, PHOTO_CAPTION_LIMIT)[0] if file.alt else None,
-                filename=file.name))
+        """A shared reply under `message`: see _render."""
+        return await self._render(reply, text=message.reply_text, photo=message.reply_photo,
+                                  document=message.reply_document) or message
+
+    async def deliver(self, reply: Reply) -> list[Delivered]:
+        """A reply nobody asked for (the scheduler's) into each owner's private chat."""
+        bot, delivered = self.app.bot, []
+        for chat in map(int, self.owner_ids):
+            sent = await self._render(reply, text=partial(bot.send_message, chat), photo=partial(bot.send_photo, chat),
+                                      document=partial(bot.send_document, chat))
+            delivered += [Delivered(str(sent.chat_id), str(sent.message_id))] if sent is not None else []
+        return delivered
+
+    async def _render(self, reply: Reply, *, text: Send, photo: Send, document: Send) -> Message | None:
+        """A shared reply as Telegram messages (the last one sent is returned): pictures first, under
+        their alt, or their reply's text when `captioned`; the text in pieces, buttons under the last; documents."""
+        markup = InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.action)
+                                        for b in reply.buttons[row:row + 2]]
+                                       for row in range(0, len(reply.buttons), 2)]) if reply.buttons else None  # pairs
+        body, sent = reply.text, None
+        for file in [f for f in reply.files if f.picture]:
+            if reply.captioned:
+                caption, *rest = split_message(body, PHOTO_CAPTION_LIMIT) or [""]
+                body = "\n\n".join(rest)
+            else:
+                caption = split_message(file.alt, PHOTO_CAPTION_LIMIT)[0] if file.alt else ""
+            sent = await self._send_file(file, lambda content: photo(content, caption=caption or None,
+                                                                     filename=file.name))
+        pieces = split_message(body, TELEGRAM_LIMIT) or ([] if reply.files else ["(nothing to show)"])
         for i, piece in enumerate(pieces):
-            sent = await message.reply_text(piece, reply_markup=markup if i == len(pieces) - 1 else None)
+            sent = await text(piece, reply_markup=markup if i == len(pieces) - 1 else None)
         for file in reply.files:
             if not file.picture:
-                await self._send_file(file, lambda content: message.reply_document(content, filename=file.name))
+                await self._send_file(file, lambda content: document(content, filename=file.name))
         return sent
 
     @staticmethod
-    async def _send_file(file: File, send: Any) -> None:
+    async def _send_file(file: File, send: Callable[[Any], Awaitable[Message]]) -> Message:
         try:
-            await send(file.data if file.data is not None else file.path)
+            return await send(file.data if file.data is not None else file.path)
         finally:
             if file.temporary and file.path is not None:
                 file.path.unlink(missing_ok=True)
@@ -386,29 +405,3 @@ class TelegramFrontend:
             await (await media.get_file()).download_to_drive(path)
             reply = await self.commands.recording(chat, path, when=message.date)
         await chat.send(reply)
-
-    # ------------------------------------------------------------ the scheduler's Notifier
-
-    async def send_text(self, text: str) -> None:
-        for owner in self.owner_ids:
-            for piece in split_message(text, TELEGRAM_LIMIT):
-                await self.app.bot.send_message(int(owner), piece)
-
-    async def send_answer(self, answer: Any) -> None:
-        await self.send_text(render_answer(answer))
-
-    async def send_picture(self, png: bytes, caption: str, *, name: str = "picture.png") -> None:
-        """A photo with `caption` under it (what does not fit Telegram's photo caption follows as text)."""
-        head, *rest = split_message(caption, PHOTO_CAPTION_LIMIT) or [""]
-        for owner in self.owner_ids:
-            await self.app.bot.send_photo(int(owner), png, caption=head or None, filename=name)
-            for piece in split_message("\n\n".join(rest), TELEGRAM_LIMIT):
-                await self.app.bot.send_message(int(owner), piece)
-
-    async def send_question(self, question_id: str, text: str, *, sent_at: datetime) -> None:
-        for owner in self.owner_ids:
-            sent = await self.app.bot.send_message(
-                int(owner), f"A question for your story:\n\n{text}\n\n(Reply to this message to answer.)")
-            await self.service.prompts.record(question_id=question_id, platform=PLATFORM,
-                                             chat_id=str(sent.chat_id), message_id=str(sent.message_id),
-                                             sent_at=sent_at)

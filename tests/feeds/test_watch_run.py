@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.compose import build_feeds
-from bot.scheduler import build_runner, running_scheduler
+from bot.scheduler import running_scheduler
 from core.service.parts import Parts
 from tests.core.helpers import MAYA_CHAT, whatsapp_export
-from tests.frontends.conftest import running_bot, telegram_api, telegram_settings  # noqa: F401 (a fixture)
+from tests.frontends.conftest import running_bot, runner_for, telegram_api, telegram_settings  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.asyncio
 
@@ -27,7 +27,7 @@ async def test_a_dropped_export_is_read_on_its_file_event_and_the_owner_told_onc
 
     async with running_bot(settings, service_factory=with_feeds) as (frontend, facets):
         await facets.admin.feeds.add_watch(inbox)
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend)
+        runner = runner_for(settings, frontend, facets)
         # one tick at the start, the next an hour away: only the file's event can read it in time
         async with running_scheduler(runner, every_seconds=3600):
             await asyncio.sleep(1.5)  # the first tick is done and watchfiles is watching

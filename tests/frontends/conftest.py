@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from bot.commands import Commands
+from bot.outbound import Outbound
+from bot.scheduler import build_runner
 from bot.telegram import TelegramFrontend
 from core.config import Settings
+from core.schedule.jobs import JobRunner
 from core.schedule.preferences import ScheduleDefaults
 from bot.compose import Facets
 from core.service.parts import Parts
@@ -60,3 +63,9 @@ async def running_bot(settings: Settings, **kwargs: object) -> AsyncIterator[tup
         frontend = TelegramFrontend(settings, commands_for(settings, facets))
         async with frontend.running():
             yield frontend, facets
+
+
+def runner_for(settings: Settings, frontend: TelegramFrontend, facets: Facets, **options: object) -> JobRunner:
+    """The scheduler's runner, sending through `frontend` as the runtime does."""
+    return build_runner(settings, facets.schedule, frontend.commands.gate, Outbound([frontend], facets.chat.prompts),
+                        **options)

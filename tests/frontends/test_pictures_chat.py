@@ -8,8 +8,7 @@ import struct
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.scheduler import build_runner
-from tests.frontends.conftest import OWNER, running_bot, telegram_settings
+from tests.frontends.conftest import OWNER, running_bot, runner_for, telegram_settings
 from tests.frontends.fakes import scripted
 from tests.frontends.test_discord import OWNER as DISCORD_OWNER
 from tests.frontends.test_discord import discord_api, discord_settings, running  # noqa: F401 (fixture)
@@ -46,7 +45,7 @@ async def test_the_weekly_report_arrives_with_the_week_at_a_glance(tmp_path, tel
     clock = lambda: datetime(2024, 3, 31, 18, 0, tzinfo=LISBON)  # noqa: E731 (the Sunday that ends the week)
     async with running_bot(settings, service_factory=filled) as (frontend, facets):
         await fill(facets.admin)
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock,
+        runner = runner_for(settings, frontend, facets, clock=clock,
                               grace=timedelta(hours=1))
         assert (await runner.tick())["weekly_report"] == "sent"
     png, caption, texts = photo_then_text(telegram_api)
@@ -71,7 +70,7 @@ async def test_a_failing_picture_never_costs_the_owner_the_report(tmp_path, tele
     settings = telegram_settings(tmp_path / "data", telegram_api.url, report_day="sun", report_time="18:00")
     clock = lambda: datetime(2024, 3, 31, 18, 0, tzinfo=LISBON)  # noqa: E731
     async with running_bot(settings, service_factory=broken) as (frontend, facets):
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock,
+        runner = runner_for(settings, frontend, facets, clock=clock,
                               grace=timedelta(hours=1))
         assert (await runner.tick())["weekly_report"] == "sent"
     assert not telegram_api.sent("sendPhoto")

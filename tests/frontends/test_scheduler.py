@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.scheduler import build_runner, running_scheduler
+from bot.scheduler import running_scheduler
 from core.schedule.jobs import latest_slot
-from tests.frontends.conftest import OWNER, running_bot, telegram_settings
+from tests.frontends.conftest import OWNER, running_bot, runner_for, telegram_settings
 from tests.frontends.fakes import question, scripted
 
 LISBON = ZoneInfo("Europe/Lisbon")
@@ -30,7 +30,7 @@ async def test_prompt_at_its_time_reply_is_the_answer_and_no_duplicate_after_res
     settings = telegram_settings(tmp_path / "data", telegram_api.url, question_time="19:00")
     clock = Clock(2024, 5, 6, 18, 30)
     async with running_bot(settings, service_factory=biographer) as (frontend, facets):
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
+        runner = runner_for(settings, frontend, facets, clock=clock)
         assert (await runner.tick())["question_prompt"] == "missed"  # yesterday's, long past the grace
         assert not telegram_api.texts()
         clock.now = clock.now.replace(hour=19, minute=0)
@@ -48,7 +48,7 @@ async def test_prompt_at_its_time_reply_is_the_answer_and_no_duplicate_after_res
     # restart five minutes later: the 19:00 slot is settled in the store
     clock.now += timedelta(minutes=5)
     async with running_bot(settings, service_factory=biographer) as (frontend, facets):
-        assert await build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock).tick() == {}
+        assert await runner_for(settings, frontend, facets, clock=clock).tick() == {}
     assert len(telegram_api.sent()) == 2
 
 
@@ -57,7 +57,7 @@ async def test_never_in_quiet_hours_and_paused_means_silent(tmp_path, telegram_a
                                  quiet_hours="22:00-08:00")
     clock = Clock(2024, 5, 6, 23, 0)
     async with running_bot(settings, service_factory=biographer) as (frontend, facets):
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
+        runner = runner_for(settings, frontend, facets, clock=clock)
         assert (await runner.tick())["question_prompt"] == "quiet hours"
         await facets.admin.preferences.set("quiet_hours", "off")
         await facets.admin.preferences.set_paused(True)
@@ -71,7 +71,7 @@ async def test_missed_slot_made_up_once_on_start_within_grace(tmp_path, telegram
                                  schedule_grace_hours=2)
     clock = Clock(2024, 5, 6, 20, 30)  # the process was down at 19:00
     async with running_bot(settings, service_factory=biographer) as (frontend, facets):
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
+        runner = runner_for(settings, frontend, facets, clock=clock)
         async with running_scheduler(runner, every_seconds=0.2):
             await telegram_api.wait_for(lambda: telegram_api.texts())
             await telegram_api.wait_for(lambda: len(telegram_api.calls) > 0)
@@ -83,7 +83,7 @@ async def test_daily_limit_counts_prompts_of_the_local_day(tmp_path, telegram_ap
     settings = telegram_settings(tmp_path / "data", telegram_api.url, question_time="09:00", questions_per_day=2)
     clock = Clock(2024, 5, 6, 9, 0)
     async with running_bot(settings, service_factory=biographer) as (frontend, facets):
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
+        runner = runner_for(settings, frontend, facets, clock=clock)
         assert (await runner.tick())["question_prompt"] == "sent"
         clock.now = clock.now.replace(hour=12)
         assert (await runner.tick())["question_prompt"] == "sent"
@@ -97,7 +97,7 @@ async def test_weekly_report_and_backup_keep_the_last_n(tmp_path, telegram_api):
                                  backup_keep=2)
     clock = Clock(2024, 5, 6, 18, 0)  # a Monday
     async with running_bot(settings, service_factory=biographer) as (frontend, facets):
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock, grace=timedelta(days=1))
+        runner = runner_for(settings, frontend, facets, clock=clock, grace=timedelta(days=1))
         outcomes = await runner.tick()
         assert outcomes["weekly_report"] == "sent"
         assert outcomes["backup"].startswith("saved ")

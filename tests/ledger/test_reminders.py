@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from bot.scheduler import build_runner
 from core.schedule.jobs import ledger_reminders
 from core.providers.openai_chat import OpenAIChat
+from tests.frontends.conftest import runner_for
 from tests.ledger.harness import Clock, lena_on_telegram, lena_service, lena_settings
 
 
@@ -18,7 +18,7 @@ async def test_a_due_promise_is_reminded_once_at_the_local_time_also_after_a_res
     async with lena_on_telegram(settings, clock=clock) as (frontend, facets):
         item, _ = await facets.admin.ledger.add("commitment", "Send Ana the deck", person="Ana",
                                                 due=date(2024, 5, 10), new_person=True)
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
+        runner = runner_for(settings, frontend, facets, clock=clock)
         assert (await runner.tick())["ledger_reminders"] == "missed"  # yesterday's slot
         assert not telegram_api.texts()
         clock.now = clock.now.replace(minute=0, hour=9)
@@ -31,7 +31,7 @@ async def test_a_due_promise_is_reminded_once_at_the_local_time_also_after_a_res
 
     clock.now += timedelta(minutes=5)  # restart: the slot and the reminder are in the store
     async with lena_on_telegram(settings, clock=clock) as (frontend, facets):
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
+        runner = runner_for(settings, frontend, facets, clock=clock)
         assert await runner.tick() == {}
         clock.now += timedelta(days=1)  # overdue now, but reminded for this due date already
         assert (await runner.tick())["ledger_reminders"] == "nothing due"
@@ -51,7 +51,7 @@ async def test_quiet_hours_and_pause_hold_reminders_back_without_losing_them(tmp
     async with lena_on_telegram(settings, clock=clock) as (frontend, facets):
         await facets.admin.ledger.add("commitment", "Call the plumber", person="Rui", due=date(2024, 5, 10),
                                       new_person=True)
-        runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
+        runner = runner_for(settings, frontend, facets, clock=clock)
         assert (await runner.tick())["ledger_reminders"] == "quiet hours"
         await facets.admin.preferences.set("quiet_hours", "off")
         await facets.admin.preferences.set_paused(True)
@@ -75,7 +75,7 @@ async def test_owed_past_its_date_comes_with_a_follow_up_to_copy(tmp_path, teleg
             await facets.admin.ledger.add("owed", "Pay back lunch", person="Rui", due=date(2024, 5, 10))  # not yet
             await facets.admin.ledger.add("owed", "The old camera", person="Rui", due=date(2024, 3, 1))  # history
             fake_openai.reply("Olá Rui! Ainda tens as fotos? Sem pressa 🙂")
-            runner = build_runner(settings, facets.schedule, frontend.commands.gate, frontend, clock=clock)
+            runner = runner_for(settings, frontend, facets, clock=clock)
             assert (await runner.tick())["ledger_reminders"] == "sent 1"
     finally:
         await llm.close()

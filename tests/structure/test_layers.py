@@ -1,4 +1,5 @@
-"""The layering holds: front ends (bot/) go through the service only; the core knows no platform."""
+"""The layering holds: front ends (bot/) go through their own facet of the service only; the core
+knows no platform."""
 
 from __future__ import annotations
 
@@ -32,6 +33,32 @@ def test_front_ends_never_import_storage_or_touch_a_connection():
         uses = attribute_uses(path, "conn")
         if bad or uses:
             offenders[str(path.relative_to(ROOT))] = (sorted(bad), uses)
+    assert offenders == {}
+
+
+def own_facet(path: Path) -> str:
+    """The one facet of core/service a front-end module may import."""
+    relative = path.relative_to(ROOT / "bot")
+    if relative.parts[0] == "server":
+        return "core.service.serving"
+    if relative.name.startswith("cli"):
+        return "core.service.admin"
+    if relative.name == "scheduler.py":
+        return "core.service.schedule"
+    return "core.service.chat"  # the chat commands, their adapters and what they render
+
+
+def test_each_front_end_imports_only_its_own_facet():
+    """The server gets the serving facet, the CLI the admin one, the scheduler its own, the bots
+    the chat one; only the composition root (bot/compose.py) knows them all and their parts."""
+    offenders = {}
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        if path == ROOT / "bot" / "compose.py":
+            continue
+        bad = {m for m in imported_modules(path)
+               if (m == "core.service" or m.startswith("core.service.")) and m != own_facet(path)}
+        if bad:
+            offenders[str(path.relative_to(ROOT))] = sorted(bad)
     assert offenders == {}
 
 
