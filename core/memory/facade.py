@@ -51,7 +51,6 @@ class Memory:
         self.backup_dir = backup_dir
         self.embedder = embedder
         self.context = context
-        self.raw_dir = raw_dir
         self._importers = importers
         # the person filter matches every name the people table knows for that person
         self.searcher = Searcher(conn, embedder,
