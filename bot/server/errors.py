@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from starlette.responses import JSONResponse
 
 from core.serving.api_errors import Conflict, NotAuthenticated, NotFound, NotPermitted
@@ -44,10 +46,28 @@ def error_body(error: UserFacingError) -> dict:
     return body
 
 
-def error_response(error: UserFacingError) -> JSONResponse:
+#: what RFC 6750 §3 allows inside a quoted error_description (no quote, no backslash, no control)
+_NOT_IN_QUOTED = re.compile(r'[^\x20\x21\x23-\x5b\x5d-\x7e]')
+
+
+def bearer_challenge(error: NotAuthenticated, *, resource_metadata: str | None = None) -> str:
+    """The 401's `WWW-Authenticate` (RFC 6750 §3): what went wrong and what to do, in words a client
+    can show, and where an OAuth client finds how to get a token (RFC 9728 §5.1)."""
+    described = _NOT_IN_QUOTED.sub("'", f"{error.message}: {error.hint}" if error.hint else error.message)
+    parts = ['realm="biographer"']
+    if resource_metadata:
+        parts.append(f'resource_metadata="{resource_metadata}"')
+    if error.token_sent:  # no error code when no credentials came at all (RFC 6750 §3.1)
+        parts.append('error="invalid_token"')
+    parts.append(f'error_description="{described}"')
+    return "Bearer " + ", ".join(parts)
+
+
+def error_response(error: UserFacingError, *, resource_metadata: str | None = None) -> JSONResponse:
+    """`resource_metadata`: the protected-resource metadata a 401 points OAuth clients to."""
     headers = {}
     if isinstance(error, NotAuthenticated):
-        headers["WWW-Authenticate"] = 'Bearer realm="biographer"'
+        headers["WWW-Authenticate"] = bearer_challenge(error, resource_metadata=resource_metadata)
     if isinstance(error, TooManyRequests):
         headers["Retry-After"] = str(max(1, round(error.retry_after)))
     return JSONResponse(error_body(error), status_code=status_of(error), headers=headers)

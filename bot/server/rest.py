@@ -3,8 +3,9 @@ shared operations, answer; errors become statuses in bot/server/errors.py."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Header, Path, Request
+from fastapi import APIRouter, Depends, Header, Path, Request, Security
 from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bot.server.operations import Operations
 from bot.server.schemas import (CapabilitiesOut, DeleteOut, DeleteRequest, ErrorOut, ListOut, ListRequest, ReadOut,
@@ -20,7 +21,15 @@ _ERRORS = {status: {"model": ErrorOut, "description": what} for status, what in 
     (429, "over this client's rate limit (see Retry-After)"))}
 
 
-async def admitted(request: Request) -> Client:
+#: declared in /openapi.json (components.securitySchemes.bearer, and on every operation), so
+#: generated clients and ChatGPT Actions know to send the token; the door checks it, not FastAPI
+#: (auto_error=False), so a refusal keeps the API's own 401 and its hint
+bearer = HTTPBearer(scheme_name="bearer", auto_error=False,
+                    description="a client token from `biographer clients add NAME --allow OPS` (bio_...)")
+
+
+async def admitted(request: Request,
+                   _declared: HTTPAuthorizationCredentials | None = Security(bearer)) -> Client:
     """The client the bearer token names (401 otherwise), within its rate limit (429 otherwise)."""
     return await request.app.state.door.admit(request.headers.get("authorization"))
 

@@ -6,7 +6,12 @@ from core.errors import UserFacingError
 
 
 class NotAuthenticated(UserFacingError):
-    """No token, a malformed one, an unknown one or a revoked one (HTTP 401)."""
+    """No token, a malformed one, an unknown one, an expired or a revoked one (HTTP 401).
+    `token_sent`: False when no credentials came at all (RFC 6750 §3.1 then names no error code)."""
+
+    def __init__(self, message: str, *, hint: str = "", token_sent: bool = True) -> None:
+        super().__init__(message, hint=hint)
+        self.token_sent = token_sent
 
 
 class NotPermitted(UserFacingError):

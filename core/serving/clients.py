@@ -148,7 +148,7 @@ class ClientBook:
     async def authenticate(self, authorization: str | None) -> Client:
         """The client an `Authorization` header value names, or NotAuthenticated saying why."""
         if not authorization:
-            raise NotAuthenticated("no bearer token", hint=_BEARER_HINT)
+            raise NotAuthenticated("no bearer token", hint=_BEARER_HINT, token_sent=False)
         scheme, _, token = authorization.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise NotAuthenticated("the Authorization header is not `Bearer TOKEN`", hint=_BEARER_HINT)

@@ -468,3 +468,31 @@ async def test_an_agent_with_the_delete_scope_deletes_its_own_saves_only(setting
             gone = await mcp.call_tool("delete", {"record": other["record"]})
             assert not gone.is_error and gone.structured_content["status"] == "deleted"
         assert await server.service.save_shelf.list() == []
+
+
+async def test_openapi_declares_the_bearer_token_and_a_401_says_what_to_do(settings, tmp_path):
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async with server.http(None) as http:
+            schema = (await http.get("/openapi.json")).json()
+            missing = await http.get("/v1/capabilities")
+            wrong = await http.get("/v1/capabilities", headers={"Authorization": 'Bearer "quoted\\'})
+    # what OpenAPI 3 says a bearer scheme is (the spec's Security Scheme Object), and every /v1 operation needs it
+    assert schema["components"]["securitySchemes"]["bearer"]["type"] == "http"
+    assert schema["components"]["securitySchemes"]["bearer"]["scheme"].lower() == "bearer"
+    operations = [op for path, ops in schema["paths"].items() if path.startswith("/v1/") for op in ops.values()]
+    assert len(operations) >= 6 and all(op["security"] == [{"bearer": []}] for op in operations)
+
+    challenge = parse_www_authenticate(missing.headers["www-authenticate"])
+    assert challenge["scheme"] == "bearer" and "error" not in challenge  # RFC 6750 §3.1: no credentials, no code
+    assert "biographer clients add" in challenge["error_description"]
+    refused = parse_www_authenticate(wrong.headers["www-authenticate"])
+    assert refused["error"] == "invalid_token" and refused["error_description"].startswith("malformed token")
+
+
+def parse_www_authenticate(value: str) -> dict[str, str]:
+    """A challenge's parameters, read by the standard library's parser of HTTP lists with quoted
+    strings (urllib.request, written for Digest's challenges, which share RFC 7235's auth-param grammar)."""
+    from urllib.request import parse_http_list, parse_keqv_list
+
+    scheme, _, rest = value.partition(" ")
+    return {"scheme": scheme.lower(), **parse_keqv_list(parse_http_list(rest))}
