@@ -179,8 +179,7 @@ async def cmd_timeline(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         stderr(f"wrote {path}")  # stdout stays one JSON document
     if args.json:
-        print_json([{"id": e.id, "date": e.date, "title": e.title, "detail": e.detail,
-                     "locators": list(e.locators)} for e in events])
+        print_json([e.to_json() for e in events])
         return 0
     for event in events:
         print(f"{event.date:<10}  {event.title}" + (f" — {event.detail}" if event.detail else "")

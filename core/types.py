@@ -281,6 +281,10 @@ class TimelineEvent:
     detail: str = ""
     locators: tuple[str, ...] = ()
 
+    def to_json(self) -> dict:
+        return {"id": self.id, "date": self.date, "title": self.title, "detail": self.detail,
+                "locators": list(self.locators)}
+
 
 @dataclass(frozen=True)
 class ProfileEdit:

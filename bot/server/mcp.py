@@ -1,5 +1,6 @@
-"""MCP over Streamable HTTP at /mcp (the official `mcp` SDK): tools `search`, `read`, `list` and
-`save`, whose input schemas are the REST request models and whose results are the REST answers.
+"""MCP over Streamable HTTP at /mcp (the official `mcp` SDK): tools `search`, `read`, `list`,
+`save` and `delete`, whose input schemas are the REST request models and whose results are the REST
+answers; resources (bot/server/mcp_resources.py) and the prompt `use_memory` (bot/server/mcp_prompt.py).
 
 Stateless and plain JSON: each POST carries the bearer token and is answered on its own, so the
 one check at the door (bot/server/auth.py) covers every call and no session outlives a revoked token."""
@@ -12,16 +13,19 @@ from typing import Any
 
 from mcp import types
 from mcp.server import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ValidationError
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bot.server import mcp_prompt, mcp_resources
 from bot.server.errors import error_body, status_of
 from bot.server.operations import Operations
 from bot.server.schemas import DeleteRequest, ListRequest, ReadRequest, SaveToolRequest, SearchRequest
-from core.serving.api_errors import NotAuthenticated
+from core.serving.api_errors import NotAuthenticated, NotFound
 from core.serving.clients import Client
 from core.errors import UserFacingError
 
@@ -30,7 +34,9 @@ INSTRUCTIONS = (
     "for ranked passages, `read` for the exact text at a locator (with its senders and time), `list` to see "
     "everything a filter keeps (not ranked; page with next_cursor), and `save` to keep what the owner told you "
     "(a note, preference, decision, recommendation or link) in your own section. Quote passages as they are and "
-    "cite their locators; never present a search miss as a fact about the owner's life.")
+    "cite their locators; never present a search miss as a fact about the owner's life. The prompt `use_memory` "
+    "holds the rules in full; the resources biographer://bio.md, biographer://timeline and "
+    "biographer://people/NAME summarise the owner's life for a token that sees every section.")
 
 Handler = Callable[[Operations, Client, Any], Awaitable[dict]]
 
@@ -75,8 +81,52 @@ def _error(error: UserFacingError) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
+def _refusal(error: UserFacingError) -> MCPError:
+    """A refusal outside a tool call (resources, prompts) as a JSON-RPC error whose message holds
+    the status, the error and its hint, for clients that show only the message."""
+    hint = f" ({error.hint})" if error.hint else ""
+    return MCPError(INVALID_PARAMS, f"{status_of(error)}: {error.message}{hint}", data=error_body(error))
+
+
+def _refusing(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    async def answering(ctx, params):
+        try:
+            return await handler(ctx, params)
+        except UserFacingError as error:
+            raise _refusal(error) from None
+    return answering
+
+
+def _client(ctx) -> Client:
+    client: Client | None = ctx.request.scope.get("state", {}).get("client") if ctx.request else None
+    if client is None:  # GuardedMcp admits every request first: this is a wiring error
+        raise NotAuthenticated("not authenticated", hint="send `Authorization: Bearer TOKEN`")
+    return client
+
+
 def build_mcp_server(operations: Operations, *, version: str) -> Server:
     schemas = {name: _schema(model) for name, (model, _, _) in TOOLS.items()}
+
+    @_refusing
+    async def list_resources(ctx, params) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=mcp_resources.listed(_client(ctx)))
+
+    @_refusing
+    async def list_resource_templates(ctx, params) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=mcp_resources.templates(_client(ctx)))
+
+    @_refusing
+    async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        return types.ReadResourceResult(contents=[await mcp_resources.read(operations, _client(ctx), params.uri)])
+
+    async def list_prompts(ctx, params) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=mcp_prompt.listed())
+
+    @_refusing
+    async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name != mcp_prompt.NAME:
+            raise NotFound(f"no prompt {params.name[:100]!r}", hint=f"use {mcp_prompt.NAME} (prompts/list)")
+        return mcp_prompt.prompt(_client(ctx), (params.arguments or {}).get("question"))
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
@@ -84,9 +134,10 @@ def build_mcp_server(operations: Operations, *, version: str) -> Server:
             for name, (_, description, _) in TOOLS.items()])
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        client: Client | None = ctx.request.scope.get("state", {}).get("client") if ctx.request else None
-        if client is None:  # GuardedMcp admits every request first: this is a wiring error
-            return _error(NotAuthenticated("not authenticated", hint="send `Authorization: Bearer TOKEN`"))
+        try:
+            client = _client(ctx)
+        except UserFacingError as error:
+            return _error(error)
         if params.name not in TOOLS:
             return _error(UserFacingError(f"unknown tool {params.name[:100]!r}", hint=f"use one of {', '.join(TOOLS)}"))
         model, _, handler = TOOLS[params.name]
@@ -104,7 +155,9 @@ def build_mcp_server(operations: Operations, *, version: str) -> Server:
                                     structured_content=out, is_error=out.get("outcome") == "unavailable")
 
     return Server("biographer", version=version, instructions=INSTRUCTIONS,
-                  get_tool_input_schema=schemas.get, on_list_tools=list_tools, on_call_tool=call_tool)
+                  get_tool_input_schema=schemas.get, on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources, on_list_resource_templates=list_resource_templates,
+                  on_read_resource=read_resource, on_list_prompts=list_prompts, on_get_prompt=get_prompt)
 
 
 class WithoutStream:

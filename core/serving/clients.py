@@ -58,6 +58,15 @@ class Client:
                                f"(allowed: {', '.join(self.sections)})",
                                hint="ask the owner for a token with that section (clients add --sections)")
 
+    def require_every_section(self, what: str) -> None:
+        """bio.md, the timeline and the people are drawn from every section at once, so a client kept
+        to some sections may not read them: decided by the token alone, never by what they hold."""
+        if self.sections:
+            raise NotPermitted(f"client {self.name!r} may not read {what}: it is drawn from every section, and "
+                               f"this token sees only {', '.join(self.sections)}",
+                               hint="search, read and list within your sections, or ask the owner for a token "
+                                    "without --sections")
+
 
 #: the owner themself, as the CLI and the logged-in page act: every operation, every section
 OWNER = Client(id=0, name="owner", operations=OPERATIONS, sections=())
