@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from bs4 import BeautifulSoup
 
 from bot.cli import main
 from bot.server.page.markdown import render_markdown
@@ -202,8 +203,14 @@ async def test_bio_is_rendered_safely_with_its_citations_as_links(settings, tmp_
             assert "default-src 'none'" in csp and "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
             assert page.headers["x-frame-options"] == "DENY" and page.headers["cache-control"] == "no-store"
             # everything the page loads is its own
-            for asset in ("/static/page.css", "/static/page.js"):
+            for asset in ("/static/page.css", "/static/page.js", "/static/favicon.svg"):
                 assert (await http.get(asset)).status_code == 200
+            async with httpx.AsyncClient(base_url=server.url) as stranger:  # no login: nothing private in it
+                icon = await stranger.get("/favicon.ico")
+            assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+            assert icon.content.startswith(b"<svg") and b"http://www.w3.org/2000/svg" in icon.content
+            assert b"href" not in icon.content  # draws itself: nothing fetched
+            assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in body
             assert "http" not in "".join(line for line in body.splitlines() if "<link" in line or "<script" in line)
 
 
@@ -243,13 +250,49 @@ async def test_passage_person_timeline_history_and_search(settings, tmp_path):
 
             found = (await http.get("/search", params={"q": "knee", "person": "Ana", "since": "2024-03",
                                                        "until": "2024-03", "kind": "whatsapp"})).text
-            assert "Brutal. Knee hurts again" in found and "passage(s) matched" in found
+            assert "Brutal. <mark>Knee</mark> hurts again" in found and "passage(s) matched" in found
             nothing = (await http.get("/search", params={"q": "knee", "since": "2030"})).text
             assert "nothing matched" in nothing
             everything = (await http.get("/search", params={"person": "Maya", "limit": 1})).text
             assert "Everything these filters keep" in everything and "cursor=" in everything
             bad = await http.get("/search", params={"q": "knee", "since": "someday"})
             assert bad.status_code == 400 and "not a date" in bad.text
+
+
+HOSTILE = ('# Knee notes\n\n<script>alert("knee")</script> <img src=x onerror=alert(1)> my knee &amp; '
+           'both knees</mark><mark>\nsecond line: "knee" <b>bold</b>\n')
+
+
+async def test_search_results_mark_the_query_words_and_show_passages_as_text(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        folder = tmp_path / "hostile"
+        folder.mkdir()
+        (folder / "2024-04-09 knee.md").write_text(HOSTILE, encoding="utf-8")
+        assert not (await server.service.memory.ingest([folder])).errors
+        async with logged_in(server) as http:
+            page = BeautifulSoup((await http.get("/search", params={"q": "what about my knees?",
+                                                                    "mode": "keyword"})).text, "html.parser")
+            ticked = BeautifulSoup((await http.get("/search", params={"q": "knee", "kind": "markdown"})).text,
+                                   "html.parser")
+        results = page.select("li.result")
+        hostile = next(r for r in results if "Knee notes" in r.get_text())
+        text = hostile.select_one("div.text")
+        # the passage's own words, line breaks and all, with nothing of it taken for markup
+        assert text.get_text() == HOSTILE.rstrip("\n")
+        assert not hostile.select("script, img, b") and not page.select("main script")
+        # the query's words marked wherever the index would find them ("knees" -> knee), stop words not
+        assert [m.get_text() for m in text.select("mark")] == ["Knee", "knee", "knee", "knees", "knee"]
+        chat = next(r for r in results if "WhatsApp with Maya" in r.get_text())
+        head = chat.select_one("header")
+        assert head.select_one("time").get_text() == "2024-03-14 08:15–08:20"  # first and last message (Lisbon)
+        assert head.select_one(".people").get_text() == "Maya, Ana"  # in order of speaking
+        scores = [float(r.select_one(".score meter")["value"]) for r in results]
+        assert scores == sorted(scores, reverse=True) and all(s > 0 for s in scores)
+        assert "Brutal. Knee hurts again" in chat.select_one("div.text").get_text()
+        # kinds are checkboxes, the ticked ones kept
+        boxes = {box["value"]: box.has_attr("checked") for box in ticked.select("fieldset.kinds input[type=checkbox]")}
+        assert boxes == {"markdown": True, "whatsapp": False} and not ticked.select("select[multiple]")
+        assert ticked.select("li.result") and all("Maya" not in r.get_text() for r in ticked.select("li.result"))
 
 
 async def test_questions_without_a_model_say_so_and_keep_nothing(settings, tmp_path):
@@ -292,7 +335,7 @@ async def test_uploads_are_kept_inside_their_folder_and_within_the_limit(setting
                 await asyncio.sleep(0.05)
             assert status["state"] == "done" and "1 new source(s)" in status["summary"], status
             found = (await http.get("/search", params={"q": "zeppelin", "mode": "keyword"})).text
-            assert "A zeppelin over the river." in found
+            assert "A <mark>zeppelin</mark> over the river." in found
         assert not any(uploads.iterdir())  # the upload folder is gone
 
 

@@ -64,8 +64,8 @@ async def test_log_in_read_bio_and_open_a_cited_passage_beside_it(browser, setti
             passage = page.locator("aside#passage")
             assert await passage.is_hidden()
             await page.click(f'article.bio a.cite[data-locator="{places["knee"]}"]')
-            await passage.locator("pre.text").wait_for()
-            assert "Brutal. Knee hurts again" in await passage.locator("pre.text").inner_text()
+            await passage.locator(".text").wait_for()
+            assert "Brutal. Knee hurts again" in await passage.locator(".text").inner_text()
             meta = await passage.locator(".meta").first.inner_text()
             assert "2024-03-14 08:15" in meta and "Ana" in meta and "Maya" in meta
             assert await passage.locator("h2").inner_text() == "WhatsApp with Maya"
@@ -114,7 +114,7 @@ async def test_answer_an_open_question_in_its_text_box(browser, settings, tmp_pa
                 await reply.wait_for()
                 assert "Thank you! I added why you moved to Porto" in await reply.inner_text()
                 await reply.locator("a.cite").first.click()
-                await page.locator("aside#passage pre.text").wait_for()
+                await page.locator("aside#passage .text").wait_for()
                 assert "the owner: I moved for the job" in await page.locator("aside#passage").inner_text()
                 assert await page.locator(f"#question-{question.id}").count() == 0  # answered: no longer open
                 await page.click("nav >> text=bio.md")

@@ -27,7 +27,8 @@ from core.service.serving import ServingFacet
 router = APIRouter(include_in_schema=False)
 Session = Annotated[PageSession, Depends(current_session)]
 Posted = Annotated[PageSession, Depends(posted_by_page)]
-STATIC = {"page.css": "text/css; charset=utf-8", "page.js": "text/javascript; charset=utf-8"}
+STATIC = {"page.css": "text/css; charset=utf-8", "page.js": "text/javascript; charset=utf-8",
+          "favicon.svg": "image/svg+xml"}
 SEARCH_MODES = ("hybrid", "keyword", "semantic")
 
 
@@ -61,6 +62,13 @@ async def static(name: str) -> Response:
         return Response("not found", status_code=404, media_type="text/plain")
     body = resources.files("bot.server.page").joinpath("static", name).read_bytes()
     return Response(body, media_type=STATIC[name], headers={"cache-control": "no-cache"})
+
+
+@router.get("/favicon.ico")
+async def favicon() -> Response:
+    """Browsers ask for /favicon.ico whatever the page links: the same SVG (Chromium and Firefox
+    read an SVG served there by its type), rather than a 404 in every tab's log."""
+    return await static("favicon.svg")
 
 
 # ------------------------------------------------------------------ login
@@ -256,7 +264,7 @@ async def search(request: Request, session: Session, q: str = "", mode: str = "h
     return render(request, "search.html", session, active="search", form=form, answer=answer, listed=listed,
                   more=more, kinds=sorted((await service.memory.stats()).get("by_kind", {})), modes=SEARCH_MODES,
                   people=[p.name for p in await service.people()][:500],
-                  span=lambda p: views.time_span(p.time_start, p.time_end, service.timezone))
+                  span=lambda p: views.time_span(p.time_start, p.time_end, service.timezone), mark=views.marked)
 
 
 # ------------------------------------------------------------------ imports

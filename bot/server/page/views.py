@@ -10,7 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
+from markupsafe import Markup, escape
+
 from core.biographer.profile import unified_diff
+from core.memory.highlight import query_spans
 from core.times import parse_utc
 from core.types import ProfileEdit, TimelineEvent
 
@@ -138,3 +141,14 @@ class PictureShelf:
 
     def get(self, key: str) -> bytes | None:
         return self._kept.get(key)
+
+
+def marked(text: str, query: str) -> Markup:
+    """A passage with the query's words in <mark>: each piece of the raw text escaped on its own,
+    so nothing a passage holds (markup, entities) becomes HTML or is split by a mark."""
+    out, at = [], 0
+    for start, end in query_spans(text, query) if query else ():
+        out += [escape(text[at:start]), Markup("<mark>"), escape(text[start:end]), Markup("</mark>")]
+        at = end
+    out.append(escape(text[at:]))
+    return Markup("").join(out)
