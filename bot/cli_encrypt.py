@@ -18,7 +18,8 @@ def store_files(settings: Settings) -> StoreFiles:
     from core.privacy.encryption import StoreFiles
 
     return StoreFiles(data_dir=settings.data_dir, database=settings.database_path, raw_dir=settings.raw_dir,
-                      backup_dir=settings.backup_dir, inbox_dir=settings.data_dir / "inbox")
+                      backup_dir=settings.backup_dir, inbox_dir=settings.data_dir / "inbox",
+                      upload_dir=settings.upload_dir)
 
 
 def _backup_first(settings: Settings):  # noqa: ANN202 - the coroutine function the conversion awaits

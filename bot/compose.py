@@ -128,7 +128,8 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
 
     key = store_key(settings.data_dir, owner_keys(settings), encrypt_new=settings.encrypt)
     async with open_store(settings.database_path, key=key, busy_seconds=settings.store_busy_seconds,
-                          private_folders=(settings.raw_dir, settings.backup_dir, settings.data_dir / "inbox")) as conn:
+                          private_folders=(settings.raw_dir, settings.backup_dir, settings.data_dir / "inbox",
+                                           settings.upload_dir)) as conn:
         context = import_context(settings)
         await follow_owner_aliases(conn, context)  # aliases added since the last start mark old messages
         memory = Memory(conn, embedder=embedder or configured_embedder(settings),

@@ -274,3 +274,8 @@ class Settings(BaseSettings):
     @property
     def backup_dir(self) -> Path:
         return self.data_dir / "backups"
+
+    @property
+    def upload_dir(self) -> Path:
+        """Where files dropped on the page wait for their import (storage/uploads.py)."""
+        return self.data_dir / "uploads"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -25,11 +26,15 @@ from storage import saves as save_store
 from storage.db import Store, busy_notice, open_database
 from storage.encryption import StoreKey
 from storage.meta import get_meta
+from storage.uploads import FOLDER as UPLOADS_FOLDER, StagedFolder, UploadStaging
 
 if TYPE_CHECKING:
     from core.memory.embedding_choice import EmbeddingAdvice
     from core.memory.indexer import Indexer
     from core.memory.ingest import Ingestor
+
+
+__all__ = ["Forgotten", "Memory", "StagedFolder", "open_store"]  # StagedFolder: what the page's uploads wait in
 
 
 @asynccontextmanager
@@ -52,6 +57,8 @@ class Memory:
         self.embedder = embedder
         self.context = context
         self._importers = importers
+        # files dropped on the page wait in the data folder (storage/uploads.py), beside raw/
+        self.uploads = UploadStaging(raw_dir.parent / UPLOADS_FOLDER)
         # the person filter matches every name the people table knows for that person
         self.searcher = Searcher(conn, embedder,
                                  person_names=person_names or (lambda name: people_store.names_of(conn, name)),
@@ -152,10 +159,14 @@ class Memory:
         forgotten = await forget_source(self.conn, document_id, raw_dir=self.raw_dir, backup_dir=self.backup_dir)
         async with self.conn.transaction():
             await save_store.delete_records_without_versions(self.conn)
+        # what a killed import left waiting may hold the very source being forgotten
+        await asyncio.to_thread(self.uploads.sweep)
         return forgotten
 
     async def clean_raw_copies(self) -> int:
-        """Delete the raw copies no source refers to; returns how many."""
+        """Delete the raw copies no source refers to, and the uploads of imports that did not
+        finish (a server killed mid-import); returns how many raw copies went."""
+        await asyncio.to_thread(self.uploads.sweep)
         return await clean_raw_copies(self.conn, self.raw_dir)
 
     async def policy_changed(self, document_ids: list[int], policy: str) -> int:

@@ -107,16 +107,18 @@ def message_record(document_id: int, conversation: Conversation, dedup_key: str,
 
 def expand_paths(paths: Iterable[Path], *, skip: Path | None = None) -> Iterator[Path]:
     """Files as given, folders walked in name order; hidden files and the `skip` folder (the
-    store's own data directory, when someone ingests the folder that holds it) left out."""
+    store's own data directory, when someone ingests the folder that holds it) left out. A folder
+    given that is itself inside `skip` (the page's uploads wait in the data folder) is walked whole."""
     skip = skip.resolve() if skip else None
     for path in paths:
         if not path.is_dir():
             yield path
             continue
+        skipping = skip is not None and not path.resolve().is_relative_to(skip)
         for child in sorted(path.rglob("*")):
             if not child.is_file() or any(p.startswith(".") for p in child.relative_to(path).parts):
                 continue
-            if skip and child.resolve().is_relative_to(skip):
+            if skipping and child.resolve().is_relative_to(skip):
                 continue
             yield child
 

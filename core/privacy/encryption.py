@@ -20,6 +20,7 @@ from storage import backup as backup_store
 from storage import encryption, reencrypt
 from storage.encryption import DECRYPTING, ENCRYPTED, ENCRYPTING, KeyFile, Sealer, StoreKey, unseal_file
 from storage.permissions import private_dir
+from storage.uploads import UploadStaging
 
 # Sealer and unseal_file are storage's, named here for the front ends (the page's uploads wait sealed)
 __all__ = ["Converted", "KeyMissing", "Keys", "PassphraseSource", "Sealer", "StoreFiles", "decrypt_store",
@@ -98,6 +99,7 @@ class StoreFiles:
     raw_dir: Path
     backup_dir: Path
     inbox_dir: Path
+    upload_dir: Path  # what the page's imports left waiting (none runs: the store is held alone)
 
 
 async def encrypt_store(files: StoreFiles, keys: Keys, *, take_backup: Callable[[], Awaitable[Path]]) -> Converted:
@@ -147,7 +149,10 @@ async def decrypt_store(files: StoreFiles, keys: Keys, *, take_backup: Callable[
 
 def _convert(files: StoreFiles, *, from_key: StoreKey | None, to_key: StoreKey | None,
              key_file: KeyFile | None) -> tuple[int, int]:
-    """Every backup, then the kept copies and the inbox, then the store's database (one rename)."""
+    """Every backup, then the kept copies and the inbox, then the store's database (one rename).
+    Uploads a killed import left are removed rather than converted: they are copies of files the
+    owner still has, and an import of them never finished."""
+    UploadStaging(files.upload_dir).sweep()
     backups = 0
     for backup in backup_store.list_backups(files.backup_dir):
         backups += _convert_backup(backup, files, from_key=from_key, to_key=to_key, key_file=key_file)

@@ -77,7 +77,10 @@ def key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_encrypt_leaves_no_planted_word_in_any_file_under_the_data_folder(tmp_path: Path, capsys, key):
+    from tests.server.test_page_uploads import left_by_a_killed_process
+
     data = a_store_in_the_clear(tmp_path)
+    left_by_a_killed_process(data / "uploads", "chat.txt", NOTE.encode())  # a page import killed before encrypt
 
     assert cli("encrypt") == 0
     (tmp_path / "later.txt").write_text(LATER, encoding="utf-8")
@@ -321,15 +324,11 @@ async def test_the_memory_server_serves_an_encrypted_store_and_what_it_saves_is_
     assert not (settings.data_dir / "biographer.sqlite3").read_bytes().startswith(b"SQLite format 3")
 
 
-async def test_the_page_keeps_an_encrypted_stores_uploads_sealed_while_they_wait(settings, tmp_path: Path, monkeypatch):
-    import tempfile
-
+async def test_the_page_keeps_an_encrypted_stores_uploads_sealed_while_they_wait(settings, tmp_path: Path):
     from tests.server.conftest import running_server
     from tests.server.test_page import _finished, csrf_of, logged_in
 
-    uploads = tmp_path / "tmp"
-    uploads.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(uploads))
+    uploads = settings.data_dir / "uploads"
     key_file, store_key = encryption.new_key_file(PASSPHRASE, state="encrypted")
     settings.data_dir.mkdir(parents=True)
     encryption.write_key_file(settings.data_dir, key_file)
@@ -340,7 +339,7 @@ async def test_the_page_keeps_an_encrypted_stores_uploads_sealed_while_they_wait
             up = await http.post(f"/imports/{job['id']}/files", params={"name": "2024-05-01 notes.md"},
                                  content=f"# Notes\n\n{LATER}\n".encode() * 3000, headers=csrf)  # several chunks
             assert up.status_code == 200
-            [waiting] = [p for p in every_file(uploads)]
+            [waiting] = [p for p in every_file(uploads) if p.suffix != ".lock"]
             assert encryption.is_sealed(waiting) and planted_in(uploads) == []
             assert (await http.post(f"/imports/{job['id']}/start", headers=csrf)).status_code == 200
             status = await _finished(http, job["id"])

@@ -5,7 +5,6 @@ Host, CSRF, origin), what each page shows, and the pieces it is built from. The 
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta, timezone
@@ -311,11 +310,9 @@ async def test_questions_without_a_model_say_so_and_keep_nothing(settings, tmp_p
         assert [q.id for q in await server.service.biographer.open_questions()] == [question.id]
 
 
-async def test_uploads_are_kept_inside_their_folder_and_within_the_limit(settings, tmp_path, monkeypatch):
+async def test_uploads_are_kept_inside_their_folder_and_within_the_limit(settings, tmp_path):
     settings = settings.model_copy(update={"page_max_upload_mb": 1})
-    uploads = tmp_path / "tmp"
-    uploads.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(uploads))
+    uploads = settings.data_dir / "uploads"
     async with running_server(settings, tmp_path, seeded=False) as server:
         async with logged_in(server) as http:
             csrf = {"X-CSRF-Token": csrf_of((await http.get("/imports")).text)}

@@ -94,7 +94,7 @@ def build_page(service: ServingFacet, config: PageConfig) -> FastAPI:
         f"doc{s.document_id}:{s.char_start}-{s.char_end}" for s in sources if s.document_id is not None]
     app.state.templates = Jinja2Templates(env=environment)
     app.state.pictures = PictureShelf()
-    app.state.imports = ImportJobs(service, upload_dir=config.upload_dir, max_file_bytes=config.max_upload_bytes)
+    app.state.imports = ImportJobs(service, max_file_bytes=config.max_upload_bytes)
     app.include_router(router)
     app.add_exception_handler(LoginRequired, _login_required)
     app.add_exception_handler(CrossSiteRefused, _cross_site)

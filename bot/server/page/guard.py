@@ -15,7 +15,6 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from fastapi import Request
@@ -46,9 +45,6 @@ class PageConfig:
     hosts: frozenset[str]  # host names served (lower case, no port)
     session_lifetime: timedelta
     max_upload_bytes: int
-    # uploads wait here while they are imported; None: the system's temporary folder. Never inside
-    # the data folder, whose files an import walks past (it holds the store itself)
-    upload_dir: Path | None = None
 
     @classmethod
     def for_server(cls, *, bind_host: str, extra_hosts: list[str], session_hours: float,

@@ -1,6 +1,8 @@
-"""Imports from the page: files dropped on it are streamed to a private folder of their own, then
-imported by the service in the background, one import at a time, while the page polls progress.
-The folder is removed when the import ends (the store keeps its own copies of what it needs)."""
+"""Imports from the page: files dropped on it are streamed to a private folder of their own inside
+the data folder (the memory's upload staging, storage/uploads.py), then imported by the service in
+the background, one import at a time, while the page polls progress. The folder is removed when
+the import ends (the store keeps its own copies of what it needs); one a killed server left is
+removed at the next start or forget."""
 
 from __future__ import annotations
 
@@ -8,19 +10,21 @@ import asyncio
 import logging
 import os
 import secrets
-import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from bot.render import ingest_summary
 from core.errors import BiographerError, UserFacingError
 from core.privacy.encryption import Sealer, unseal_file
 from core.serving.api_errors import Conflict
 from core.service.serving import ServingFacet
+
+if TYPE_CHECKING:
+    from core.memory.facade import StagedFolder
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +37,7 @@ _STAGE_WORDS = {"saving": "files saved", "messages": "messages read in this file
 @dataclass
 class ImportJob:
     id: str
-    folder: Path
+    staged: StagedFolder
     names: list[str] = field(default_factory=list)
     state: str = "receiving"  # receiving | queued | importing | done | failed
     stage: str = ""
@@ -42,6 +46,10 @@ class ImportJob:
     summary: str = ""
     errors: list[str] = field(default_factory=list)
     arriving: int = 0  # files still being received: the import cannot start before they are whole
+
+    @property
+    def folder(self) -> Path:
+        return self.staged.path
 
     def progress(self, stage: str, done: int, total: int | None) -> None:
         self.stage, self.done, self.total = stage, done, total
@@ -94,9 +102,9 @@ def _new_file(folder: Path, name: str) -> Iterator[tuple[Path, BinaryIO]]:
 
 
 class ImportJobs:
-    def __init__(self, service: ServingFacet, *, upload_dir: Path | None, max_file_bytes: int) -> None:
+    def __init__(self, service: ServingFacet, *, max_file_bytes: int) -> None:
         self.service = service
-        self.upload_dir = upload_dir
+        self.staging = service.memory.uploads
         self.key = service.memory.file_key  # None: the store is in the clear, and so are uploads
         self.max_file_bytes = max_file_bytes
         self._jobs: dict[str, ImportJob] = {}
@@ -104,10 +112,7 @@ class ImportJobs:
         self._tasks: set[asyncio.Task] = set()
 
     def new(self) -> ImportJob:
-        if self.upload_dir is not None:
-            self.upload_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        folder = Path(tempfile.mkdtemp(prefix="biographer-page-", dir=self.upload_dir))  # mode 0700
-        job = ImportJob(id=secrets.token_urlsafe(12), folder=folder)
+        job = ImportJob(id=secrets.token_urlsafe(12), staged=self.staging.new_folder())
         self._jobs[job.id] = job
         return job
 
@@ -169,12 +174,13 @@ class ImportJobs:
         try:
             async with self._one_at_a_time:
                 job.state = "importing"
-                folder = await asyncio.to_thread(self._opened, job) if self.key else job.folder
+                opened = await asyncio.to_thread(self._opened, job) if self.key else None
                 try:
+                    folder = opened.path if opened else job.folder
                     report = await self.service.memory.ingest([folder], progress=job.progress)
                 finally:
-                    if folder != job.folder:
-                        shutil.rmtree(folder, ignore_errors=True)
+                    if opened:
+                        await asyncio.to_thread(opened.remove)
                 job.summary = ingest_summary(label, report, await self.service.memory.stats())
                 job.errors = list(report.errors)
                 job.state = "done"
@@ -182,17 +188,21 @@ class ImportJobs:
             log.warning("page import %s failed: %s", job.id, error)
             job.summary, job.state = f"Could not import {label}: {error}", "failed"
         finally:
-            shutil.rmtree(job.folder, ignore_errors=True)
+            await asyncio.to_thread(job.staged.remove)
 
-    def _opened(self, job: ImportJob) -> Path:
-        """The job's sealed files opened into a private folder of their own, for the importers."""
-        folder = Path(tempfile.mkdtemp(prefix="biographer-page-open-", dir=self.upload_dir))  # mode 0700
-        for sealed in job.folder.rglob("*"):
-            if sealed.is_file():
-                target = folder / sealed.relative_to(job.folder)
-                target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-                unseal_file(sealed, target, self.key)
-        return folder
+    def _opened(self, job: ImportJob) -> StagedFolder:
+        """The job's sealed files opened into a private staged folder of their own, for the importers."""
+        opened = self.staging.new_folder(prefix="opened-")
+        try:
+            for sealed in job.folder.rglob("*"):
+                if sealed.is_file():
+                    target = opened.path / sealed.relative_to(job.folder)
+                    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                    unseal_file(sealed, target, self.key)
+        except BaseException:
+            opened.remove()
+            raise
+        return opened
 
     async def close(self) -> None:
         """Stop imports in progress (their transactions roll back) and remove what waits."""
@@ -200,4 +210,4 @@ class ImportJobs:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         for job in self._jobs.values():
-            shutil.rmtree(job.folder, ignore_errors=True)
+            job.staged.remove()
