@@ -285,27 +285,52 @@ def _is_system_text(text: str) -> bool:
     return any(word in lower for word in _SYSTEM_WORDS) and bool(_SYSTEM_WITH_AUTHOR.search(text))
 
 
-# A poll, as Android and iOS export it: "POLL:", the question, one "OPTION: text (N votes)" line
-# per option (WhatsApp writes these words in English whatever the phone's language)
+# A poll, as Android and iOS export it: a head word ("POLL:"), the question, one "OPTION: text
+# (N votes)" line per option. Android writes these words in English; iOS in the phone's language
+# ("ENCUESTA:" / "OPCIÓN: Zzz (4 votos)", "UMFRAGE:" / "OPTION: Deegner (1 Stimme)"), as capitals
+# on lines it marks as its own
 _POLL_HEAD = "POLL:"
-_POLL_OPTION = re.compile(r"^OPTION: ?(?P<option>.*?)(?: \(\d+ votes?\))?$", re.I)
+_CAPITAL_HEAD = re.compile(r"^(?P<word>[^\W\d_]{3,20}):$")
+_POLL_OPTION = re.compile(r"^(?P<word>[^\W\d_]{3,20}): ?(?P<option>.*?)(?: \(\d+ [^\W\d_]{1,12}\))?$")
 
 
-def poll_block(first: str, rest: str) -> str | None:
-    """A poll message as its question and options (votes left out), or None for other text."""
-    if first.strip() != _POLL_HEAD:
+def _is_poll_head(first: str, *, marked: bool) -> bool:
+    head = first.strip()
+    if head == _POLL_HEAD:
+        return True
+    match = _CAPITAL_HEAD.match(head) if marked else None
+    return bool(match and match["word"].isupper())
+
+
+def poll_block(first: str, rest: str, *, marked: bool = False) -> str | None:
+    """A poll message as its question and options (votes left out), or None for other text.
+    `marked`: WhatsApp marked the body as its own, so a head in another language is a poll's."""
+    if not _is_poll_head(first, marked=marked):
         return None
     question: list[str] = []
     options: list[str] = []
+    option_word: str | None = None  # "OPTION", "OPCIÓN": the first capital word before ": "
     for line in filter(None, (line.strip() for line in rest.split("\n"))):
         option = _POLL_OPTION.match(line)
-        if option:
+        if option and option["word"].isupper() and option_word in (None, option["word"]):
+            option_word = option["word"]
             options.append(option["option"])
         elif options:
             options[-1] += f" {line}"  # an option written over two lines
         else:
             question.append(line)
     return poll_text(" ".join(question), options) if question or options else None
+
+
+# what iOS writes for something the sender shared: a location or a group's invite link
+# ("Standort: https://maps.google.com/?q=…"), an old placeholder of one word ("image")
+_SHARED = re.compile(r"https?://|^\S+$")
+
+
+def _sent_by_author(body: str) -> bool:
+    """Of the bodies iOS writes itself, those that stand for what the sender shared; the others
+    (group events, calls, number changes) are notices about the chat, in any language."""
+    return bool(_SHARED.search(body))
 
 
 def _phone_id(author: str) -> str | None:
@@ -393,6 +418,8 @@ class _Header:
     author: str | None  # None: a system line without author
     body: str
     lrm: bool  # the raw line marked its body with U+200E: a placeholder or a system text
+    # the body itself opens with U+200E: text iOS wrote, not the sender (see _own_text)
+    own_text: bool = False
 
 
 def _split_header(raw: str, pattern: re.Pattern[str]) -> _Header | None:
@@ -404,7 +431,18 @@ def _split_header(raw: str, pattern: re.Pattern[str]) -> _Header | None:
     lrm = raw.startswith(_MARKS) or ": \u200e" in raw or ": \u200f" in raw
     if not sep:
         return _Header(match["ts"], None, rest, lrm)
-    return _Header(match["ts"], author.strip(), body, lrm)
+    return _Header(match["ts"], author.strip(), body, lrm, own_text=_opens_with_lrm(raw))
+
+
+def _opens_with_lrm(raw: str) -> bool:
+    """iOS writes U+200E before every body it writes itself, in every language: group events
+    ("Leon hat Ali hinzugefügt."), calls ("Llamada. 1 min"), placeholders, polls, locations. A
+    sender's words never open with it: keyboards put RLM, not LRM, before right-to-left text, and
+    iOS's right-to-left locales mark their own lines with RLM, which is why RLM is not taken here
+    (a person's Arabic or Urdu message may open with one)."""
+    stamp_end = raw.find("] ")  # iOS's bracketed header; Android marks only attached files
+    separator = raw.find(": ", stamp_end) if stamp_end >= 0 else -1
+    return separator >= 0 and raw.startswith(_LRM, separator + 2)
 
 
 class _Scan:
@@ -561,6 +599,7 @@ class _Pending:
     author: str | None
     lrm: bool
     lines: list[str]
+    own_text: bool = False  # iOS wrote the body itself (_opens_with_lrm)
 
 
 MediaHook = Callable[[str, str], str | None]  # (file name, kind) -> extra text (transcript...)
@@ -607,14 +646,15 @@ class _MessageBuilder:
         if body in _UNREADABLE:
             self.skipped["unreadable messages"] += 1  # view-once media, edit stubs
             return None
-        poll = poll_block(first, rest)
+        poll = poll_block(first, rest, marked=pending.own_text)
         if poll is not None:
             return self._message(author, poll, pending.time, kind="text")
         media = self._media(first, rest)
         if media is not None:
             text, attachments = media
             return self._message(author, text, pending.time, kind="media", attachments=attachments)
-        if _is_system_text(first) or (pending.lrm and author in self.chat_titles):
+        if (_is_system_text(first) or (pending.lrm and author in self.chat_titles)
+                or (pending.own_text and not _sent_by_author(body))):
             # the same text whatever else the export holds, so re-imports dedup
             return Message(sender="", text=f"{body} ({author})", time=pending.time, kind="system")
         if body.endswith(_EDITED):
@@ -676,7 +716,7 @@ def iter_messages(stream: ChatStream, scan: _Scan, context: ImportContext, *, ch
             message = builder.build(pending)
             if message is not None:
                 yield message
-        pending = _Pending(when, header.author, header.lrm, [header.body])
+        pending = _Pending(when, header.author, header.lrm, [header.body], header.own_text)
     if pending is not None:
         message = builder.build(pending)
         if message is not None:

@@ -249,3 +249,50 @@ def test_a_poll_keeps_its_question_and_options(tmp_path: Path) -> None:
     assert [(m.sender, m.text) for m in polls] == [
         ("Mujeeb khan", f"[poll] {question} ({', '.join(options)})") for question, options in expected]
     assert not [m for m in messages if "OPTION:" in m.text or "votes)" in m.text]
+
+
+# group events as iOS's own string tables write them (Localizable.strings DE, keys IGUjt and
+# Ik.w', starkdmi/whats_json tool/patterns_generator/data at 760b3a0a): each opens with U+200E,
+# and iOS writes them under the name of the member they are about
+_GROUP_EVENTS = ("\u200e{} hat die Gruppe verlassen.", "\u200eDu hast {} hinzugefügt.")
+# a poll as German iPhones export it (the conformance corpus's KerYagciHTL, Jrana1 and Smirsi
+# exports): the head and the option lines in the phone's language, each behind the mark
+_GERMAN_POLL = ("\u200eUMFRAGE:", "Wer kommt mit?", "\u200eOPTION: Ich (2 Stimmen)",
+                "\u200eOPTION: Nicht ich (1 Stimme)")
+
+
+def test_notices_ios_writes_under_a_member_s_name_are_system_lines_in_any_language(
+        tmp_path: Path) -> None:
+    """The real German export with two group events and a poll added at its end, as iOS writes
+    them: the events are no one's words (system lines, counted as messages as before), the poll
+    keeps its question and options, and what the person typed or shared stays theirs."""
+    path = _as_chat_txt(tmp_path, "de_ios.txt")
+    [(_, before)] = parse_all(path, ImportContext())
+    stamp = "[3/28/22, 09:00:00]"
+    added = [f"{stamp} Elon Musk: {_GROUP_EVENTS[0].format('Elon Musk')}",
+             f"{stamp} Elon Musk: {_GROUP_EVENTS[1].format('Elon Musk')}",
+             f"{stamp} Dmitry S: " + "\n".join(_GERMAN_POLL)]
+    path.write_text(path.read_text(encoding="utf-8").rstrip("\n") + "\n" + "\n".join(added) + "\n",
+                    encoding="utf-8")
+    [(_, messages)] = parse_all(path, ImportContext())
+    assert len(messages) == len(before) + 3
+    events = [m for m in messages if "Gruppe verlassen" in m.text or "hinzugefügt" in m.text]
+    assert [(m.sender, m.kind) for m in events] == [("", "system"), ("", "system")]
+    assert "Elon Musk hat die Gruppe verlassen." in events[0].text
+    [poll] = [m for m in messages if m.text.startswith("[poll]")]
+    assert (poll.sender, poll.text) == ("Dmitry S", "[poll] Wer kommt mit? (Ich, Nicht ich)")
+    # a location iOS writes behind the same mark is what the sender shared
+    [location] = [m for m in messages if "maps.google.com" in m.text]
+    assert location.sender == "Dmitry S" and location.kind != "system"
+    assert TYPED <= {m.text for m in messages if m.sender == "Dmitry S"}
+
+
+def test_a_body_that_opens_with_a_right_to_left_mark_stays_the_sender_s(tmp_path: Path) -> None:
+    """Keyboards put U+200F before right-to-left words (the Urdu and Arabic lines of
+    nav643/myJavaWork's export open with it), so only U+200E marks iOS's own text."""
+    path = _as_chat_txt(tmp_path, "en_ios.txt")
+    typed = "\u200fأن لله وأن إليه راجعون"
+    path.write_text(path.read_text(encoding="utf-8").rstrip("\n")
+                    + f"\n[3/28/22, 09:00:00] Dmitry S: {typed}\n", encoding="utf-8")
+    [(_, messages)] = parse_all(path, ImportContext())
+    assert (messages[-1].sender, messages[-1].kind) == ("Dmitry S", "text")
