@@ -158,23 +158,27 @@ class DedupKeys:
     """Stable identities of messages, so an overlapping re-export adds only what is new.
 
     Without a platform id, identical (sender, time, text) messages are told apart by their
-    occurrence index; the counter resets whenever the time changes, keeping memory flat.
+    occurrence index within the export. Exports' clocks step back now and then (iOS writes a
+    member's join between two photos sent in one second), so the counts are kept for the most
+    recent RECENT distinct messages, not only for the current second; older ones are let go,
+    keeping memory flat.
     """
+
+    RECENT = 4096
 
     def __init__(self, platform: str, conversation_key: str) -> None:
         self.prefix = f"{platform}|{conversation_key}"
-        self._time: str | None = None
-        self._seen: dict[str, int] = {}
+        self._seen: dict[str, int] = {}  # in order of last use: the first is the stalest
 
     def key(self, message: Message, moment: str) -> str:
         """`moment`: the message's time as utc_iso gives it."""
         if message.platform_id:
             return f"{self.prefix}|id|{message.platform_id}"
-        if moment != self._time:
-            self._time, self._seen = moment, {}
         base = f"{message.sender}|{moment}|{text_hash(message.text)[:16]}"
-        occurrence = self._seen.get(base, 0)
+        occurrence = self._seen.pop(base, 0)
         self._seen[base] = occurrence + 1
+        if len(self._seen) > self.RECENT:
+            del self._seen[next(iter(self._seen))]
         return f"{self.prefix}|{base}|{occurrence}"
 
 

@@ -129,3 +129,32 @@ async def test_an_unzipped_whatsapp_export_reads_its_voice_notes_once(tmp_path: 
     assert transcriber.heard == ["PTT-20240305-WA0009.opus"]
     assert texts[0] == "[voice note] (transcript) meet me at the ferry"
     assert texts[1] == "[photo] the view from the boat"  # no vision model: the caption stays
+
+
+HUIZERD = (Path(__file__).parents[1] / "conformance" / "files" / "whatsapp-ios" / "Huizerd-whatsapp"
+           / "_chat.txt")
+
+
+async def test_two_photos_sent_in_one_second_stay_two_when_the_clock_steps_back_between_them(
+        tmp_path: Path, embedder) -> None:
+    """A real iPhone export (Huizerd/whatsapp, MIT) whose friendc sent photos two at a time, each
+    "image" alike; one line of a later time is put between the first two, as iOS wrote a
+    member's join between two such photos in abda-torey/kenya_group_analysis's export. Every
+    line that opens with a time is one message (counted by hand), and none is taken for a
+    duplicate of another; importing the file again adds nothing."""
+    lines = HUIZERD.read_text(encoding="utf-8").split("\n")
+    [first, second] = [n for n, line in enumerate(lines) if "23:22:52] friendc" in line]
+    assert second == first + 1 and lines[first] == lines[second]
+    lines.insert(second, "[25/06/2015, 23:40:00] friendb: later, but written in between\r")
+    chat = tmp_path / "chat" / "_chat.txt"
+    chat.parent.mkdir()
+    chat.write_text("\n".join(lines), encoding="utf-8")
+    entries = sum(1 for line in lines if line.lstrip("\u200e").startswith("["))
+    copy = tmp_path / "again" / "chat" / "_chat.txt"  # the folder names the chat
+    copy.parent.mkdir(parents=True)
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")  # other bytes, same messages
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        report = await memory.ingest([chat], index=False)
+        again = await memory.ingest([copy], index=False)
+    assert report.messages_added == entries == 27 and report.messages_skipped == 0
+    assert again.messages_added == 0 and again.messages_skipped == entries
