@@ -6,6 +6,7 @@ own browser download)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -192,3 +193,100 @@ async def test_a_forged_cross_site_post_is_refused(browser, settings, tmp_path):
                 assert "refused" in await page.locator(".problem").inner_text()
         assert (await server.service.biographer.book.history())[0].id == latest.id  # nothing was undone
 
+
+
+# ------------------------------------------------------------------ a phone's screen
+
+PHONE = {"width": 390, "height": 844}
+#: what a page's path parameters are filled with (names the seeded store has); others get "x"
+#: and whatever HTML comes back (an error page) must fit the screen too
+EXTRA = {"/search": "?q=knee&mode=keyword", "/bio/history": "?since=2020", "/timeline": "?year=2024&month=3"}
+LONG_NOTE = ("# A very long line\n\nhttps://example.org/" + "a-path-with-no-spaces-" * 12 + "\n\n"
+             "Knee" + "e" * 120 + " and a knee.\n")
+
+# a phone widens its layout viewport (innerWidth) to content wider than the screen and zooms out,
+# so the screen's own width is the measure
+OVERFLOW = """(screen) => {
+  const wide = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > screen + 1);
+  return {scroll: document.documentElement.scrollWidth, inner: innerWidth,
+          wide: wide.slice(0, 5).map((e) => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') +
+                                          ' ' + Math.round(e.getBoundingClientRect().right) + 'px')};
+}"""
+
+
+def page_routes(server: Running) -> list[str]:
+    """Every GET path the page's own app serves (read from its router, not listed here)."""
+    from starlette.routing import Route
+
+    from bot.server.page import build_page
+    from bot.server.page.guard import PageConfig
+
+    def walk(routes, prefix: str = "") -> Iterator[Route]:
+        for route in routes:
+            if isinstance(route, Route):
+                yield route if not prefix else Route(prefix + route.path, route.endpoint, methods=route.methods)
+            elif getattr(route, "original_router", None) is not None:  # FastAPI keeps included routers whole
+                yield from walk(route.original_router.routes, prefix + route.include_context.prefix)
+
+    app = build_page(server.serving, PageConfig.for_server(bind_host="127.0.0.1", extra_hosts=[], session_hours=1,
+                                                           max_upload_mb=1))
+    return [r.path for r in walk(app.routes) if "GET" in (r.methods or ())]
+
+
+def filled(path: str, values: dict[str, str]) -> str:
+    for name, value in values.items():
+        path = path.replace("{" + name + "}", value).replace("{" + name + ":path}", value)
+    return re.sub(r"\{[^}]+\}", "x", path) + EXTRA.get(path, "")
+
+
+async def fits(page, what: str, shots: Path) -> None:
+    """The page as a phone shows it: screenshot kept, and nothing wider than the screen."""
+    name = re.sub(r"[^a-z0-9]+", "-", what.lower()).strip("-") or "root"
+    await page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+    measured = await page.evaluate(OVERFLOW, PHONE["width"])
+    assert measured["scroll"] <= PHONE["width"] and measured["inner"] == PHONE["width"], \
+        f"{what} is {measured['scroll']} px wide on a {PHONE['width']} px screen: {measured['wide']}"
+
+
+async def test_every_page_fits_a_phone_screen(browser, settings, tmp_path):
+    shots = tmp_path / "phone"
+    shots.mkdir()
+    async with running_server(settings, tmp_path) as server:
+        places = await seed_biography(server)
+        notes = tmp_path / "long"
+        notes.mkdir()
+        (notes / "2024-04-10 a-very-long-file-name-without-any-spaces-in-it-at-all.md").write_text(LONG_NOTE)
+        assert not (await server.service.memory.ingest([notes])).errors
+        values = {"locator": places["knee"], "name": "Maya"}
+        context = await browser.new_context(base_url=server.url, viewport=PHONE, device_scale_factor=1,
+                                            is_mobile=True, has_touch=True)
+        try:
+            page = await context.new_page()
+            page.set_default_timeout(15_000)
+            await page.goto("/login")
+            await fits(page, "login", shots)
+            await page.fill("#token", await page_token(server))
+            await page.click("button[type=submit]")
+            await page.wait_for_url("**/bio")
+            pages = 0
+            for path in page_routes(server):
+                url = filled(path, values)
+                asked = await page.request.get(url)  # the browser's cookies, without rendering it
+                if not asked.headers.get("content-type", "").startswith("text/html"):
+                    continue  # an asset, a picture, a job's JSON: nothing to lay out
+                await page.goto(url)
+                pages += 1
+                await fits(page, path, shots)
+            assert pages >= 9, pages  # bio, history, passage, timeline, people, a person, questions, search, imports
+
+            await page.goto("/people/Nobody")  # an error page
+            await fits(page, "error", shots)
+            await page.goto("/bio")  # the cited passage opened under the text
+            await page.locator("article.bio a.cite").first.click()
+            await page.locator("aside#passage .text").wait_for()
+            await fits(page, "bio with its passage", shots)
+            await page.goto("/search?q=knee&mode=keyword")
+            assert await page.locator("li.result mark").count() >= 2  # the long note's results were laid out too
+        finally:
+            await context.close()
+        assert all(shot.stat().st_size > 1000 for shot in shots.iterdir())
