@@ -52,11 +52,39 @@ async def index_counts_in(conn: Store, scope: ListScope) -> IndexCounts:
     return IndexCounts(passages, pending)
 
 
-async def removed_at_generation(conn: Store, document_id: int) -> int | None:
-    """The generation at which a document was removed (forgotten), or None if it never was."""
-    async with conn.execute("SELECT generation FROM document_removals WHERE document_id = ?", (document_id,)) as cur:
+@dataclass(frozen=True)
+class Removal:
+    generation: int
+    kind: str | None  # None: removed before removals kept their kind
+    saved_section: str | None  # the section of a saved record's version; None for an imported source
+
+
+async def removal_of(conn: Store, document_id: int) -> Removal | None:
+    """When and what a removed (forgotten) document was, or None if it never was removed."""
+    async with conn.execute("SELECT generation, kind, section FROM document_removals WHERE document_id = ?",
+                            (document_id,)) as cur:
         row = await cur.fetchone()
-    return row[0] if row else None
+    return Removal(row[0], row[1], row[2]) if row else None
+
+
+@dataclass(frozen=True)
+class GenerationOf:
+    """The latest generation at which documents of one kind (and saved section) were added or removed."""
+    kind: str | None
+    saved_section: str | None
+    generation: int
+
+
+async def generations_by_kind(conn: Store) -> list[GenerationOf]:
+    """The generation each kind of document (saved ones by section) last moved at, by an addition
+    or a removal: a handful of rows, from which the core tells a restricted client the latest
+    generation of what it may see."""
+    async with conn.execute(
+        "SELECT d.kind, r.section, MAX(d.added_generation) FROM documents d"
+        " LEFT JOIN saved_versions v ON v.document_id = d.id LEFT JOIN saved_records r ON r.id = v.record_id"
+        " GROUP BY d.kind, r.section"
+        " UNION ALL SELECT kind, section, MAX(generation) FROM document_removals GROUP BY kind, section") as cur:
+        return [GenerationOf(*row) for row in await cur.fetchall()]
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from datetime import datetime, tzinfo
 
 from core.serving.api_errors import Conflict, NotFound, NotPermitted, no_document
 from core.serving.clients import Client
+from core.serving.generations import generation_for, removal_seen_by
 from core.dates import parse_bound
 from core.errors import EmbeddingModelMismatch, ModelUnavailable, UserFacingError
 from core.times import parse_utc, utc_iso
@@ -190,8 +191,8 @@ class MemoryApi:
 
     async def index_state(self, client: Client | None = None) -> IndexState:
         """The index's counts over what `client` may see (all of it for the owner or None); the
-        generation is the store's, so a bound read means the same to every client."""
-        generation = await listing.generation(self.conn)
+        generation is the one the client is told (core/serving/generations.py)."""
+        generation = await generation_for(self.conn, client)
         if client is None or not client.sections:
             counts = await listing.index_counts(self.conn)
         else:
@@ -312,12 +313,13 @@ class MemoryApi:
             raise UserFacingError(f"window {window} is out of range", hint=f"use 0 to {MAX_WINDOW}")
         loc = Locator.parse(locator)
         bound = generation is not None or expected_hash is not None
-        now = await listing.generation(self.conn)
+        now = await generation_for(self.conn, client)
         document = await document_store.get_document(self.conn, loc.document_id)
         if document is None:
-            removed = await listing.removed_at_generation(self.conn, loc.document_id)
-            if removed is None:
+            removal = removal_seen_by(client, await listing.removal_of(self.conn, loc.document_id))
+            if removal is None:
                 raise no_document(loc.document_id)
+            removed = removal.generation
             error = Conflict if bound else NotFound
             raise error(f"doc{loc.document_id} was removed (forgotten by the owner) at generation {removed}",
                         hint="search again: its text is no longer in the memory",
@@ -369,7 +371,7 @@ class MemoryApi:
                                   status=status)
         fingerprint = _digest(json.dumps([client.id, filters.__dict__, section, status], default=str))
         position = _decode_cursor(cursor, fingerprint) if cursor else listing.ListPosition()
-        generation = await listing.generation(self.conn)
+        generation = await generation_for(self.conn, client)
         zone = self.memory.context.timezone
         page = await listing.list_chunks(self.conn, where=where, scope=scope, after=position, limit=limit)
         items = [Passage(

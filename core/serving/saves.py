@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
 from core.serving.api_errors import Conflict, NotPermitted, no_document, no_record
+from core.serving.generations import generation_for
 from core.serving.clients import OWNER, Client, saves_allowed_in
 from core.dates import parse_bound
 from core.errors import UserFacingError
@@ -138,7 +139,7 @@ class SaveBook:
                 if prior.request_digest != request_digest:
                     raise Conflict("this idempotency key was used for a different save",
                                    hint="use a new key for a new save; reuse a key only to retry the same request")
-                return await self._saved(prior.document_id, replayed=True)
+                return await self._saved(client, prior.document_id, replayed=True)
             current = await self._version_to_replace(client, request, section) if request.replaces else None
             return await self._write(client, request, section, current, key_digest, request_digest)
 
@@ -220,15 +221,15 @@ class SaveBook:
         await self.memory.save([document], index=False, then=record_version)
         document_id = await document_store.find_by_identity(self.conn, identity)
         assert document_id is not None
-        return await self._saved(document_id)
+        return await self._saved(client, document_id)
 
-    async def _saved(self, document_id: int, *, replayed: bool = False) -> SavedRecord:
+    async def _saved(self, client: Client, document_id: int, *, replayed: bool = False) -> SavedRecord:
         version = (await save_store.versions_of_documents(self.conn, [document_id]))[document_id]
         previous = await save_store.version_replaced_by(self.conn, document_id)
         pending = await listing.pending_chunks_of(self.conn, [document_id])
         return SavedRecord(record=version.record_id, version=version.version, locator=version_locator(version),
                            hash=version.content_hash, section=version.section, kind=version.kind,
-                           generation=await listing.generation(self.conn), searchable=not pending,
+                           generation=await generation_for(self.conn, client), searchable=not pending,
                            replayed=replayed, replaced=version_locator(previous) if previous else None)
 
 
@@ -266,7 +267,7 @@ class SaveShelf:
             raise no_record(record_id)
         versions = 1 + len(await save_store.versions_beside(self.conn, current.document_id))
         await self.memory.forget(current.document_id)
-        return DeletedRecord(record=record_id, versions=versions, generation=await listing.generation(self.conn))
+        return DeletedRecord(record=record_id, versions=versions, generation=await generation_for(self.conn, client))
 
 
 def version_locator(version: save_store.SavedVersion) -> Locator:

@@ -101,3 +101,35 @@ async def m112_index_generation(conn: Store) -> None:
             END""",
         ],
     )
+
+
+@migration(175)
+async def m175_generation_by_what_moved_it(conn: Store) -> None:
+    """Each document keeps the generation it was added at, and each removal the kind (and, for a
+    saved record, the section) of what went, so a client limited to some sections is told a
+    generation that only what it may see moves, and learns nothing of a removal it could not see.
+    The removal is recorded before the delete: a saved version's row goes with it by cascade."""
+    await run_statements(
+        conn,
+        [
+            "ALTER TABLE documents ADD COLUMN added_generation INTEGER NOT NULL DEFAULT 0",
+            f"UPDATE documents SET added_generation = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = '{GENERATION}')",
+            "ALTER TABLE document_removals ADD COLUMN kind TEXT",
+            "ALTER TABLE document_removals ADD COLUMN section TEXT",
+            "DROP TRIGGER documents_generation_insert",
+            f"""CREATE TRIGGER documents_generation_insert AFTER INSERT ON documents BEGIN
+                UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = '{GENERATION}';
+                UPDATE documents SET added_generation = (SELECT CAST(value AS INTEGER) FROM meta
+                                                         WHERE key = '{GENERATION}') WHERE id = new.id;
+            END""",
+            "DROP TRIGGER documents_generation_delete",
+            f"""CREATE TRIGGER documents_generation_delete BEFORE DELETE ON documents BEGIN
+                UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = '{GENERATION}';
+                INSERT OR REPLACE INTO document_removals (document_id, generation, removed_at, kind, section)
+                VALUES (old.id, (SELECT CAST(value AS INTEGER) FROM meta WHERE key = '{GENERATION}'),
+                        strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), old.kind,
+                        (SELECT r.section FROM saved_versions v JOIN saved_records r ON r.id = v.record_id
+                         WHERE v.document_id = old.id));
+            END""",
+        ],
+    )
