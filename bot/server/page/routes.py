@@ -20,6 +20,7 @@ from core.dates import parse_bound
 from core.errors import UserFacingError
 from core.serving.memory_api import MAX_LIMIT, Filters
 from core.serving.clients import OWNER
+from core.serving.saves import version_locator
 from core.serving.page_sessions import PageSession
 from core.biographer.profile import citations_in
 from core.service.serving import ServingFacet
@@ -265,6 +266,27 @@ async def search(request: Request, session: Session, q: str = "", mode: str = "h
                   more=more, kinds=sorted((await service.memory.stats()).get("by_kind", {})), modes=SEARCH_MODES,
                   people=[p.name for p in await service.people()][:500],
                   span=lambda p: views.time_span(p.time_start, p.time_end, service.timezone), mark=views.marked)
+
+
+# ------------------------------------------------------------------ what agents saved
+
+@router.get("/saves")
+async def saves(request: Request, session: Session, client: str = "", deleted: int | None = None,
+                versions: int | None = None) -> Response:
+    """Every record agents saved (its current version), by client, each with a Delete."""
+    service = service_of(request)
+    records = await service.save_shelf.list(client=client.strip() or None)
+    texts = [(await service.memory.read(version_locator(v))).text for v in records]
+    makers = sorted({v.client for v in await service.save_shelf.list()}, key=str.lower)
+    return render(request, "saves.html", session, active="saves", saves=list(zip(records, texts)), client=client,
+                  makers=makers, deleted=deleted, versions=versions, zone=service.timezone, local_time=views.local_time)
+
+
+@router.post("/saves/{record_id}/delete")
+async def delete_save(request: Request, record_id: int, session: Posted) -> Response:
+    """Delete a saved record whole: every version, its vectors and bytes, in backups too."""
+    deleted = await service_of(request).save_shelf.delete(OWNER, record_id)
+    return RedirectResponse(f"/saves?deleted={deleted.record}&versions={deleted.versions}", status_code=303)
 
 
 # ------------------------------------------------------------------ imports
