@@ -7,6 +7,10 @@ name when the event has none, as for the events you put in your own calendar); i
 when (in the event's own time zone, or "all day"), where, with whom and how it repeats. A repeating
 event is one record at its first occurrence with its rule kept as text, never expanded; a changed
 occurrence (`RECURRENCE-ID`) is a record of its own. To-dos and journal entries are not read.
+Events that share a UID and a RECURRENCE-ID are versions of one event (RFC 5545 §3.8.4.7, RFC 5546
+§2.1.5): the one with the highest SEQUENCE, then the latest DTSTAMP, is kept and the others are
+counted as earlier versions; versions alike in both but different in content are a file that
+reused a UID for two events (a TV guide's feed does), and both are kept.
 
 The file is read twice, line by line: time zones and the calendar's name first, then the events,
 each parsed on its own with `icalendar`, so a malformed event is skipped (and counted in the
@@ -16,8 +20,9 @@ are stored (a calendar lists events in any order), so memory holds the records, 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
@@ -193,6 +198,55 @@ class _Reader:
         return f"{text}\n{description}" if description else text
 
 
+def _revision(event: Event) -> tuple[int, str]:
+    """What orders two versions of one event: SEQUENCE (0 when absent), then DTSTAMP in UTC."""
+    try:
+        sequence = int(event.get("SEQUENCE") or 0)
+    except (TypeError, ValueError):
+        sequence = 0
+    stamp = event.get("DTSTAMP")
+    try:
+        moment = getattr(stamp, "dt", None)
+    except ValueError:  # icalendar's BrokenCalendarProperty: a stamp it could not read
+        moment = None
+    if isinstance(moment, datetime):
+        moment = moment.astimezone(ZoneInfo("UTC")) if moment.tzinfo else moment
+    return sequence, moment.isoformat() if isinstance(moment, date) else ""
+
+
+@dataclass(frozen=True)
+class _Version:
+    record: Message
+    revision: tuple[int, str]  # _revision of its VEVENT
+
+    @property
+    def event_key(self) -> str | None:
+        """UID and RECURRENCE-ID: the platform id without the start, which a new version moves."""
+        return self.record.platform_id.rsplit("|", 1)[0] if self.record.platform_id else None
+
+
+def _latest_versions(versions: list[_Version]) -> tuple[list[Message], int]:
+    """Per UID and RECURRENCE-ID, the latest version only, and how many earlier ones were left
+    out. Versions equal in SEQUENCE and DTSTAMP but unlike in content are two events under one
+    UID: each keeps its record, told apart by its content. A version repeated as it is counts
+    as an earlier one."""
+    by_event: dict[str | None, list[_Version]] = {}
+    for version in versions:
+        by_event.setdefault(version.event_key or str(id(version)), []).append(version)
+    kept: list[Message] = []
+    for same in by_event.values():
+        newest = max(v.revision for v in same)
+        latest = list({v.record.text: v.record for v in same if v.revision == newest}.values())
+        if len(latest) > 1:
+            latest = [replace(r, platform_id=f"{r.platform_id}|{_digest(r.text)}") for r in latest]
+        kept.extend(latest)
+    return kept, len(versions) - len(kept)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
 def _register_timezones(header: _Header) -> None:
     """icalendar resolves a TZID through the VTIMEZONE definitions it has parsed."""
     for block in header.timezones:
@@ -215,20 +269,23 @@ class CalendarImporter(ImporterBase):
                                hint="export the calendar again as .ics")
         _register_timezones(header)
         reader = _Reader(header, path, context)
-        records: list[Message] = []
+        versions: list[_Version] = []
         unreadable = 0
         for block in _components(path, "VEVENT"):
             try:
-                record = reader.record(Event.from_ical(block))
+                event = Event.from_ical(block)
+                record = reader.record(event)
+                revision = _revision(event)
             except (ValueError, TypeError, AttributeError, KeyError):
                 record = None
             if record is None:
                 unreadable += 1
                 continue
-            records.append(record)
-        if not records:
+            versions.append(_Version(record, revision))
+        if not versions:
             raise ImportFailed(path.name, "is a calendar without readable events",
                                hint="export the calendar again as .ics" if unreadable else "nothing to import")
+        records, earlier = _latest_versions(versions)
         records.sort(key=lambda m: m.time)  # stable: same-time events keep the file's order
         organizers = tuple(dict.fromkeys(m.sender for m in records))
         conversation = Conversation(platform="calendar", key=f"calendar:{reader.calendar}",
@@ -238,4 +295,6 @@ class CalendarImporter(ImporterBase):
                                   conversation=conversation, messages=iter(records), note=note)
         if unreadable:  # counted in the import's summary too: nothing disappears untold
             document.skipped["events without a readable date"] = unreadable
+        if earlier:
+            document.skipped["earlier versions of an event"] = earlier
         yield document

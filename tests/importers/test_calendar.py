@@ -75,3 +75,37 @@ def test_an_event_without_a_readable_date_is_counted_in_the_summary(tmp_path: Pa
     [(document, messages)] = parse_all(path, ImportContext())
     assert len(messages) == 8 and not [m for m in messages if "Foobar" in m.text]
     assert document.skipped == {"events without a readable date": 1}
+
+
+NODE_ICAL = Path(__file__).parents[1] / "conformance" / "files" / "ics" / "jens-maus-node-ical"
+
+
+def test_two_events_a_feed_wrote_under_one_uid_are_both_kept(tmp_path: Path) -> None:
+    """node-ical's tv-show-episode.ics (Apache-2.0): tvcountdown.com built UIDs from time and
+    channel, so two episodes on one evening share UID 20110421T220000Z-83, with the same DTSTAMP
+    and no SEQUENCE. Nothing says one replaces the other: 27 VEVENTs, 27 records, and importing
+    the file again adds none (each keeps an id of its own)."""
+    path = tmp_path / "tv.ics"
+    path.write_bytes((NODE_ICAL / "tv-show-episode.ics").read_bytes())
+    [(document, messages)] = parse_all(path, ImportContext())
+    assert len(messages) == path.read_text(encoding="utf-8").count("BEGIN:VEVENT") == 27
+    rock = [m for m in messages if m.text.startswith("30 Rock - S05E2") and "100th Episode" in m.text]
+    assert sorted(m.text.split(" - ")[1] for m in rock) == ["S05E20", "S05E21"]
+    assert len({m.platform_id for m in messages}) == 27 and not document.skipped
+
+
+def test_a_later_version_of_an_event_replaces_the_earlier_one(tmp_path: Path) -> None:
+    """The real calendar above with one episode written again as a rescheduling organizer
+    sends it (RFC 5546 §2.1.5: same UID, SEQUENCE raised, a new DTSTART): the highest SEQUENCE
+    is the event, the earlier version is counted, not kept beside it."""
+    text = (NODE_ICAL / "tv-show-episode.ics").read_text(encoding="utf-8")
+    start = text.index("BEGIN:VEVENT\nUID:20110505T220000Z-83")
+    original = text[start: text.index("END:VEVENT\n", start) + len("END:VEVENT\n")]
+    moved = original.replace("DATE-TIME:20110505", "DATE-TIME:20110506").replace(  # start, end
+        "END:VEVENT", "SEQUENCE:1\nEND:VEVENT")
+    path = tmp_path / "tv.ics"
+    path.write_text(text.replace("END:VCALENDAR", moved + "END:VCALENDAR"), encoding="utf-8")
+    [(document, messages)] = parse_all(path, ImportContext())
+    respawn = [m for m in messages if "Respawn" in m.text]
+    assert [m.text.split(" · ")[1] for m in respawn] == ["2011-05-06 22:00–22:30 US/Eastern"]
+    assert len(messages) == 27 and document.skipped == {"earlier versions of an event": 1}
