@@ -48,7 +48,10 @@ from storage.meta import set_meta  # noqa: E402
 
 DIM = 384
 VOCAB = 50_000
-WORDS_PER_CHUNK = (40, 120)  # about 250-750 characters
+#: words per chunk for each chunk size (--chunk-chars): about 8.2 characters a word with its
+#: space, so 40-120 words make 250-1,000 characters (560 on average: the first benchmark's), and
+#: 90-130 make 740-1,060 (900 on average: what core/memory/chunking.py writes from long text)
+CHUNK_WORDS = {560: (40, 120), 900: (90, 130)}
 BATCH = 5_000
 SEED = 7
 SHORTLISTS = (100, 400, 1000, 4000, 16000)
@@ -78,8 +81,10 @@ async def _chunk_id(conn, identity: str) -> int:
         return (await cur.fetchone())[0]
 
 
-async def build(path: Path, n: int, *, key=None) -> None:
-    """`key`: a storage.encryption.StoreKey to write an encrypted store (bench/encryption.py)."""
+async def build(path: Path, n: int, *, key=None, chunk_chars: int = 560) -> None:
+    """`key`: a storage.encryption.StoreKey to write an encrypted store (bench/encryption.py);
+    `chunk_chars`: the mean chunk length, a key of CHUNK_WORDS."""
+    words_per_chunk = CHUNK_WORDS[chunk_chars]
     rng = np.random.default_rng(SEED)
     words = np.array(vocabulary(rng))
     p = zipf_probabilities()
@@ -95,7 +100,7 @@ async def build(path: Path, n: int, *, key=None) -> None:
         offset = 0
         for first in range(0, n, BATCH):
             size = min(BATCH, n - first)
-            lengths = rng.integers(*WORDS_PER_CHUNK, size=size)
+            lengths = rng.integers(*words_per_chunk, size=size)
             drawn = words[rng.choice(VOCAB, size=int(lengths.sum()), p=p)]
             records, at = [], 0
             for i, length in enumerate(lengths):
@@ -316,6 +321,8 @@ def main() -> None:
     b = sub.add_parser("build")
     b.add_argument("path", type=Path)
     b.add_argument("--chunks", type=int, default=100_000)
+    b.add_argument("--chunk-chars", type=int, choices=sorted(CHUNK_WORDS), default=560,
+                   help="mean chunk length in characters (900: what the product writes from long text)")
     q = sub.add_parser("query")
     q.add_argument("path", type=Path)
     q.add_argument("--runs", type=int, default=200)
@@ -335,7 +342,7 @@ def main() -> None:
     r.add_argument("--round", type=int, default=0)
     args = ap.parse_args()
     if args.cmd == "build":
-        asyncio.run(build(args.path, args.chunks))
+        asyncio.run(build(args.path, args.chunks, chunk_chars=args.chunk_chars))
     elif args.cmd == "compare":
         print(json.dumps(compare(args.path, args.before.resolve(), args.runs, args.warmup, args.rounds), indent=1))
     elif args.cmd == "_run":

@@ -151,6 +151,9 @@ async def insert_chunks(conn: Store, records: Sequence[ChunkRecord]) -> int:
                SELECT id, ? FROM chunks WHERE identity = ?""",
             [(s, identity) for identity, s in speaker_rows],
         )
+    from storage.keyword import postings  # numpy: grep and read never insert
+
+    await postings.fold(conn)  # the keyword postings follow before the caller commits
     return len(records)
 
 

@@ -37,6 +37,9 @@ async def delete_source(conn: Store, document_id: int) -> int:
     await conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
     if chunk_ids:
         await _drop_deleted_words(conn)
+        from storage.keyword import postings
+
+        await postings.fold(conn)  # the parts that held these chunks are made again
     return len(chunk_ids)
 
 

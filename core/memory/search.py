@@ -160,7 +160,10 @@ class Searcher:
         if mode != "keyword" and query_vector is None and await self._kept_local(query):
             mode = "keyword"  # found here by its words, and never sent to a remote endpoint
         if mode == "keyword":
-            (ranked, rows), understood = await self._keyword_rows(query, depth=limit, where=where)
+            # NumPy only where it is loaded already: a one-shot keyword search is answered by FTS5
+            # sooner than NumPy imports
+            (ranked, rows), understood = await self._keyword_rows(query, depth=limit, where=where,
+                                                                  arrays=self._index is not None)
         elif mode == "semantic":
             ranked, rows = await self._semantic_rows(query, depth=limit, where=where,
                                                      query_vector=query_vector)
@@ -226,11 +229,11 @@ class Searcher:
                                             owner_aliases=self.owner_aliases))
         return self._names[1]
 
-    async def _keyword_rows(self, query: str, *, depth: int,
-                            where: chunk_store.ChunkFilter) -> tuple[Ranked, Understood]:
+    async def _keyword_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
+                            arrays: bool = True) -> tuple[Ranked, Understood]:
         reader = await self._keyword_reader()
         return await asyncio.to_thread(_keyword_now, reader, query, depth=depth, where=where,
-                                       names=self._known_now)
+                                       names=self._known_now, arrays=arrays)
 
     async def semantic(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
                        query_vector: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -397,9 +400,10 @@ def spare_cores() -> float:
 
 
 def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_store.ChunkFilter,
-                 names: Callable[[KeywordReader], KnownNames]) -> tuple[Ranked, Understood]:
+                 names: Callable[[KeywordReader], KnownNames], arrays: bool = True) -> tuple[Ranked, Understood]:
     """The keyword half, blocking (in a worker thread): bm25 flipped so that higher is better;
-    the owner's names in the query left out of it, people's names kept (query_understanding)."""
+    the owner's names in the query left out of it, people's names kept (query_understanding).
+    `arrays`: bm25 from the postings in NumPy (KeywordReader.search)."""
     languages = reader.languages()
     known = names(reader)
     understood = Understood(understand(query, known, languages), known)
@@ -408,7 +412,7 @@ def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_
     match = keyword_query(query, languages, drop=drop, keep=keep)
     if match is None:
         return ([], {}), understood
-    hits = reader.search(match, limit=depth, where=where)
+    hits = reader.search(match, limit=depth, where=where, arrays=arrays)
     return ([(hit.chunk.id, -hit.bm25) for hit in hits], {hit.chunk.id: hit.chunk for hit in hits}), understood
 
 

@@ -7,9 +7,10 @@ same terms, quoted so that nothing the owner types is read as FTS5 syntax (`NEAR
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
-from storage.keyword.terms import is_unspaced, query_variants, tokens, word_terms
+from storage.keyword.terms import ASCII_UPPER, FTS_SEPARATORS, is_unspaced, query_variants, tokens, word_terms
 from storage.keyword.languages import FUNCTION_WORDS, UNKNOWN, detect_language
 from storage.keyword.questions import question_words
 
@@ -63,3 +64,19 @@ def _fts_term(term: str) -> str:
     """A quoted FTS5 string (terms hold letters, digits and marks only: no quote to escape); a
     lone letter of unspaced script as a prefix."""
     return f'"{term}"*' if len(term) == 1 and is_unspaced(term) else f'"{term}"'
+
+
+_PLAIN_TERM = re.compile(r'"([^"*]+)"')
+
+
+def plain_terms(match: str) -> list[str] | None:
+    """The terms of an expression `keyword_query` wrote (`"a" OR "b" OR ...`) when each is one
+    token of the index, in order, as FTS5 reads them; None for anything else (a prefix, a
+    phrase, a term FTS5 would cut in two)."""
+    terms = []
+    for part in match.split(" OR "):
+        m = _PLAIN_TERM.fullmatch(part)
+        if m is None or FTS_SEPARATORS.search(m[1]):
+            return None
+        terms.append(m[1].translate(ASCII_UPPER))  # FTS5 folds ASCII letters only
+    return terms

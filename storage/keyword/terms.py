@@ -152,6 +152,20 @@ def index_text(text: str, language: str) -> str:
         return " ".join(map(cache.__getitem__, words))
 
 
+#: what FTS5's ascii tokenizer takes for a separator: every ASCII character but letters and digits
+FTS_SEPARATORS = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
+ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fts_tokens(indexed: str) -> list[str]:
+    """The tokens FTS5's ascii tokenizer (which the index is built with) reads in `indexed`:
+    runs of ASCII letters and digits and of non-ASCII characters, ASCII letters lower-cased
+    (an underscore, which `WORD` keeps inside a word, parts it)."""
+    if "_" not in indexed and indexed.islower():  # most text: terms of letters and digits, spaced
+        return indexed.split()
+    return [t for t in FTS_SEPARATORS.split(indexed.translate(ASCII_UPPER)) if t]
+
+
 def query_variants(word: str, languages: Iterable[str]) -> list[list[str]]:
     """The ways a query word may have been indexed in a store holding `languages`: one list of
     terms per way (pairs of letters make a list of several), distinct, in a stable order."""
