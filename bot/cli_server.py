@@ -114,8 +114,9 @@ def _may(info: ClientInfo) -> str:
 
     if PAGE in info.operations:
         return f"client {info.name!r} opens the local web page (everything the owner sees and does there)"
+    via = f", granted over OAuth to app {info.oauth_app}" if info.oauth_app else ""
     return (f"client {info.name!r} may {', '.join(info.operations)} in "
-            f"{', '.join(info.sections) if info.sections else 'every section'}")
+            f"{', '.join(info.sections) if info.sections else 'every section'}{via}")
 
 
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:

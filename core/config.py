@@ -200,6 +200,10 @@ class Settings(BaseSettings):
     # localhost (a reverse proxy's or Tailscale's name; any other Host is refused, against DNS
     # rebinding), how long a login lasts, and the largest file it takes in an import
     page_hosts: CommaList = Field(default_factory=list)
+    # the server's address as remote connectors reach it (an https reverse proxy or tunnel, e.g.
+    # https://bio.example.net): OAuth's metadata and tokens name it, and the page answers to its host.
+    # Unset: the address on this machine (http://127.0.0.1:PORT), enough for local apps only
+    public_url: str | None = None
     page_session_hours: float = 12.0
     page_max_upload_mb: int = 1024
 

@@ -22,13 +22,14 @@ class ClientRow:
     sections: tuple[str, ...]  # empty: every section
     created_at: str
     revoked_at: str | None
+    oauth_app: str | None  # a grant made on the consent page to this OAuth client_id
 
 
 def _row(row: aiosqlite.Row) -> ClientRow:
     return ClientRow(
         id=row["id"], name=row["name"], key_id=row["key_id"], secret_digest=row["secret_digest"],
         operations=tuple(json.loads(row["operations"])), sections=tuple(json.loads(row["sections"])),
-        created_at=row["created_at"], revoked_at=row["revoked_at"],
+        created_at=row["created_at"], revoked_at=row["revoked_at"], oauth_app=row["oauth_app"],
     )
 
 

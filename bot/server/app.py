@@ -16,6 +16,7 @@ from bot.server import rest
 from bot.server.auth import BodyLimit, Door, GuardedMcp
 from bot.server.errors import error_response
 from bot.server.mcp import build_mcp_server, mcp_endpoint
+from bot.server.oauth import OAuthSite, oauth_routes
 from bot.server.operations import Limits, Operations
 from bot.server.page import PageConfig, PageMount, build_page
 from core.errors import UserFacingError
@@ -32,7 +33,7 @@ def server_version() -> str:
 
 
 async def _user_facing(request: Request, error: UserFacingError) -> JSONResponse:
-    return error_response(error)
+    return error_response(error, resource_metadata=request.app.state.door.site.metadata_url(request.url.path))
 
 
 async def _invalid(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -53,12 +54,13 @@ async def _http(request: Request, error: HTTPException) -> JSONResponse:
                         status_code=error.status_code, headers=getattr(error, "headers", None))
 
 
-def build_app(service: ServingFacet, *, limits: Limits, page: PageConfig | None = None) -> FastAPI:
-    """The API; with `page`, the owner's local page too (under every other path)."""
+def build_app(service: ServingFacet, *, limits: Limits, site: OAuthSite, page: PageConfig | None = None) -> FastAPI:
+    """The API at `site` (the address OAuth's metadata names); with `page`, the owner's local page
+    too (under every other path), and with it the OAuth consent that only the owner can give."""
     version = server_version()
-    page_app = build_page(service, page) if page is not None else None
+    page_app = build_page(service, page, site=site) if page is not None else None
     operations = Operations(service, limits=limits, version=version)
-    door = Door(service, rate_per_minute=limits.rate_per_minute)
+    door = Door(service, site, rate_per_minute=limits.rate_per_minute)
     manager, endpoint = mcp_endpoint(build_mcp_server(operations, version=version),
                                      max_body_bytes=limits.max_body_bytes)
 
@@ -75,7 +77,8 @@ def build_app(service: ServingFacet, *, limits: Limits, page: PageConfig | None 
     # no /docs or /redoc: their pages load scripts from a CDN, and nothing here reaches out
     app = FastAPI(title="Biographer memory", version=version, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="The owner's memory for their other agents: search, read, list and save, behind "
-                              "per-client bearer tokens (`biographer clients add`). MCP at /mcp.")
+                              "per-client bearer tokens (`biographer clients add`) or OAuth 2.1 (remote connectors sign in and "
+                              "the owner consents on the page: /.well-known/oauth-protected-resource). MCP at /mcp.")
     app.state.operations = operations
     app.state.door = door
     app.add_exception_handler(UserFacingError, _user_facing)
@@ -84,6 +87,7 @@ def build_app(service: ServingFacet, *, limits: Limits, page: PageConfig | None 
     app.include_router(rest.router)
     app.router.routes.append(Route("/mcp", endpoint=GuardedMcp(endpoint, door), methods=["GET", "POST", "DELETE"]))
     if page_app is not None:
+        app.router.routes.extend(oauth_routes(service.oauth, site))
         app.router.routes.append(PageMount("/", app=page_app))
     # the page's uploads (a file of an import, streamed) may be larger than any API request
     app.add_middleware(BodyLimit, limit=limits.max_body_bytes,

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.server.errors import TooLarge, TooManyRequests, error_response
+from bot.server.oauth import OAuthSite
 from core.serving.clients import Client
 from core.errors import UserFacingError
 from core.service.serving import ServingFacet
@@ -37,12 +38,14 @@ class RateLimiter:
 
 
 class Door:
-    def __init__(self, service: ServingFacet, *, rate_per_minute: int) -> None:
+    def __init__(self, service: ServingFacet, site: OAuthSite, *, rate_per_minute: int) -> None:
         self.service = service
+        self.site = site
         self.limiter = RateLimiter(rate_per_minute)
 
     async def admit(self, authorization: str | None) -> Client:
-        client = await self.service.clients.authenticate(authorization)
+        """A client token (`clients add`) or an OAuth access token of this server's."""
+        client = await self.service.oauth.authenticate(authorization, resources=self.site.resources)
         wait = self.limiter.wait_needed(client.id)
         if wait:
             raise TooManyRequests(client.name, wait)
@@ -68,7 +71,8 @@ class GuardedMcp:
             try:
                 client = await self.door.admit(authorization_of(scope))
             except UserFacingError as error:
-                await error_response(error)(scope, receive, send)
+                await error_response(error, resource_metadata=self.door.site.metadata_url(scope["path"]))(
+                    scope, receive, send)
                 return
             scope.setdefault("state", {})["client"] = client
         await self.app(scope, receive, send)

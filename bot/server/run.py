@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager, contextmanager
 import uvicorn
 
 from bot.server.app import build_app
+from bot.server.oauth import OAuthSite
 from bot.server.operations import Limits
 from bot.server.page import PageConfig
 from core.config import Settings
@@ -37,8 +38,9 @@ def local_url(host: str, port: int) -> str:
     return f"http://{host if ':' not in host else f'[{host}]'}:{port}"
 
 
-def page_config_of(settings: Settings, *, host: str) -> PageConfig:
-    return PageConfig.for_server(bind_host=host, extra_hosts=settings.page_hosts,
+def page_config_of(settings: Settings, *, host: str, site: OAuthSite) -> PageConfig:
+    # the public address's host too: the owner reaches the consent page there from a connector
+    return PageConfig.for_server(bind_host=host, extra_hosts=[*settings.page_hosts, site.host],
                                  session_hours=settings.page_session_hours, max_upload_mb=settings.page_max_upload_mb)
 
 
@@ -79,8 +81,14 @@ async def serving(service: ServingFacet, settings: Settings, *, host: str | None
     """The server listening (port 0: any free one); yields its base URL; stops on exit."""
     host = host or settings.api_host
     port = DEFAULT_PORT if port is None else port
-    app = build_app(service, limits=limits_of(settings), page=page_config_of(settings, host=host))
-    listening = bind(host, port)
+    listening = bind(host, port)  # first: with port 0, the address OAuth's metadata names is known only now
+    try:
+        site = OAuthSite.at(settings.public_url or local_url(host, listening.getsockname()[1]))
+        app = build_app(service, limits=limits_of(settings), site=site,
+                        page=page_config_of(settings, host=host, site=site))
+    except BaseException:
+        listening.close()
+        raise
     config = uvicorn.Config(app, host=host, port=port, log_config=None,
                             lifespan="on", server_header=False)
     server = _EmbeddedServer(config)

@@ -22,6 +22,7 @@ from core.privacy.disclosure import Disclosure
 from core.schedule.preferences import PreferenceStore, ScheduleDefaults
 from core.serving.clients import ClientBook
 from core.serving.memory_api import MemoryApi
+from core.serving.oauth import OAuthBook
 from core.serving.page_sessions import PageSessions
 from core.serving.saves import SaveBook, SaveShelf
 from core.times import Clock, utc_now
@@ -67,6 +68,7 @@ class Parts:
         self.saves = SaveBook(memory)
         self.save_shelf = SaveShelf(memory)
         self.page_sessions = PageSessions(memory.conn, self.clients, clock=clock)
+        self.oauth = OAuthBook(memory.conn, self.clients, clock=clock)
         self.disclosure = Disclosure(memory.conn, clock=clock)
         if biographer is not None:
             self.biographer = biographer

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from core.service.parts import Facet, Parts, Person
 from core.serving.clients import ClientBook
 from core.serving.memory_api import MemoryApi
+from core.serving.oauth import OAuthBook
 from core.serving.page_sessions import PageSessions
 from core.serving.saves import SaveBook, SaveShelf
 
@@ -28,6 +29,7 @@ class ServingFacet(Facet):
         self.saves: SaveBook = parts.saves
         self.save_shelf: SaveShelf = parts.save_shelf
         self.page_sessions: PageSessions = parts.page_sessions
+        self.oauth: OAuthBook = parts.oauth  # grants to remote connectors (bot/server/oauth.py)
 
     @property
     def model_configured(self) -> bool:

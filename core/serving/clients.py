@@ -81,10 +81,11 @@ class ClientInfo:
     sections: tuple[str, ...]
     created_at: str
     revoked_at: str | None
+    oauth_app: str | None = None  # granted on the consent page to this OAuth client_id (no token of its own)
 
     def to_json(self) -> dict:
         return {"name": self.name, "operations": list(self.operations), "sections": list(self.sections) or "all",
-                "created_at": self.created_at, "revoked_at": self.revoked_at}
+                "created_at": self.created_at, "revoked_at": self.revoked_at, "oauth_app": self.oauth_app}
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,15 @@ def parse_sections(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(check_section_name(v) for value in values for v in value.split(",") if v.strip()))
 
 
+def check_client_name(name: str) -> str:
+    """A client's name as `clients list` shows it and `clients revoke` takes it, checked."""
+    name = name.strip()
+    if not _NAME.match(name):
+        raise UserFacingError(f"not a client name: {name!r}",
+                              hint="use up to 64 letters, digits, spaces, '.', '_' or '-', e.g. claude-desktop")
+    return name
+
+
 def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("ascii")).hexdigest()
 
@@ -118,7 +128,7 @@ def _now() -> str:
 
 def _info(row: client_store.ClientRow) -> ClientInfo:
     return ClientInfo(name=row.name, operations=row.operations, sections=row.sections, created_at=row.created_at,
-                      revoked_at=row.revoked_at)
+                      revoked_at=row.revoked_at, oauth_app=row.oauth_app)
 
 
 _BEARER_HINT = "send `Authorization: Bearer TOKEN` with a token from `biographer clients add NAME`"
@@ -133,10 +143,7 @@ class ClientBook:
         """A new client and its token; `page=True`: a login for the owner's web page, nothing else."""
         if page:
             operations, sections = (PAGE,), ()
-        name = name.strip()
-        if not _NAME.match(name):
-            raise UserFacingError(f"not a client name: {name!r}",
-                                  hint="use up to 64 letters, digits, spaces, '.', '_' or '-', e.g. claude-desktop")
+        name = check_client_name(name)
         key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
         async with self.conn.transaction():
             if await client_store.live_client_named(self.conn, name):

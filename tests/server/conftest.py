@@ -20,6 +20,7 @@ from bot.server.run import serving
 from core.serving.clients import OPERATIONS
 from core.config import Settings
 from core.ports import LLM
+from core.times import Clock
 from bot.compose import Facets
 from core.service.admin import AdminFacet
 from core.service.parts import Parts
@@ -88,10 +89,11 @@ async def seed(service: AdminFacet, folder: Path) -> None:
 
 @asynccontextmanager
 async def running_server(settings: Settings, tmp_path: Path, *, seeded: bool = True,
-                         llm: LLM | None = None, key=None) -> AsyncIterator[Running]:
+                         llm: LLM | None = None, key=None, clock: Clock | None = None) -> AsyncIterator[Running]:
+    """`clock`: what the server takes for now (OAuth's expiries are tested by moving it on)."""
     embedder = GatedEmbedder()
     async with memory_at(settings.data_dir, embedder, key=key) as memory:
-        parts = Parts(memory=memory, llm=llm, **service_options(settings))
+        parts = Parts(memory=memory, llm=llm, **service_options(settings), **({"clock": clock} if clock else {}))
         facets = Facets.over(parts)
         if seeded:
             await seed(facets.admin, tmp_path / "exports")

@@ -35,7 +35,7 @@ def test_clients_add_list_revoke(capsys):
     assert added["name"] == "cursor" and added["token"].startswith("bio_")
     listed = cli_json(capsys, "clients", "list", "--json")
     assert listed == [{"name": "cursor", "operations": ["search", "read"], "sections": ["chats", "notes"],
-                       "created_at": listed[0]["created_at"], "revoked_at": None}]
+                       "created_at": listed[0]["created_at"], "revoked_at": None, "oauth_app": None}]
     assert added["token"] not in json.dumps(listed)
     assert main(["clients", "add", "cursor", "--allow", "search"]) == 2
     assert "exists already" in capsys.readouterr().err

@@ -218,6 +218,7 @@ def page_routes(server: Running) -> list[str]:
     """Every GET path the page's own app serves (read from its router, not listed here)."""
     from starlette.routing import Route
 
+    from bot.server.oauth import OAuthSite
     from bot.server.page import build_page
     from bot.server.page.guard import PageConfig
 
@@ -229,7 +230,7 @@ def page_routes(server: Running) -> list[str]:
                 yield from walk(route.original_router.routes, prefix + route.include_context.prefix)
 
     app = build_page(server.serving, PageConfig.for_server(bind_host="127.0.0.1", extra_hosts=[], session_hours=1,
-                                                           max_upload_mb=1))
+                                                           max_upload_mb=1), site=OAuthSite.at(server.url))
     return [r.path for r in walk(app.routes) if "GET" in (r.methods or ())]
 
 

@@ -20,14 +20,16 @@ from bot.server.errors import status_of
 from bot.server.page.guard import CrossSiteRefused, LoginRequired, PageConfig, PageGuard
 from bot.server.page.imports import ImportJobs
 from bot.server.page.views import PictureShelf
+from bot.server.page.consent import router as consent_router
 from bot.server.page.routes import router
+from bot.server.oauth import OAuthSite
 from core.errors import UserFacingError
 from core.service.serving import ServingFacet
 
 __all__ = ["PageConfig", "PageMount", "build_page"]
 
 #: paths that belong to the API beside the page (its 404s and 405s stay the API's own)
-API_PATHS = ("/v1", "/mcp", "/openapi.json")
+API_PATHS = ("/v1", "/mcp", "/openapi.json", "/.well-known", "/authorize", "/token", "/register", "/revoke")
 
 
 class PageMount(Mount):
@@ -83,10 +85,12 @@ async def _http(request: Request, error: HTTPException) -> Response:
     return _page_error(request, error.status_code, "no such page" if error.status_code == 404 else str(error.detail))
 
 
-def build_page(service: ServingFacet, config: PageConfig) -> FastAPI:
+def build_page(service: ServingFacet, config: PageConfig, *, site: OAuthSite) -> FastAPI:
+    """`site`: the server's address, as the OAuth consent page names it to the apps it answers."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.service = service
     app.state.config = config
+    app.state.oauth_site = site
     environment = Environment(loader=PackageLoader("bot.server.page", "templates"),
                               autoescape=select_autoescape(default=True))
     # a ledger item's sources as locators the page links (an item the owner set by hand has none)
@@ -96,6 +100,7 @@ def build_page(service: ServingFacet, config: PageConfig) -> FastAPI:
     app.state.pictures = PictureShelf()
     app.state.imports = ImportJobs(service, max_file_bytes=config.max_upload_bytes)
     app.include_router(router)
+    app.include_router(consent_router)
     app.add_exception_handler(LoginRequired, _login_required)
     app.add_exception_handler(CrossSiteRefused, _cross_site)
     app.add_exception_handler(UserFacingError, _user_facing)

@@ -105,7 +105,10 @@ class PageGuard:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 for name, value in SECURITY_HEADERS.items():
-                    headers[name] = value
+                    # a page that brings its own policy keeps it: the OAuth consent page's form
+                    # may also go back to the app (bot/server/page/consent.py), nothing else may
+                    if name != "content-security-policy" or name not in headers:
+                        headers[name] = value
                 if "cache-control" not in headers:
                     headers["cache-control"] = "no-store"  # pages hold the owner's life
             await send(message)
