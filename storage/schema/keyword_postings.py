@@ -10,8 +10,8 @@ if TYPE_CHECKING:
     from storage.db import Store
 
 
-@migration(175)
-async def m175_keyword_postings(conn: Store) -> None:
+@migration(177)
+async def m177_keyword_postings(conn: Store) -> None:
     """Postings per term and part of 16,384 chunk ids (chunk offsets as uint16, counts as the
     narrowest unsigned width), each part's chunk lengths in terms, and the log of chunk ids
     inserted or deleted since they were last folded in, filled by triggers; built from every
