@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -97,17 +97,22 @@ class Completion:
         return self.finish_reason == "length"
 
 
+#: receives a reply's text as the model writes it, piece by piece (the page shows it arriving)
+TextSink = Callable[[str], None]
+
+
 class LLM(Protocol):
     """A chat model with native tool calling. `role` picks the configured model for the job
     ("chat", "analysis", "vision") unless `model` names one. `tool_choice` "required" asks for a
     tool call (a server that cannot force one answers as with "auto"); `max_tokens` caps the reply.
-    `remote`: what it reads leaves the machine, so sources are shown by the owner's disclosure
-    policy (core/privacy/disclosure.py)."""
+    With `on_text`, the reply is streamed and its text handed over as it arrives (the Completion
+    returned is the same whole reply). `remote`: what it reads leaves the machine, so sources are
+    shown by the owner's disclosure policy (core/privacy/disclosure.py)."""
 
     remote: bool
 
     async def complete(self, messages: list[dict], *, tools: list[dict] | None = None,
                        model: str | None = None, role: str = "chat", tool_choice: str = "auto",
-                       max_tokens: int | None = None) -> Completion: ...
+                       max_tokens: int | None = None, on_text: TextSink | None = None) -> Completion: ...
 
     def model_for(self, role: str) -> str: ...

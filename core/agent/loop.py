@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from core.agent.budget import Window
 from core.agent.schemas import SCHEMAS, ToolError
@@ -55,10 +56,25 @@ class LoopResult:
 NeedsEvidence = Callable[[str], bool]
 
 
+class Watcher(Protocol):
+    """Sees a run as it happens (the page shows it): each reply starting, its text as the model
+    writes it (a reply that turns into tool calls, or is sent back for a nudge, is no answer: the
+    next `reply` says to forget it), and each tool call before it runs. The answer itself, with
+    its citations checked, is what the run returns."""
+
+    def reply(self) -> None: ...
+
+    def text(self, piece: str) -> None: ...
+
+    def step(self, name: str, arguments: str) -> None: ...
+
+
 class ToolLoop:
     def __init__(self, llm: LLM, toolbox: Toolbox, *, role: str, budget: int, schemas: list[dict],
-                 window: Window | None = None, needs_evidence: NeedsEvidence | None = None) -> None:
+                 window: Window | None = None, needs_evidence: NeedsEvidence | None = None,
+                 watcher: Watcher | None = None) -> None:
         self.llm = llm
+        self.watcher = watcher
         self.toolbox = toolbox
         self.role = role
         self.budget = budget
@@ -105,12 +121,16 @@ class ToolLoop:
                 return result
 
     async def _complete(self, messages: list[dict], result: LoopResult, *, tools: list[dict] | None,
-                        cuttable: set[int], tool_choice: str = "auto") -> Completion:
+                        cuttable: set[int], tool_choice: str = "auto", continuing: bool = False) -> Completion:
+        """One request. `continuing`: it goes on with the reply before it (a watcher sees one text)."""
         if self.window is not None:
             if self.window.fit(messages, tools, cuttable):
                 log.info("%s run: prompt cut to fit a %d-token context", self.role, self.window.context)
+        if self.watcher is not None and not continuing:
+            self.watcher.reply()
         completion = await self.llm.complete(messages, tools=tools or None, role=self.role, tool_choice=tool_choice,
-                                             max_tokens=self.window.max_output if self.window else None)
+                                             max_tokens=self.window.max_output if self.window else None,
+                                             on_text=self.watcher.text if self.watcher else None)
         result.requests += 1
         result.usage = result.usage + completion.usage
         return completion
@@ -123,7 +143,7 @@ class ToolLoop:
             return text, False
         if text.strip():
             messages += [{"role": "assistant", "content": text}, {"role": "user", "content": CONTINUE}]
-            more = await self._complete(messages, result, tools=None, cuttable=cuttable)
+            more = await self._complete(messages, result, tools=None, cuttable=cuttable, continuing=True)
             text += more.content or ""
             if not more.truncated:
                 return text, False
@@ -135,6 +155,8 @@ class ToolLoop:
             return NOT_RUN
         result.steps += 1
         result.calls.append(call.name)
+        if self.watcher is not None:
+            self.watcher.step(call.name, call.arguments)
         try:
             schema = self.schemas.get(call.name)
             if schema is None:

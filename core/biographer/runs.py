@@ -15,7 +15,7 @@ from core.agent.budget import estimate_tokens
 from core.agent.citations import check_citations
 from core.agent.delimiters import neutralise
 from core.agent.config import ANALYSIS_TOOLS, REPORT_TOOLS, AgentConfig, AnalysisStatus
-from core.agent.loop import LoopResult, NeedsEvidence, ToolLoop
+from core.agent.loop import LoopResult, NeedsEvidence, ToolLoop, Watcher
 from core.agent.schemas import Catalogue, tool_schemas
 from core.privacy.disclosure import Shown, model_sees
 from core.agent.tools import Toolbox, Turn
@@ -139,7 +139,8 @@ class Biographer:
 
     async def _agent(self, *, kind: str, prompt: str, role: str, budget: int, user: list[dict],
                      tools: tuple[str, ...], needs_evidence: NeedsEvidence | None, turn: Turn | None = None,
-                     edit_kind: str = "edit", cuttable_user: bool = True) -> tuple[LoopResult, Turn]:
+                     edit_kind: str = "edit", cuttable_user: bool = True,
+                     watcher: Watcher | None = None) -> tuple[LoopResult, Turn]:
         """One run. The profile and all but the last user message may be cut to fit the window
         (the last too, unless `cuttable_user` is off); the loop adds the tool results."""
         run_id = await self._start(kind, role)
@@ -148,7 +149,7 @@ class Biographer:
         turn.catalogue = await self.catalogue()
         loop = ToolLoop(self._require_llm(), self.toolbox, role=role, budget=budget,
                         schemas=tool_schemas(tools, turn.catalogue), window=self.config.window,
-                        needs_evidence=needs_evidence)
+                        needs_evidence=needs_evidence, watcher=watcher)
         messages = await self._context(prompt) + user
         cuttable = set(range(1, len(messages) - (0 if cuttable_user else 1)))
         try:
@@ -183,7 +184,8 @@ class Biographer:
 
     # ------------------------------------------------------------------ chat
 
-    async def ask(self, text: str, *, conversation: str = "cli") -> Answer:
+    async def ask(self, text: str, *, conversation: str = "cli", watcher: Watcher | None = None) -> Answer:
+        """The owner's question answered from their sources; `watcher` sees the run as it goes."""
         if not text.strip():
             raise UserFacingError("nothing to answer", hint="ask a question about your life")
         tail = await chat_store.tail(self.conn, conversation, limit=self.config.chat_tail)
@@ -192,7 +194,7 @@ class Biographer:
         result, turn = await self._agent(
             kind="chat", prompt="chat", role="chat", budget=self.config.chat_steps, user=user, turn=turn,
             tools=self.config.chat_tools, edit_kind="correction", cuttable_user=False,
-            needs_evidence=lambda reply: not turn.evidence.cites_seen(reply))
+            needs_evidence=lambda reply: not turn.evidence.cites_seen(reply), watcher=watcher)
         answer = await self._cited(result, turn)
         if result.successful_calls == 0 and not answer.citations:
             # still no tool call after the nudge: say so, in the answer itself, wherever it is shown

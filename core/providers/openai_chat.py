@@ -15,11 +15,12 @@ import asyncio
 import logging
 
 import openai
+from openai.lib.streaming.chat import ChatCompletionStreamState
 
 from core.config import is_local_url
 
 from core.errors import ModelUnavailable
-from core.ports import Completion, ToolCall, Usage
+from core.ports import Completion, TextSink, ToolCall, Usage
 from core.providers.openai_errors import Endpoint, endpoint_errors
 
 log = logging.getLogger(__name__)
@@ -57,9 +58,11 @@ class OpenAIChat:
 
     async def complete(self, messages: list[dict], *, tools: list[dict] | None = None,
                        model: str | None = None, role: str = "chat", tool_choice: str = "auto",
-                       max_tokens: int | None = None) -> Completion:
+                       max_tokens: int | None = None, on_text: TextSink | None = None) -> Completion:
         name = model or self.model_for(role)
         request: dict = {"model": name, "messages": messages}
+        if on_text is not None:
+            request |= {"stream": True, "stream_options": {"include_usage": True}}
         if tools:
             request |= {"tools": tools,
                         "tool_choice": "required" if tool_choice == "required" and self.forces_tool_calls else "auto"}
@@ -83,6 +86,8 @@ class OpenAIChat:
                 log.info("%s refused tool_choice=required; using auto", self.base_url)
                 self.forces_tool_calls = False
                 response = await self._create(request | {"tool_choice": "auto"})
+            if on_text is not None:
+                response = await _gathered(response, on_text)
         return _completion(response, name)
 
     async def _create(self, request: dict):
@@ -114,6 +119,18 @@ def _retry_after(error: Exception) -> float | None:
         except (KeyError, ValueError):  # absent, or an HTTP date: fall back to our backoff
             continue
     return None
+
+
+async def _gathered(stream, on_text: TextSink):
+    """A streamed reply put together by the client library's own accumulator (tool calls arrive
+    in pieces too), its text handed over as it comes."""
+    state = ChatCompletionStreamState()
+    async for chunk in stream:
+        state.handle_chunk(chunk)
+        for choice in chunk.choices[:1]:
+            if choice.delta and choice.delta.content:
+                on_text(choice.delta.content)
+    return state.get_final_completion()
 
 
 def _completion(response, name: str) -> Completion:

@@ -42,6 +42,40 @@ async def test_search_read_then_cited_answer(seeded: AdminFacet, fake_openai: Fa
     assert run.prompt_tokens == sum(u["prompt_tokens"] for u in fake_openai.usage)
 
 
+class Seen:
+    """A watcher that writes down what it is shown, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    def reply(self) -> None:
+        self.events.append(("reply", ""))
+
+    def text(self, piece: str) -> None:
+        self.events.append(("text", piece))
+
+    def step(self, name: str, arguments: str) -> None:
+        self.events.append(("step", f"{name} {arguments}"))
+
+
+async def test_a_watcher_sees_each_step_before_it_runs_and_the_reply_as_it_is_written(
+        seeded: AdminFacet, fake_openai: FakeOpenAIServer) -> None:
+    loc = await locator_of(seeded, "lease Porto")
+    fake_openai.call("search", {"query": "Porto"}, content="Let me look.")
+    fake_openai.call("read_source", {"locator": loc})
+    fake_openai.reply(f"You signed the lease in Porto [{loc}].")
+    seen = Seen()
+
+    answer = await seeded.biographer.ask("When did I move to Porto?", watcher=seen)
+
+    assert seen.events == [
+        ("reply", ""), ("text", "Let "), ("text", "me "), ("text", "look."), ("step", 'search {"query": "Porto"}'),
+        ("reply", ""), ("step", f'read_source {{"locator": "{loc}"}}'),
+        ("reply", ""), *[("text", w) for w in ("You ", "signed ", "the ", "lease ", "in ", "Porto ", f"[{loc}].")]]
+    assert answer.text == "You signed the lease in Porto [1]."  # checked after: what the watcher saw was the draft
+    assert all(r.get("stream") for r in fake_openai.requests)
+
+
 async def test_malformed_and_unknown_calls_are_fed_back(seeded: AdminFacet, fake_openai: FakeOpenAIServer) -> None:
     fake_openai.call("search", '{"query": "Porto"')  # broken JSON
     fake_openai.call("delete_everything", {})

@@ -12,7 +12,8 @@ read (messages and tool schemas) and of what it writes: good enough to compare p
 It can also behave as real servers do that the agent must cope with: refuse `tool_choice:
 "required"` (`reject_required`), refuse a prompt longer than its context (`context_tokens`), cut
 a reply at the request's `max_tokens` (finish_reason "length"), write a tool call as plain text
-in a chat template's markup (`text_call`), or take its time (`delay`).
+in a chat template's markup (`text_call`), or take its time (`delay`). Asked to stream
+(`"stream": true`), it sends the reply as server-sent events, a word at a time (`pace`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import threading
 import time
 from collections import deque
@@ -40,6 +42,7 @@ class Scripted:
     headers: dict[str, str] = field(default_factory=dict)
     finish_reason: str | None = None  # None: "tool_calls" or "stop", or "length" when cut at max_tokens
     delay: float = 0.0  # seconds to wait before answering
+    pace: float = 0.0  # streamed: seconds between the reply's words
 
 
 class FakeOpenAIServer:
@@ -55,6 +58,7 @@ class FakeOpenAIServer:
         self.unscripted = 0  # requests that found the queue empty
         self.embedding_requests: list[dict] = []
         self._ids = itertools.count(1)
+        self._pace = 0.0  # of the latest answer (streamed answers are sent one at a time here)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -65,8 +69,10 @@ class FakeOpenAIServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def reply(self, content: str, *, finish_reason: str | None = None, delay: float = 0.0) -> FakeOpenAIServer:
-        self.script.append(Scripted(content=content, finish_reason=finish_reason, delay=delay))
+    def reply(self, content: str, *, finish_reason: str | None = None, delay: float = 0.0,
+              pace: float = 0.0) -> FakeOpenAIServer:
+        """A plain answer; asked to stream, it is sent a word at a time, `pace` seconds apart."""
+        self.script.append(Scripted(content=content, finish_reason=finish_reason, delay=delay, pace=pace))
         return self
 
     def text_call(self, name: str, arguments: dict, *, style: str = "qwen", prefix: str = "") -> FakeOpenAIServer:
@@ -137,6 +143,7 @@ class FakeOpenAIServer:
             message: dict = {"role": "assistant", "content": content}
             if calls:
                 message["tool_calls"] = calls
+            self._pace = step.pace
             return 200, {
                 "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": 0,
                 "model": body.get("model", self.model),
@@ -178,6 +185,35 @@ class FakeOpenAIServer:
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
                     pass
 
+            def _stream(self, whole: dict, pace: float) -> None:
+                """The answer as server-sent events, as the OpenAI API streams one: the role, the
+                text a word at a time, each tool call, the finish reason, then the usage alone."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.end_headers()
+                choice = whole["choices"][0]
+                message = choice["message"]
+                head = {k: whole[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+                deltas: list[dict] = [{"role": "assistant", "content": ""}]
+                deltas += [{"content": word} for word in re.findall(r"\s*\S+\s*", message["content"] or "")]
+                deltas += [{"tool_calls": [{"index": i, **call}]} for i, call in enumerate(message.get("tool_calls", []))]
+                try:
+                    for n, delta in enumerate(deltas):
+                        if n > 1 and "content" in delta:
+                            time.sleep(pace)
+                        self._event(head | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+                    self._event(head | {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
+                    self._event(head | {"choices": [], "usage": whole["usage"]})
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _event(self, payload: dict) -> None:
+                self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
+                self.wfile.flush()
+
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     self._send(200, {"object": "list", "data": [{"id": fake.model, "object": "model"}]})
@@ -190,7 +226,11 @@ class FakeOpenAIServer:
                 if fake.api_key and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
                     self._send(401, _error("Incorrect API key provided", "invalid_api_key"))
                 elif self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(*fake._answer(body))
+                    status, payload, headers = fake._answer(body)
+                    if body.get("stream") and status == 200:
+                        self._stream(payload, fake._pace)
+                    else:
+                        self._send(status, payload, headers)
                 elif self.path.rstrip("/").endswith("/embeddings"):
                     self._send(200, fake._embeddings(body))
                 else:

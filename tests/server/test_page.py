@@ -5,6 +5,7 @@ Host, CSRF, origin), what each page shows, and the pieces it is built from. The 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta, timezone
@@ -15,6 +16,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from bot.cli import main
+from core.providers.openai_chat import OpenAIChat
 from bot.server.page.markdown import render_markdown
 from bot.server.page.views import timeline_zoom
 from core.serving.api_errors import NotAuthenticated
@@ -308,6 +310,49 @@ async def test_questions_without_a_model_say_so_and_keep_nothing(settings, tmp_p
             assert "For the bakery job" in answer.text  # the draft stays in its box
         assert len(await server.service.sources()) == sources
         assert [q.id for q in await server.service.biographer.open_questions()] == [question.id]
+
+
+async def test_ask_without_a_model_says_what_to_set(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        async with logged_in(server) as http:
+            page = BeautifulSoup((await http.get("/ask")).text, "html.parser")
+            notice = page.select_one(".notice").get_text(" ", strip=True)
+            assert "No language model is configured" in notice and "BIOGRAPHER_LLM_API_KEY" in notice
+            assert page.select_one("#question").has_attr("disabled")
+            csrf = page.select_one('meta[name="csrf-token"]')["content"]
+            refused = await http.post("/ask", data={"question": "Where do I live?"}, headers={"X-CSRF-Token": csrf})
+            assert refused.status_code == 503
+            assert "no language model" in refused.json()["error"] and "BIOGRAPHER_LLM_BASE_URL" in refused.json()["hint"]
+            forged = await http.post("/ask", data={"question": "Where do I live?"}, headers={"X-CSRF-Token": "x"})
+            assert forged.status_code == 403
+
+
+def sse(body: str) -> list[tuple[str, dict]]:
+    """Server-sent events as a reader of the protocol splits them (blank line, `event:`, `data:`)."""
+    events = []
+    for block in filter(None, body.split("\n\n")):
+        fields = dict(line.split(": ", 1) for line in block.splitlines())
+        events.append((fields["event"], json.loads(fields["data"])))
+    return events
+
+
+async def test_ask_streams_events_and_a_failed_model_is_a_problem_with_its_hint(settings, tmp_path, fake_openai):
+    llm = OpenAIChat(base_url=fake_openai.base_url, api_key="k", models={"chat": "fake"}, timeout=10, max_retries=0)
+    try:
+        async with running_server(settings, tmp_path, llm=llm) as server:
+            async with logged_in(server) as http:
+                csrf = {"X-CSRF-Token": csrf_of((await http.get("/ask")).text)}
+                assert (await http.post("/ask", data={"question": "  "}, headers=csrf)).status_code == 400
+                fake_openai.call("grep", '{"pattern": "Porto"')  # broken JSON: fed back to the model
+                fake_openai.fail(500, "upstream is down")
+                answer = await http.post("/ask", data={"question": "Where did I move?"}, headers=csrf)
+            assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/event-stream")
+            events = sse(answer.text)
+            assert events[:3] == [("reply", {}), ("step", {"words": "looking for every…"}), ("reply", {})]
+            name, problem = events[-1]
+            assert name == "problem" and "500" in problem["error"] and problem["hint"]
+    finally:
+        await llm.close()
 
 
 async def test_uploads_are_kept_inside_their_folder_and_within_the_limit(settings, tmp_path):

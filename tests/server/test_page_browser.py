@@ -126,6 +126,50 @@ async def test_answer_an_open_question_in_its_text_box(browser, settings, tmp_pa
         await llm.close()
 
 
+async def test_ask_shows_the_steps_then_the_answer_as_it_is_written_with_its_citations(
+        browser, settings, tmp_path, fake_openai):
+    llm = OpenAIChat(base_url=fake_openai.base_url, api_key="test-key", models={"chat": "fake", "analysis": "fake"},
+                     timeout=10, max_retries=0)
+    try:
+        async with running_server(settings, tmp_path, llm=llm) as server:
+            [hit] = await server.service.memory.search("Piranesi train Porto", limit=1, mode="keyword")
+            train = str(hit.locator)
+            fake_openai.call("search", {"query": "Porto"})
+            fake_openai.call("read_source", {"locator": train})
+            words = f"You started reading Piranesi on the train to Porto, in May 2024 [{train}]."
+            fake_openai.reply(words, delay=0.6, pace=0.25)
+            async with logged_in_page(browser, server) as page:
+                await page.click("nav >> text=Ask")
+                await page.fill("#question", "What did I read on the way to Porto?")
+                await page.click("form#ask button[type=submit]")
+                steps = page.locator("#ask-steps li")
+                await steps.nth(1).wait_for()
+                assert await steps.all_inner_texts() == ["searching 'Porto'…", f"reading {train.split(':')[0]}…"]
+                assert await page.locator("#asked[data-state=asking]").count() == 1  # steps shown before the answer
+                seen: list[str] = []  # the draft as it grows, word by word
+                while await page.locator("#asked[data-state=asking]").count():
+                    draft = await page.locator("#ask-draft").inner_text()
+                    if draft and (not seen or draft != seen[-1]):
+                        seen.append(draft)
+                    await page.wait_for_timeout(60)
+                assert len(seen) >= 4 and all(words.startswith(d.strip()) for d in seen), seen
+                assert len(seen[0]) < len(seen[-1])
+                answer = page.locator("#ask-answer .answer")
+                assert await answer.inner_text() == "You started reading Piranesi on the train to Porto, in May 2024 [1]."
+                assert await page.locator("#ask-draft").inner_text() == ""  # the draft gave way to the checked answer
+                await answer.locator("a.cite", has_text="[1]").click()
+                await page.locator("aside#passage .text").wait_for()
+                assert "Started reading Piranesi on the train to Porto." in await page.locator("aside#passage .text").inner_text()
+                assert page.url.endswith("/ask")
+                cited = page.locator("#ask-answer ol.citations a.cite")
+                assert await cited.get_attribute("data-locator") == train
+                assert await cited.inner_text() == "2024-05-20 journal.md, 2024-05-20"  # its day where the owner lives
+            sent = fake_openai.requests[0]
+            assert sent["stream"] is True and sent["messages"][-1]["content"] == "What did I read on the way to Porto?"
+    finally:
+        await llm.close()
+
+
 async def test_upload_an_export_and_find_it_in_search(browser, settings, tmp_path):
     export = whatsapp_export(tmp_path / "WhatsApp Chat with Teo.txt", [
         "02/05/2024, 18:00 - Teo: The zeppelin museum in Friedrichshafen opens at nine",

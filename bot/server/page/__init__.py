@@ -19,8 +19,9 @@ from starlette.types import Scope
 from bot.server.errors import status_of
 from bot.server.page.guard import CrossSiteRefused, LoginRequired, PageConfig, PageGuard
 from bot.server.page.imports import ImportJobs
-from bot.server.page.views import PictureShelf
 from bot.server.page.consent import router as consent_router
+from bot.server.page.markdown import link_markers
+from bot.server.page.views import PictureShelf, local_time
 from bot.server.page.routes import router
 from bot.server.oauth import OAuthSite
 from core.errors import UserFacingError
@@ -45,7 +46,7 @@ class PageMount(Mount):
 def _wants_json(request: Request) -> bool:
     """The page's script talks JSON (imports); everything else is a page a person reads."""
     return request.url.path.startswith("/imports/") or request.method == "POST" and \
-        request.url.path == "/imports"
+        request.url.path in ("/imports", "/ask")
 
 
 def _page_error(request: Request, status: int, message: str, hint: str = "") -> Response:
@@ -96,6 +97,8 @@ def build_page(service: ServingFacet, config: PageConfig, *, site: OAuthSite) ->
     # a ledger item's sources as locators the page links (an item the owner set by hand has none)
     environment.filters["locators"] = lambda sources: [
         f"doc{s.document_id}:{s.char_start}-{s.char_end}" for s in sources if s.document_id is not None]
+    environment.globals["link_markers"] = link_markers  # an answer's [n] as links (the answer macro)
+    environment.filters["local_day"] = lambda when: local_time(when, service.timezone)[:10]
     app.state.templates = Jinja2Templates(env=environment)
     app.state.pictures = PictureShelf()
     app.state.imports = ImportJobs(service, max_file_bytes=config.max_upload_bytes)

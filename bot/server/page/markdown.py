@@ -15,7 +15,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from core.types import CITED_LOCATORS, LOCATOR_PATTERN
+from core.types import CITED_LOCATORS, LOCATOR_PATTERN, Citation
 
 _CITATION = re.compile(rf"\[({CITED_LOCATORS})\]")
 _ONE = re.compile(LOCATOR_PATTERN)
@@ -72,6 +72,26 @@ def link_citations(text: str) -> Markup:
     for match in _CITATION.finditer(text):
         out.append(escape(text[at:match.start()]))
         out.append("[" + ", ".join(citation_link(loc) for loc in _ONE.findall(match.group(1))) + "]")
+        at = match.end()
+    out.append(escape(text[at:]))
+    return Markup("".join(out))
+
+
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+def link_markers(text: str, citations: Sequence[Citation]) -> Markup:
+    """An answer's text escaped, each [n] marker a link to the passage citation n checked (a
+    marker that names no citation stays text)."""
+    by_number = {c.n: str(c.locator) for c in citations}
+    out, at = [], 0
+    for match in _MARKER.finditer(text):
+        locator = by_number.get(int(match.group(1)))
+        if locator is None:
+            continue
+        out.append(escape(text[at:match.start()]))
+        out.append(f'<a class="cite" href="{escape(passage_url(locator))}" data-locator="{escape(locator)}">'
+                   f"{escape(match.group())}</a>")
         at = match.end()
     out.append(escape(text[at:]))
     return Markup("".join(out))

@@ -8,16 +8,17 @@ from typing import Annotated
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.templating import Jinja2Templates
 
 from bot.server.page import guard, views
+from bot.server.page.asking import answer_events
 from bot.server.page.guard import current_session, posted_by_page
 from bot.server.page.imports import ImportJobs
 from bot.server.page.markdown import link_citations, render_markdown
 from core.serving.api_errors import NotAuthenticated
 from core.dates import parse_bound
-from core.errors import UserFacingError
+from core.errors import ModelUnavailable, UserFacingError
 from core.serving.memory_api import MAX_LIMIT, Filters
 from core.serving.clients import OWNER
 from core.serving.saves import version_locator
@@ -240,6 +241,36 @@ NO_MODEL = UserFacingError(
     "no language model is configured, so answers cannot be folded into bio.md (nothing was saved)",
     hint="set BIOGRAPHER_LLM_API_KEY (OpenRouter or OpenAI) or point BIOGRAPHER_LLM_BASE_URL at a local Ollama, "
          "then restart `biographer serve`; see .env.example")
+
+
+# ------------------------------------------------------------------ ask
+
+@router.get("/ask")
+async def ask_page(request: Request, session: Session) -> Response:
+    return render(request, "ask.html", session, active="ask", model=service_of(request).model_configured,
+                  no_model=NO_ASK_MODEL)
+
+
+@router.post("/ask")
+async def ask(request: Request, session: Posted) -> Response:
+    """The answer as it is found, as server-sent events (asking.py); the page's script reads them."""
+    service = service_of(request)
+    question = str((await request.form()).get("question") or "").strip()
+    if not service.model_configured:
+        raise NO_ASK_MODEL
+    if not question:
+        raise UserFacingError("the question is empty", hint="write it in the box, e.g. when did I move to Porto?")
+    answer_part = templates_of(request).get_template("answer_part.html")
+    events = answer_events(lambda watcher: service.biographer.ask(question, conversation="page", watcher=watcher),
+                           lambda answer: answer_part.render(reply=answer))
+    return StreamingResponse(events, media_type="text/event-stream",
+                             headers={"cache-control": "no-store", "x-accel-buffering": "no"})
+
+
+NO_ASK_MODEL = ModelUnavailable(
+    "no language model is configured, so questions cannot be answered here",
+    hint="set BIOGRAPHER_LLM_API_KEY (OpenRouter or OpenAI) or point BIOGRAPHER_LLM_BASE_URL at a local Ollama, "
+         "then restart `biographer serve`; meanwhile Search finds the passages themselves")
 
 
 # ------------------------------------------------------------------ search

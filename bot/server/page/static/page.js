@@ -1,11 +1,13 @@
 // The page's only script: citations open their passage beside the text, some forms ask first,
-// and dropped files are uploaded and imported with progress. No framework, nothing fetched from
+// a question's answer streams in with the agent's steps, and dropped files are uploaded and
+// imported with progress. No framework, nothing fetched from
 // elsewhere; posts carry the session's CSRF token from the page's <meta>.
 "use strict";
 
 (function () {
   const csrf = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
   const panel = document.getElementById("passage");
+  const problem = (body) => (body && body.error ? body.error + (body.hint ? " (" + body.hint + ")" : "") : "it failed");
 
   // ------------------------------------------------------------------ citations
   async function openPassage(link) {
@@ -44,6 +46,82 @@
     if (question && !window.confirm(question)) event.preventDefault();
   });
 
+  // ------------------------------------------------------------------ ask: the answer as it is found
+  // server-sent events over a POST (EventSource can only GET, and a post must carry the CSRF token)
+  async function* events(response) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = "";
+    for (;;) {
+      const {value, done} = await reader.read();
+      if (done) return;
+      buffered += decoder.decode(value, {stream: true});
+      let end;
+      while ((end = buffered.indexOf("\n\n")) !== -1) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        let name = "message", data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event: ")) name = line.slice(7);
+          else if (line.startsWith("data: ")) data += line.slice(6);
+        }
+        yield {name, data: data ? JSON.parse(data) : {}};
+      }
+    }
+  }
+
+  async function ask(form) {
+    const question = form.querySelector("#question").value.trim();
+    if (!question) return;
+    const [asked, steps, draft, answer, state] = ["asked", "ask-steps", "ask-draft", "ask-answer", "ask-state"]
+      .map((id) => document.getElementById(id));
+    const button = form.querySelector("button");
+    asked.hidden = false; steps.textContent = ""; draft.textContent = ""; answer.textContent = "";
+    asked.dataset.state = "asking"; state.textContent = "Thinking…"; button.disabled = true;
+    try {
+      const response = await fetch("/ask", {method: "POST", credentials: "same-origin",
+        headers: {"X-CSRF-Token": csrf()}, body: new URLSearchParams({question})});
+      if (!response.ok || !(response.headers.get("content-type") || "").startsWith("text/event-stream")) {
+        let body = null;
+        try { body = await response.json(); } catch (e) { /* not JSON: said below */ }
+        throw new Error(problem(body));
+      }
+      for await (const {name, data} of events(response)) {
+        if (name === "step") {
+          const item = document.createElement("li");
+          item.textContent = data.words;
+          steps.appendChild(item);
+          state.textContent = data.words;
+        } else if (name === "reply") {
+          draft.textContent = "";
+        } else if (name === "text") {
+          draft.textContent += data.text;
+          state.textContent = "Writing…";
+        } else if (name === "answer") {
+          draft.textContent = "";
+          answer.innerHTML = data.html;  // rendered by the server, everything escaped
+          asked.dataset.state = "done"; state.textContent = "";
+        } else if (name === "problem") {
+          throw new Error(problem(data));
+        }
+      }
+      if (asked.dataset.state !== "done") throw new Error("the answer broke off (the server's log says why)");
+    } catch (error) {
+      asked.dataset.state = "failed";
+      state.textContent = "No answer: " + error.message;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  const askForm = document.getElementById("ask");
+  if (askForm) {
+    askForm.addEventListener("submit", (event) => { event.preventDefault(); ask(askForm); });
+    askForm.querySelector("#question").addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); ask(askForm); }
+    });
+  }
+
   // ------------------------------------------------------------------ imports
   const drop = document.getElementById("drop");
   if (!drop) return;
@@ -56,7 +134,6 @@
   const title = document.getElementById("import-title");
 
   const post = (url) => fetch(url, {method: "POST", headers: {"X-CSRF-Token": csrf()}, credentials: "same-origin"});
-  const problem = (body) => (body && body.error ? body.error + (body.hint ? " (" + body.hint + ")" : "") : "it failed");
 
   function show(text, done, total) {
     stage.textContent = text;
