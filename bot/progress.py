@@ -9,6 +9,9 @@ from tqdm import tqdm
 
 #: stages that count within one document (no total): shown as a note on the "saving" bar
 _WITHIN_DOCUMENT = {"messages", "chunks"}
+#: a bar with a total says in words how long is left (tqdm's estimate from the recent rate): an
+#: import of a life archive spends most of its time embedding, and the owner wants to know for how long
+_WITH_TIME_LEFT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed} so far, about {remaining} left]"
 
 
 class TerminalProgress:
@@ -27,7 +30,8 @@ class TerminalProgress:
         bar = self._bars.get(stage)
         if bar is None:
             bar = self._bars[stage] = tqdm(total=total, desc=stage, unit="", file=sys.stderr,
-                                           leave=True, dynamic_ncols=True)
+                                           leave=True, dynamic_ncols=True,
+                                           bar_format=_WITH_TIME_LEFT if total is not None else None)
         if total is not None and bar.total != total:
             bar.total = total
         bar.update(done - bar.n)

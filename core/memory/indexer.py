@@ -30,7 +30,10 @@ def embedding_text(chunk_text: str) -> str:
 
 
 class Indexer:
-    def __init__(self, conn: Store, embedder: Embedder, *, batch_size: int = 64) -> None:
+    # chunks read, embedded and committed at a time: enough for the local model to group them by
+    # token count (padding ~3% of the work at 256, ~13% at 64, on LoCoMo's chunks), few enough that
+    # a batch commits every half minute or so at ~10 chunks/s
+    def __init__(self, conn: Store, embedder: Embedder, *, batch_size: int = 256) -> None:
         self.conn = conn
         self.embedder = embedder
         self.batch_size = batch_size
