@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -126,9 +127,34 @@ async def build(path: Path, n: int, *, key=None, chunk_chars: int = 560) -> None
             await document_store.finish_document(conn, doc, chunk_count=n, text_length=offset,
                                                  time_start=None, time_end=None)
             await vector_store.fold_log(conn)
+        await date_chunks(conn)
         await conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     print(json.dumps({"chunks": n, "build_s": round(time.perf_counter() - started, 1),
                       "db_mb": round((path / "biographer.sqlite3").stat().st_size / 2**20)}))
+
+
+YEARS = 15  # the chunks' dates spread evenly over this many years from 2010, in id order
+
+
+async def date_chunks(conn) -> None:
+    """Give undated chunks a day each, evenly from 2010 to 2025 in id order (so that a period
+    filter keeps a known share of the store); stores built before dates were written get theirs."""
+    async with conn.transaction():
+        await conn.execute(
+            f"""UPDATE chunks SET
+                  time_start = strftime('%Y-%m-%dT10:00:00Z', '2010-01-01',
+                                        '+' || (id * {YEARS * 365} / (SELECT MAX(id) FROM chunks)) || ' days'),
+                  time_end = strftime('%Y-%m-%dT11:00:00Z', '2010-01-01',
+                                      '+' || (id * {YEARS * 365} / (SELECT MAX(id) FROM chunks)) || ' days')
+                WHERE time_start IS NULL""")
+
+
+def period(share: float) -> chunk_store.ChunkFilter:
+    """A period filter keeping about `share` of a dated store's chunks (from its middle)."""
+    days = YEARS * 365
+    start = date(2010, 1, 1) + timedelta(days=int(days * (0.5 - share / 2)))
+    end = start + timedelta(days=max(0, int(days * share) - 1))
+    return chunk_store.ChunkFilter(since=f"{start.isoformat()}T00:00:00Z", until=f"{end.isoformat()}T23:59:59Z")
 
 
 class _Dim:
@@ -257,6 +283,81 @@ async def shortlist_recall(path: Path, n_queries: int) -> dict:
     return {str(k): round(f / (10 * len(vectors)), 3) for k, f in found.items()}
 
 
+FILTER_SHARES = (0.01, 0.05, 0.2)
+
+
+def _former_rescoring(index, query: np.ndarray, ids, depth: int) -> list[int]:
+    """The short list's ranking as it was before sqlite-vec did it: every float vector read by
+    id into Python, NumPy's product, a sort."""
+    rows = []
+    for i in range(0, len(ids), 500):
+        part = list(ids[i:i + 500])
+        rows += index._conn.execute(
+            f"SELECT chunk_id, vector FROM chunk_embeddings WHERE chunk_id IN ({','.join('?' * len(part))})",
+            part).fetchall()
+    if not rows:
+        return []
+    matrix = np.frombuffer(b"".join(b for _, b in rows), dtype=np.float32).reshape(len(rows), -1)
+    top = np.argsort(-(matrix @ query), kind="stable")[:depth]
+    return [rows[i][0] for i in top]
+
+
+async def vector_paths(path: Path, n_queries: int) -> dict:
+    """The vector half of a one-shot search (vectors read from the store, not kept), today's
+    path beside the former one, query by query: unfiltered (sign bits, then the short list's
+    400 ranked by sqlite-vec in SQL, or read into NumPy as before), and filtered by periods
+    keeping 1-20% of the store (every chunk the filter keeps ranked by sqlite-vec, against the
+    former path: exact in NumPy up to 1,000 chunks, else the sign bits' 400 nearest among them).
+    Recall: the share of the exact top 10 (NumPy over every chunk the filter keeps) found."""
+    from core.memory.search import EXACT_FILTER_CAP, SEMANTIC_DEPTH, SHORTLIST
+    from storage.vectors.index import VectorIndex
+
+    _, vectors = workload(n_queries, round_=7)
+    async with open_database(path / "biographer.sqlite3") as conn:
+        await date_chunks(conn)
+    index = VectorIndex(path / "biographer.sqlite3")
+    index.refresh()
+    former_cap = 1_000
+    cases = {"unfiltered": None, **{f"period {round(s * 100)}%": period(s) for s in FILTER_SHARES}}
+    out: dict[str, dict] = {}
+    for name, where in cases.items():
+        times: dict[str, list[float]] = {"now": [], "before": []}
+        found = {"now": 0, "before": 0}
+        allowed = index._filtered_ids(where) if where is not None else None
+        matrix = None
+        if allowed is not None:
+            rows = index._conn.execute(
+                "SELECT chunk_id, vector FROM chunk_embeddings WHERE chunk_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(allowed.tolist()),)).fetchall()
+            ids = np.array([r[0] for r in rows])
+            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        for v in vectors:
+            for who in ("now", "before") if len(times["now"]) % 2 == 0 else ("before", "now"):
+                t = time.perf_counter()
+                if who == "now":
+                    got = [h.chunk_id for h in index.search(v, shortlist=SHORTLIST, depth=SEMANTIC_DEPTH, where=where,
+                                                             exact_below=EXACT_FILTER_CAP)]
+                else:  # the filter's ids read as search reads them, then the former ranking
+                    kept = index._filtered_ids(where) if where is not None else None
+                    if kept is not None and len(kept) <= max(former_cap, SHORTLIST):
+                        got = _former_rescoring(index, v, kept.tolist(), SEMANTIC_DEPTH)
+                    else:
+                        with index._lock:
+                            short = index._shortlist(v, SHORTLIST, kept)
+                        got = _former_rescoring(index, v, short, SEMANTIC_DEPTH)
+                times[who].append((time.perf_counter() - t) * 1000)
+                if matrix is not None:
+                    exact = set(ids[np.argsort(-(matrix @ v))[:10]].tolist())
+                    found[who] += len(exact & set(got[:10]))
+        out[name] = {"chunks_kept": len(allowed) if allowed is not None else len(index),
+                     **{f"{who}_ms": percentiles(ts) for who, ts in times.items()},
+                     "p50_now_over_before": round(statistics.median(times["now"]) / statistics.median(times["before"]), 2)}
+        if matrix is not None:
+            out[name].update({f"{who}_recall_of_exact_top10": round(f / (10 * len(vectors)), 3) for who, f in found.items()})
+    index.close()
+    return out
+
+
 async def insert_cost(path: Path, batches: int) -> dict:
     """Microseconds per vector written as the indexer writes them (batches of 64 new chunks, one
     savepoint each), for Biographer and for the baseline (the float vector's row plus a NumPy
@@ -308,6 +409,7 @@ async def query(path: Path, runs: int, warmup: int, rounds: int) -> dict:
            "load_average": [round(x, 2) for x in os.getloadavg()]}
     out.update(latencies(path, runs, warmup, rounds))
     out["shortlist_recall_of_exact_top10_random"] = await shortlist_recall(path, min(runs, 100))
+    out["vector_half_one_shot"] = await vector_paths(path, min(runs, 100))
     out["insert"] = await insert_cost(path, batches=40)
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     lat = out["latency"]
@@ -334,6 +436,9 @@ def main() -> None:
     c.add_argument("--runs", type=int, default=200)
     c.add_argument("--warmup", type=int, default=20)
     c.add_argument("--rounds", type=int, default=4)
+    v = sub.add_parser("vectors", help="the vector half's paths alone (sqlite-vec against the former)")
+    v.add_argument("path", type=Path)
+    v.add_argument("--runs", type=int, default=100)
     r = sub.add_parser("_run")  # internal: one side's queries in a fresh process
     r.add_argument("who", choices=("ours", "baseline"))
     r.add_argument("path", type=Path)
@@ -345,6 +450,10 @@ def main() -> None:
         asyncio.run(build(args.path, args.chunks, chunk_chars=args.chunk_chars))
     elif args.cmd == "compare":
         print(json.dumps(compare(args.path, args.before.resolve(), args.runs, args.warmup, args.rounds), indent=1))
+    elif args.cmd == "vectors":
+        print(json.dumps({"load_average": [round(x, 2) for x in os.getloadavg()],
+                          **asyncio.run(vector_paths(args.path, args.runs)),
+                          "load_average_after": [round(x, 2) for x in os.getloadavg()]}, indent=1))
     elif args.cmd == "_run":
         queries, vectors = workload(args.runs + args.warmup, round_=args.round)
         result = (asyncio.run(_run_ours(args.path, queries, vectors, args.warmup)) if args.who == "ours"

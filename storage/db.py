@@ -5,10 +5,10 @@ FTS5 and extension loading) with its key (storage/encryption.py); `connect` pick
 
 Why sqlean.py: a drop-in DB-API module with a current SQLite, the same on every platform,
 whatever SQLite the Python was built with (the keyword index's FTS5 `contentless_delete` needs
-3.43 or later, newer than many Pythons carry). Its extension loading serves one case: a store
-from before migration 70 holds a sqlite-vec table, which only the extension can drop, and many
-Pythons' `sqlite3` (pyenv, some macOS builds) cannot load extensions at all. Search never uses
-sqlite-vec (storage/vectors/store.py).
+3.43 or later, newer than many Pythons carry), and extension loading, which many Pythons'
+`sqlite3` (pyenv, some macOS builds) lack: the vector index's read connection loads sqlite-vec
+for exact distances over the float vectors (storage/vectors/index.py), and a store from before
+migration 70 holds a sqlite-vec table, which only the extension can drop.
 """
 
 from __future__ import annotations

@@ -41,8 +41,11 @@ SEMANTIC_DEPTH = 50  # semantic candidates, ranked exactly from a short list of 
 SHORTLIST = 400
 BIT_OVERSAMPLE = 8
 MODES = ("hybrid", "keyword", "semantic")
-# a filter that keeps at most this many chunks has all of them ranked exactly
-EXACT_FILTER_CAP = 1_000
+# a filter that keeps at most this many chunks has all of them ranked exactly by sqlite-vec (no
+# first stage to drop any); a broader one takes the sign bits' short list among the chunks it keeps.
+# Reading the float vectors is the cost: about 22 µs a chunk at load 15 (5,000 chunks of a 100k
+# store; bench/latency.py vectors measures periods keeping 1-20%)
+EXACT_FILTER_CAP = 20_000
 LINE_MARGIN = 400  # characters read beyond a window to finish its first and last lines
 
 MAX_LIMIT = 1000  # search results, grep page size

@@ -44,3 +44,4 @@ async def m177_keyword_postings(conn: Store) -> None:
     from storage.keyword.postings import rebuild  # numpy: only when the migration runs
 
     await rebuild(conn)
+

@@ -107,3 +107,11 @@ async def m001_memory_core(conn: Store) -> None:
             "CREATE INDEX messages_sender ON messages(sender COLLATE NOCASE)",
         ],
     )
+
+
+@migration(178)
+async def m178_chunk_periods_read_from_an_index(conn: Store) -> None:
+    """A period filter (time_end >= since AND time_start <= until, with the chunk's document for
+    a kind filter) is answered from this index alone: it read every chunk row in range, text and
+    all (0.4 s for a period of 100k chunks of 900 characters at load 15)."""
+    await conn.execute("CREATE INDEX chunks_period ON chunks(time_start, time_end, document_id)")

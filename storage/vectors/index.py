@@ -2,7 +2,10 @@
 
 A query's sign bits are compared with all of them (Hamming distance: XOR and popcount over
 64-bit words, vectorised in blocks that stay in the CPU cache), the nearest few hundred form a
-short list, and the short list is ranked by cosine with the float vectors read by id.
+short list, and the short list is ranked exactly by sqlite-vec (`vec_distance_cosine` over the
+float vectors, the store of record, in one statement that hands back only the nearest). A
+filtered search whose filter keeps few enough chunks skips the first stage: sqlite-vec ranks
+every chunk the filter keeps, in SQL, so a filter never loses what sign bits would have dropped.
 Memory: 8 bytes of id plus dim/8 bytes of bits per vector (56 MB per million at 384 dims).
 
 A long-running process (the bot, the server: `keep_vectors`) also keeps the vectors, as bytes
@@ -20,6 +23,7 @@ chunk is gone at once. Blocking: call it from a worker thread (it serialises its
 
 from __future__ import annotations
 
+import json
 import threading
 import weakref
 from collections.abc import Sequence
@@ -30,7 +34,7 @@ import numpy as np
 import sqlean
 
 from storage.chunks import ChunkFilter, StoredChunk, get_chunks_sync
-from storage.db import open_reader
+from storage.db import load_sqlite_vec, open_reader
 from storage.encryption import StoreKey
 from storage.vectors.store import GENERATION_KEY, PARTS_SEQ_KEY, part_arrays, sign_words
 
@@ -49,6 +53,7 @@ class VectorHit:
 class VectorIndex:
     def __init__(self, path: Path | str, *, key: StoreKey | None = None) -> None:
         self._conn = open_reader(path, cache_mb=16, key=key)  # holds the vector table's inner pages: one page read per id
+        load_sqlite_vec(self._conn)  # exact distances over the float vectors, in SQL
         self._closer = weakref.finalize(self, self._conn.close)
         self._lock = threading.Lock()
         self._vector_budget = 0  # bytes; 0: the short list's vectors are read from the store
@@ -208,7 +213,8 @@ class VectorIndex:
                where: ChunkFilter | None = None, exact_below: int = 0) -> list[VectorHit]:
         """The `depth` chunks nearest to `query` (a unit vector), best first:
         the `shortlist` nearest by sign bits, ranked by their float vectors. With a filter, only
-        chunks it keeps; when it keeps at most `exact_below`, all of them are ranked exactly."""
+        chunks it keeps; when it keeps at most `exact_below`, the nearest of all of them, exactly
+        (sqlite-vec over their float vectors: no first stage to drop any)."""
         with self._lock:
             self._refresh()
             if self._generation is None or not self._dim:
@@ -217,7 +223,10 @@ class VectorIndex:
             if where is not None and where.active:
                 allowed = self._filtered_ids(where)
                 if len(allowed) <= max(exact_below, shortlist):
-                    return self._rescore(query, allowed.tolist(), depth)
+                    # the filter's ids, read already, rather than the filter again in the
+                    # distance query: SQLite would plan the join around the date or speaker
+                    # index and compute distances for rows the filter then drops
+                    return self._nearest_of(query, allowed.tolist(), depth)
             return self._rescore(query, self._shortlist(query, shortlist, allowed), depth)
 
     def chunks(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
@@ -227,10 +236,11 @@ class VectorIndex:
 
     def _filtered_ids(self, where: ChunkFilter) -> np.ndarray:
         clause, params = where.where()
+        # sorted here, not by SQLite: ORDER BY c.id would make it walk the chunks table in id
+        # order, text and all, past the covering index a period filter has (chunks_period)
         rows = self._conn.execute(
-            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE {clause} "
-            "ORDER BY c.id", params)
-        return np.fromiter((r[0] for r in rows), dtype=np.int64)  # streamed: a broad filter stays small
+            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE {clause}", params)
+        return np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64))  # streamed: a broad filter stays small
 
     def shortlist(self, query: np.ndarray, k: int) -> list[int]:
         """Ids of the k current vectors nearest to `query` by the sign bits, nearest first."""
@@ -255,15 +265,24 @@ class VectorIndex:
         return ids[np.argsort(dist, kind="stable")[:k]].tolist()
 
     def _rescore(self, query: np.ndarray, ids: Sequence[int], depth: int) -> list[VectorHit]:
-        if self._vectors is not None:
-            found, matrix = self._kept_vectors(ids)
-        else:
-            found, matrix = self._read_vectors(ids)
+        if self._vectors is None:
+            return self._nearest_of(query, ids, depth)
+        found, matrix = self._kept_vectors(ids)
         if not found:
             return []
         similarity = matrix @ np.asarray(query, dtype=np.float32)
         top = np.argsort(-similarity, kind="stable")[:depth]
         return [VectorHit(found[i], float(similarity[i])) for i in top]
+
+    def _nearest_of(self, query: np.ndarray, ids: Sequence[int], depth: int) -> list[VectorHit]:
+        """The short list ranked exactly from the store: sqlite-vec's cosine distance over the
+        float vectors of `ids` that are current, only the nearest `depth` handed back."""
+        rows = self._conn.execute(
+            """SELECT chunk_id, vec_distance_cosine(vector, ?) AS distance FROM chunk_embeddings
+               WHERE generation = ? AND chunk_id IN (SELECT value FROM json_each(?))
+               ORDER BY distance, chunk_id LIMIT ?""",
+            (_blob(query), self._generation, json.dumps([int(i) for i in ids]), depth)).fetchall()
+        return [VectorHit(cid, 1.0 - distance) for cid, distance in rows]
 
     def _kept_vectors(self, ids: Sequence[int]) -> tuple[list[int], np.ndarray]:
         """The vectors of `ids` that are current, from memory (widened to float32)."""
@@ -281,23 +300,6 @@ class VectorIndex:
             found += newer
             rows.append(Bytes.joined([self._delta_vectors[cid] for cid in newer], self._dim))
         return found, Bytes.joined(rows, self._dim).widened()
-
-    def _read_vectors(self, ids: Sequence[int]) -> tuple[list[int], np.ndarray]:
-        """The vectors of `ids` that are current, read from the store by id."""
-        found: list[int] = []
-        blobs: list[bytes] = []
-        for i in range(0, len(ids), 500):
-            part = list(ids[i:i + 500])
-            rows = self._conn.execute(
-                f"SELECT chunk_id, vector FROM chunk_embeddings WHERE generation = ? "
-                f"AND chunk_id IN ({','.join('?' * len(part))})", (self._generation, *part)).fetchall()
-            for cid, blob in rows:
-                found.append(cid)
-                blobs.append(blob)
-        if not found:
-            return [], np.zeros((0, self._dim), dtype=np.float32)
-        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(found), -1)
-        return found, matrix
 
 
 class Bytes:
@@ -366,6 +368,11 @@ def smallest(dist: np.ndarray, k: int) -> np.ndarray:
     elif len(near) > k:
         near = near[np.argpartition(dist[near], k - 1)[:k]]
     return near[dist[near] < FAR]
+
+
+def _blob(query: np.ndarray) -> bytes:
+    """A query vector as sqlite-vec reads a float32 vector."""
+    return np.asarray(query, dtype="<f4").tobytes()
 
 
 def _member(ids: np.ndarray, allowed: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@ replacements, deletions and folds, in step across connections and after a crash-
 
 from __future__ import annotations
 
+import json
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -97,7 +98,8 @@ async def _agrees(conn, index: VectorIndex, rng: np.random.Generator) -> None:
         best = sorted(cosine, key=lambda i: -cosine[i])[:5]
         if index._vectors is None:
             assert [hit.chunk_id for hit in found] == best
-            assert [round(hit.cosine, 5) for hit in found] == [round(cosine[i], 5) for i in best]
+            # sqlite-vec's distance is a float32: 1 - distance within a few float32 steps
+            assert [hit.cosine for hit in found] == pytest.approx([cosine[i] for i in best], abs=1e-6)
         else:  # a byte per dimension: each cosine within rounding, near ties in either order
             assert all(abs(hit.cosine - cosine[hit.chunk_id]) < 0.005 for hit in found)
             assert all(cosine[hit.chunk_id] >= cosine[best[-1]] - 0.01 for hit in found)
@@ -254,9 +256,54 @@ async def test_keyword_ranges_searched_apart_give_the_same_best(tmp_path: Path, 
     split = KeywordReader(path, ranges=ranges)
     everything = chunk_store.ChunkFilter()
     for match in ('"lemon"', '"tree" OR "garden"', '"garden" OR "lemon"'):
-        expected = one.search(match, limit=25, where=everything)
-        got = split.search(match, limit=25, where=everything)
+        expected = one.search(match, limit=25, where=everything, arrays=False)  # FTS5, in ranges
+        got = split.search(match, limit=25, where=everything, arrays=False)
         assert [round(h.bm25, 9) for h in got] == [round(h.bm25, 9) for h in expected]
         assert {h.chunk.id for h in got} == {h.chunk.id for h in expected} or len(expected) == 25
     one.close()
     split.close()
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["vectors read by id", "vectors kept in memory"])
+async def test_filtered_search_is_exact_against_brute_force(tmp_path: Path, kept):
+    """A person, a period, a kind: sqlite-vec's nearest over the chunks each filter keeps are
+    NumPy's exact nearest over the same chunks (the filter applied by hand here)."""
+    rng = np.random.default_rng(5)
+    path = tmp_path / "s.sqlite3"
+    people = ("ana", "maya", "teo")
+    async with _store_at(path) as conn:
+        async with conn.transaction():
+            doc = {}
+            for kind in ("chat", "text"):
+                doc[kind] = await document_store.insert_document(
+                    conn, kind=kind, name=f"{kind}.txt", identity=kind, source_path=None, content_hash=None,
+                    byte_size=None, raw_path=None)
+            records = [chunk_store.ChunkRecord(
+                document_id=doc["chat" if i % 3 else "text"], ordinal=i, char_start=i * 100, char_end=i * 100 + 50,
+                text=f"words {i}", time_start=f"2024-{1 + i % 12:02d}-01T10:00:00Z",
+                time_end=f"2024-{1 + i % 12:02d}-02T10:00:00Z", speakers=(people[i % 3], people[(i + 1) % 3]),
+                identity=f"c|{i}", text_hash=f"c-{i}") for i in range(400)]
+            await chunk_store.insert_chunks(conn, records)
+        async with conn.execute("SELECT id, document_id, time_start, time_end, speakers FROM chunks ORDER BY id") as cur:
+            rows = await cur.fetchall()
+        await _store(conn, [r[0] for r in rows], _unit(rng, len(rows)))
+        kinds = {v: k for k, v in doc.items()}
+        filters = {
+            chunk_store.ChunkFilter(speakers=("maya",)): lambda r: "maya" in json.loads(r[4]),
+            chunk_store.ChunkFilter(since="2024-03-01T00:00:00Z", until="2024-05-31T00:00:00Z"):
+                lambda r: r[3] >= "2024-03-01T00:00:00Z" and r[2] <= "2024-05-31T00:00:00Z",
+            chunk_store.ChunkFilter(kinds=("text",), speakers=("teo",)):
+                lambda r: kinds[r[1]] == "text" and "teo" in json.loads(r[4]),
+        }
+        index = VectorIndex(path)
+        if kept:
+            index.keep_vectors()
+        for query in _unit(rng, 5):
+            _, cosine = await _brute_force(conn, query)
+            for where, keeps in filters.items():
+                allowed = [r[0] for r in rows if keeps(r)]
+                exact = sorted(allowed, key=lambda i: -cosine[i])[:10]
+                found = index.search(query, shortlist=8, depth=10, where=where, exact_below=1_000)
+                assert [h.chunk_id for h in found] == exact
+                assert [h.cosine for h in found] == pytest.approx([cosine[i] for i in exact], abs=1e-6)
+        index.close()
