@@ -23,6 +23,7 @@ from core.serving.api_errors import NotAuthenticated
 from core.serving.page_sessions import PageSessions
 from core.types import SearchFilters, TimelineEvent
 from storage import questions as question_store
+from storage import runs as run_store
 from storage import timeline as timeline_store
 from tests.server.conftest import Running, running_server
 
@@ -320,11 +321,15 @@ async def test_ask_without_a_model_says_what_to_set(settings, tmp_path):
             assert "No language model is configured" in notice and "BIOGRAPHER_LLM_API_KEY" in notice
             assert page.select_one("#question").has_attr("disabled")
             csrf = page.select_one('meta[name="csrf-token"]')["content"]
-            refused = await http.post("/ask", data={"question": "Where do I live?"}, headers={"X-CSRF-Token": csrf})
+            script = {"X-CSRF-Token": csrf, "Accept": "text/event-stream"}  # as the page's script asks
+            refused = await http.post("/ask", data={"question": "Where do I live?"}, headers=script)
             assert refused.status_code == 503
             assert "no language model" in refused.json()["error"] and "BIOGRAPHER_LLM_BASE_URL" in refused.json()["hint"]
-            forged = await http.post("/ask", data={"question": "Where do I live?"}, headers={"X-CSRF-Token": "x"})
+            forged = await http.post("/ask", data={"question": "Where do I live?"}, headers=script | {"X-CSRF-Token": "x"})
             assert forged.status_code == 403
+            # the form posted without the script: a page that says the same
+            plain = await http.post("/ask", data={"question": "Where do I live?", "csrf": csrf})
+            assert plain.status_code == 503 and "BIOGRAPHER_LLM_API_KEY" in plain.text and "<html" in plain.text
 
 
 def sse(body: str) -> list[tuple[str, dict]]:
@@ -341,8 +346,21 @@ async def test_ask_streams_events_and_a_failed_model_is_a_problem_with_its_hint(
     try:
         async with running_server(settings, tmp_path, llm=llm) as server:
             async with logged_in(server) as http:
-                csrf = {"X-CSRF-Token": csrf_of((await http.get("/ask")).text)}
+                token = csrf_of((await http.get("/ask")).text)
+                csrf = {"X-CSRF-Token": token, "Accept": "text/event-stream"}
                 assert (await http.post("/ask", data={"question": "  "}, headers=csrf)).status_code == 400
+                # without the page's script the form gets the whole answer as a page, escaped and cited
+                [hit] = await server.service.memory.search("Piranesi train Porto", limit=1, mode="keyword")
+                fake_openai.call("search", {"query": "Piranesi"})
+                fake_openai.reply(f'<img src=x onerror="alert(1)"> Piranesi, on the train [{hit.locator}].')
+                plain = BeautifulSoup((await http.post("/ask", data={"question": "What did I read?", "csrf": token}
+                                                       )).text, "html.parser")
+                answer = plain.select_one("#ask-answer .answer")
+                assert answer.get_text() == '<img src=x onerror="alert(1)"> Piranesi, on the train [1].'
+                assert not plain.select("#ask-answer img")
+                assert answer.select_one("a.cite")["href"] == f"/passage/{hit.locator}"
+                assert plain.select_one("#question").get_text() == "What did I read?"
+                assert not fake_openai.requests[-1].get("stream")
                 fake_openai.call("grep", '{"pattern": "Porto"')  # broken JSON: fed back to the model
                 fake_openai.fail(500, "upstream is down")
                 answer = await http.post("/ask", data={"question": "Where did I move?"}, headers=csrf)
@@ -351,6 +369,30 @@ async def test_ask_streams_events_and_a_failed_model_is_a_problem_with_its_hint(
             assert events[:3] == [("reply", {}), ("step", {"words": "looking for every…"}), ("reply", {})]
             name, problem = events[-1]
             assert name == "problem" and "500" in problem["error"] and problem["hint"]
+    finally:
+        await llm.close()
+
+
+async def test_closing_the_page_while_it_answers_stops_the_run(settings, tmp_path, fake_openai):
+    llm = OpenAIChat(base_url=fake_openai.base_url, api_key="k", models={"chat": "fake"}, timeout=10, max_retries=0)
+    try:
+        async with running_server(settings, tmp_path, llm=llm) as server:
+            async with logged_in(server) as http:
+                csrf = {"X-CSRF-Token": csrf_of((await http.get("/ask")).text), "Accept": "text/event-stream"}
+                fake_openai.call("search", {"query": "Porto"})
+                fake_openai.reply("A slow answer.", delay=5)
+                fake_openai.reply("Never asked for.")
+                async with http.stream("POST", "/ask", data={"question": "Where?"}, headers=csrf) as answer:
+                    async for line in answer.aiter_lines():
+                        if line.startswith("event: step"):
+                            break  # the owner closes the tab
+            for _ in range(100):
+                run = await run_store.latest_run(server.service.memory.conn, "chat")
+                if run is not None and run.status != "running":
+                    break
+                await asyncio.sleep(0.05)
+            assert run.status == "failed" and run.steps == 1  # stopped and recorded, not left running
+            assert len(fake_openai.requests) <= 2 and fake_openai.script[-1].content == "Never asked for."
     finally:
         await llm.close()
 

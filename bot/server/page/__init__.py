@@ -22,7 +22,7 @@ from bot.server.page.imports import ImportJobs
 from bot.server.page.consent import router as consent_router
 from bot.server.page.markdown import link_markers
 from bot.server.page.views import PictureShelf, local_time
-from bot.server.page.routes import router
+from bot.server.page.routes import router, streamed
 from bot.server.oauth import OAuthSite
 from core.errors import UserFacingError
 from core.service.serving import ServingFacet
@@ -44,9 +44,11 @@ class PageMount(Mount):
 
 
 def _wants_json(request: Request) -> bool:
-    """The page's script talks JSON (imports); everything else is a page a person reads."""
-    return request.url.path.startswith("/imports/") or request.method == "POST" and \
-        request.url.path in ("/imports", "/ask")
+    """The page's script talks JSON (imports, and the answer's events); everything else is a page a
+    person reads."""
+    if request.method == "POST" and request.url.path == "/ask":
+        return streamed(request)
+    return request.url.path.startswith("/imports/") or request.method == "POST" and request.url.path == "/imports"
 
 
 def _page_error(request: Request, status: int, message: str, hint: str = "") -> Response:

@@ -260,11 +260,20 @@ async def ask(request: Request, session: Posted) -> Response:
         raise NO_ASK_MODEL
     if not question:
         raise UserFacingError("the question is empty", hint="write it in the box, e.g. when did I move to Porto?")
+    if not streamed(request):  # the form, posted by a browser without the page's script: the whole answer
+        reply = await service.biographer.ask(question, conversation="page")
+        return render(request, "ask.html", session, active="ask", model=True, no_model=NO_ASK_MODEL,
+                      question=question, reply=reply)
     answer_part = templates_of(request).get_template("answer_part.html")
     events = answer_events(lambda watcher: service.biographer.ask(question, conversation="page", watcher=watcher),
                            lambda answer: answer_part.render(reply=answer))
     return StreamingResponse(events, media_type="text/event-stream",
                              headers={"cache-control": "no-store", "x-accel-buffering": "no"})
+
+
+def streamed(request: Request) -> bool:
+    """The page's script asks for the answer as events; a plain form post gets a page."""
+    return "text/event-stream" in request.headers.get("accept", "")
 
 
 NO_ASK_MODEL = ModelUnavailable(

@@ -80,7 +80,7 @@
     asked.dataset.state = "asking"; state.textContent = "Thinking…"; button.disabled = true;
     try {
       const response = await fetch("/ask", {method: "POST", credentials: "same-origin",
-        headers: {"X-CSRF-Token": csrf()}, body: new URLSearchParams({question})});
+        headers: {"X-CSRF-Token": csrf(), "Accept": "text/event-stream"}, body: new URLSearchParams({question})});
       if (!response.ok || !(response.headers.get("content-type") || "").startsWith("text/event-stream")) {
         let body = null;
         try { body = await response.json(); } catch (e) { /* not JSON: said below */ }
