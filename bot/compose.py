@@ -23,6 +23,7 @@ from core.providers.lazy import LazyEmbedder
 from core.service.admin import AdminFacet
 from core.service.chat import ChatFacet
 from core.service.parts import Parts
+from core.serving.oauth_apps import ClientDocuments
 from core.service.schedule import ScheduleFacet
 from core.service.serving import ServingFacet
 
@@ -214,7 +215,8 @@ async def open_facets(settings: Settings, *, llm: LLM | None = None, embedder: E
             yield Facets.over(Parts(memory=memory, llm=model, config=agent_config(settings),
                                     schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
                                     ledger_window_chars=settings.ledger_window_chars,
-                                    feeds=build_feeds(settings, memory), live=build_live(settings, memory)))
+                                    feeds=build_feeds(settings, memory), live=build_live(settings, memory),
+                                    client_documents=ClientDocuments(private_hosts=settings.oauth_client_hosts)))
     finally:
         if llm is None and model is not None:
             await model.close()

@@ -204,6 +204,9 @@ class Settings(BaseSettings):
     # https://bio.example.net): OAuth's metadata and tokens name it, and the page answers to its host.
     # Unset: the address on this machine (http://127.0.0.1:PORT), enough for local apps only
     public_url: str | None = None
+    # hosts whose OAuth client metadata documents (an app's client_id as an https URL) may be fetched
+    # although they resolve to this machine or a private network; others must be public addresses
+    oauth_client_hosts: CommaList = Field(default_factory=list)
     page_session_hours: float = 12.0
     page_max_upload_mb: int = 1024
 
@@ -231,7 +234,7 @@ class Settings(BaseSettings):
     watch_database_every: str = "1h"  # a watched database (chat.db, ChatStorage.sqlite) is re-read this often
 
     _split = field_validator(
-        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", "page_hosts", mode="before"
+        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", "page_hosts", "oauth_client_hosts", mode="before"
     )(_split_list)
 
     def secret_values(self) -> list[str]:

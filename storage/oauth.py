@@ -46,10 +46,19 @@ async def insert_app(conn: Store, *, client_id: str, metadata: dict, registered_
                        (client_id, json.dumps(metadata), registered_at))
 
 
-async def app_metadata(conn: Store, client_id: str) -> dict | None:
-    async with conn.execute("SELECT metadata FROM oauth_apps WHERE client_id = ?", (client_id,)) as cur:
+async def save_app(conn: Store, *, client_id: str, metadata: dict, registered_at: str) -> None:
+    """Keep an app's metadata as fetched now (a metadata document, fetched again when stale)."""
+    await conn.execute("INSERT INTO oauth_apps (client_id, metadata, registered_at) VALUES (?, ?, ?)"
+                       " ON CONFLICT (client_id) DO UPDATE SET metadata = excluded.metadata,"
+                       " registered_at = excluded.registered_at", (client_id, json.dumps(metadata), registered_at))
+
+
+async def app_metadata(conn: Store, client_id: str) -> tuple[dict, str] | None:
+    """An app's metadata and when it was registered (or last fetched)."""
+    async with conn.execute("SELECT metadata, registered_at FROM oauth_apps WHERE client_id = ?",
+                            (client_id,)) as cur:
         row = await cur.fetchone()
-    return json.loads(row[0]) if row else None
+    return (json.loads(row[0]), row[1]) if row else None
 
 
 async def insert_code(conn: Store, *, digest: str, app: str, name: str, operations: tuple[str, ...],

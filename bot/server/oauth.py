@@ -6,7 +6,9 @@ ChatGPT's connectors sign in to:
   after it), which a 401's `WWW-Authenticate: Bearer resource_metadata=...` points to;
 - authorization-server metadata (RFC 8414) at /.well-known/oauth-authorization-server;
 - /authorize (code with PKCE, S256 only) sending the owner to the consent page (/oauth/consent,
-  bot/server/page/consent.py), /token (codes and refresh tokens), /register (RFC 7591), /revoke (RFC 7009).
+  bot/server/page/consent.py), /token (codes and refresh tokens), /register (RFC 7591), /revoke (RFC 7009);
+- apps whose client_id is the https address of their metadata (Client ID Metadata Documents, the
+  revision's preferred way), fetched and checked by core/serving/oauth_apps.py.
 
 The protocol's checks are the `mcp` SDK's (`mcp.server.auth`: request parsing, PKCE, redirect URI
 and scope checks, refresh scope narrowing); the grants, codes and tokens are core/serving/oauth.py's.
@@ -17,7 +19,6 @@ substitute), bound by PKCE, its exact redirect URI and the owner's consent."""
 
 from __future__ import annotations
 
-import ipaddress
 import time
 import uuid
 from dataclasses import dataclass
@@ -40,10 +41,10 @@ from starlette.routing import Route
 from core.errors import UserFacingError
 from core.serving.clients import OPERATIONS
 from core.serving.oauth import IssuedTokens, OAuthBook
+from core.serving.oauth_apps import redirect_uri_refusal
 
 CONSENT_PATH = "/oauth/consent"
 PROTECTED = ("/mcp", "/v1")  # the resources; the server's root names them both
-_LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 #: URLs as the metadata's own models keep them: `https://host`, not `https://host/` (an issuer is
 #: compared as a string, RFC 8414 §3.3, and the redirect's `iss` must be spelled the same)
 _URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))
@@ -161,29 +162,6 @@ def _token(issued: IssuedTokens) -> OAuthToken:
                       scope=" ".join(issued.operations), refresh_token=issued.refresh_token)
 
 
-def redirect_uri_refusal(uri: AnyUrl) -> str | None:
-    """Why a redirect URI may not be registered, or None: https; http only back to this machine's
-    loopback (a native app's listener, RFC 8252 §7.3); or an app's own scheme (RFC 8252 §7.1)."""
-    scheme, host = uri.scheme.lower(), (uri.host or "").strip("[]").lower()
-    if uri.fragment:
-        return f"{uri} has a fragment (RFC 6749 §3.1.2 forbids one)"
-    if scheme == "https":
-        return None if host else f"{uri} names no host"
-    if scheme == "http":
-        return None if host in _LOOPBACK_NAMES or _is_loopback(host) else \
-            f"{uri} is plain http to another machine: use https (http only to localhost)"
-    if scheme in ("javascript", "data", "file", "about", "blob", "vbscript"):
-        return f"{uri}: a {scheme}: address is no redirect target"
-    return None  # a native app's private-use scheme, e.g. cursor://
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _registration_error(description: str, *, error: str = "invalid_client_metadata") -> JSONResponse:
     return JSONResponse({"error": error, "error_description": description}, status_code=400,
                         headers={"Cache-Control": "no-store"})
@@ -255,6 +233,7 @@ def oauth_routes(book: OAuthBook, site: OAuthSite) -> list[Route]:
     metadata.token_endpoint_auth_methods_supported = ["none"]
     metadata.revocation_endpoint_auth_methods_supported = ["none"]
     metadata.authorization_response_iss_parameter_supported = True  # the consent page adds iss (RFC 9207)
+    metadata.client_id_metadata_document_supported = True  # core/serving/oauth_apps.py fetches them
     token = TokenHandler(provider, ClientAuthenticator(provider))
     routes = [
         Route("/.well-known/oauth-authorization-server", methods=["GET", "OPTIONS"],

@@ -23,6 +23,7 @@ from core.schedule.preferences import PreferenceStore, ScheduleDefaults
 from core.serving.clients import ClientBook
 from core.serving.memory_api import MemoryApi
 from core.serving.oauth import OAuthBook
+from core.serving.oauth_apps import ClientDocuments
 from core.serving.page_sessions import PageSessions
 from core.serving.saves import SaveBook, SaveShelf
 from core.times import Clock, utc_now
@@ -46,7 +47,7 @@ class Parts:
                  clock: Clock = utc_now, schedule: ScheduleDefaults = ScheduleDefaults(),
                  data_dir: Path | None = None, ledger_window_chars: int = 12_000,
                  feeds: Feeds | None = None, live: LiveRecorder | None = None,
-                 biographer: Biographer | None = None) -> None:
+                 biographer: Biographer | None = None, client_documents: ClientDocuments | None = None) -> None:
         """`feeds`: the mail accounts and watched paths (made by the composition root, which knows
         where their passwords are read from); `live`: the owner's Telegram chats recorded through a
         business connection (made there too, knowing the owner's ids); `biographer`: one made
@@ -68,7 +69,10 @@ class Parts:
         self.saves = SaveBook(memory)
         self.save_shelf = SaveShelf(memory)
         self.page_sessions = PageSessions(memory.conn, self.clients, clock=clock)
-        self.oauth = OAuthBook(memory.conn, self.clients, clock=clock)
+        # apps whose client_id is their metadata's address (fetched; the composition root says which
+        # hosts may be private): by default, public hosts only
+        self.oauth = OAuthBook(memory.conn, self.clients, clock=clock,
+                               documents=client_documents or ClientDocuments())
         self.disclosure = Disclosure(memory.conn, clock=clock)
         if biographer is not None:
             self.biographer = biographer

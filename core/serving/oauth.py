@@ -13,6 +13,7 @@ token of it, as OAuth 2.1 §4.3.1 advises for public clients. The HTTP protocol 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import secrets
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from datetime import datetime, timedelta
 from core.errors import UserFacingError
 from core.serving.api_errors import NotAuthenticated
 from core.serving.clients import OPERATIONS, Client, ClientBook, check_client_name
+from core.serving.oauth_apps import ClientDocuments, DocumentRefused, is_document_id
 from core.times import Clock, parse_utc, utc_iso_precise
 from storage import clients as client_store
 from storage import oauth as oauth_store
@@ -31,6 +33,8 @@ REFRESH_PREFIX = "bior_"
 CODE_LIFETIME = timedelta(minutes=5)
 ACCESS_LIFETIME = timedelta(hours=1)
 REFRESH_LIFETIME = timedelta(days=30)
+DOCUMENT_LIFETIME = timedelta(hours=1)  # how long a fetched client metadata document is trusted
+log = logging.getLogger(__name__)
 _NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9 ._-]+")
 
 
@@ -96,10 +100,11 @@ def suggested_name(client_name: str | None, taken: set[str]) -> str:
 
 
 class OAuthBook:
-    def __init__(self, conn: Store, clients: ClientBook, *, clock: Clock) -> None:
+    def __init__(self, conn: Store, clients: ClientBook, *, clock: Clock, documents: ClientDocuments) -> None:
         self.conn = conn
         self.clients = clients
         self.clock = clock
+        self.documents = documents
 
     def _now(self) -> datetime:
         return self.clock()
@@ -112,8 +117,24 @@ class OAuthBook:
                                          registered_at=utc_iso_precise(self._now()))
 
     async def app(self, client_id: str) -> dict | None:
-        """A registered app's metadata, or None."""
-        return await oauth_store.app_metadata(self.conn, client_id)
+        """A registered app's metadata, or one whose client_id is its metadata document's URL
+        (fetched, and again once DOCUMENT_LIFETIME old); None when there is none to be had."""
+        kept = await oauth_store.app_metadata(self.conn, client_id)
+        if not is_document_id(client_id):
+            return kept[0] if kept else None
+        now = self._now()
+        fetched = parse_utc(kept[1]) if kept else None
+        if kept and fetched is not None and now - fetched < DOCUMENT_LIFETIME:
+            return kept[0]
+        try:
+            metadata = {**await self.documents.fetch(client_id), "scope": " ".join(OPERATIONS)}
+        except DocumentRefused as error:
+            log.info("OAuth client refused: %s (%s)", error.message, error.hint)
+            return None
+        async with self.conn.transaction():
+            await oauth_store.save_app(self.conn, client_id=client_id, metadata=metadata,
+                                       registered_at=utc_iso_precise(now))
+        return metadata
 
     # ------------------------------------------------------------------ codes
 

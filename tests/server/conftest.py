@@ -20,6 +20,7 @@ from bot.server.run import serving
 from core.serving.clients import OPERATIONS
 from core.config import Settings
 from core.ports import LLM
+from core.serving.oauth_apps import ClientDocuments
 from core.times import Clock
 from bot.compose import Facets
 from core.service.admin import AdminFacet
@@ -93,7 +94,8 @@ async def running_server(settings: Settings, tmp_path: Path, *, seeded: bool = T
     """`clock`: what the server takes for now (OAuth's expiries are tested by moving it on)."""
     embedder = GatedEmbedder()
     async with memory_at(settings.data_dir, embedder, key=key) as memory:
-        parts = Parts(memory=memory, llm=llm, **service_options(settings), **({"clock": clock} if clock else {}))
+        parts = Parts(memory=memory, llm=llm, **service_options(settings), **({"clock": clock} if clock else {}),
+                      client_documents=ClientDocuments(private_hosts=settings.oauth_client_hosts))
         facets = Facets.over(parts)
         if seeded:
             await seed(facets.admin, tmp_path / "exports")
