@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 
 from core.errors import ImportFailed, UserFacingError
 from core.feeds.book import Feed, FeedBook, FeedRun
-from core.importers.email import raw_email_document
 from core.memory.facade import Memory
 from core.ports import Progress, no_progress
 
@@ -182,6 +181,9 @@ class MailSync:
         if cursor and last == 0:
             log.warning("mail %s: %s was renumbered (UIDVALIDITY %s, was %s): reading it again; what is stored "
                         "already is not stored twice", feed.name, folder, validity, cursor.get("uidvalidity"))
+        # here, not at the top: the mail reader loads when mail is read, not when any command starts
+        from core.importers.email import raw_email_document
+
         uids = await self._call(feed, account, session.uids_after, last)
         for start in range(0, len(uids), self.batch):
             batch = uids[start:start + self.batch]

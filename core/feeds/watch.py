@@ -25,7 +25,6 @@ from core.errors import UserFacingError
 from core.feeds.book import Feed, FeedBook, FeedRun
 from core.importers.sqlite_files import SQLITE_MAGIC, snapshot
 from core.memory.facade import Memory
-from core.memory.ingest import expand_paths
 from core.times import Clock, utc_now
 
 log = logging.getLogger(__name__)
@@ -139,6 +138,9 @@ class Watcher:
 
     async def _files(self, feed: Feed, root: Path, *, scheduled: bool) -> FeedRun | None:
         """The files under `root` that changed since they were last read, once they hold still."""
+        # here, not at the top: it brings every importer, and every command builds the feeds
+        from core.memory.ingest import expand_paths
+
         cursors = await self.book.cursors(feed)
         files = await asyncio.to_thread(lambda: list(expand_paths([root], skip=self.memory.raw_dir.parent)))
         changed = {f: s for f in files if (s := _state(f)) is not None and cursors.get(str(f)) != s}
