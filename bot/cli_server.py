@@ -36,6 +36,9 @@ async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             clients = await service.clients.list()
             print(f"memory server on {url}: REST {url}/v1, MCP {url}/mcp, OpenAPI {url}/openapi.json", flush=True)
             print(f"your page: {url}/ (log in with a token from `biographer clients add NAME --web`)", flush=True)
+            if settings.public_url:
+                print(f"remote connectors (Claude.ai, ChatGPT): {settings.public_url.rstrip('/')}/mcp, signing in "
+                      "with OAuth; you allow each one on your page", flush=True)
             if not clients:
                 print("no client may use it yet: `biographer clients add NAME --allow search,read,list,save` "
                       "for an agent, `biographer clients add me --web` for your page", flush=True)

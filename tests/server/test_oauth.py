@@ -4,12 +4,18 @@ endpoint. The whole flow with the SDK's OAuth client and Chromium is test_oauth_
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
+import pytest
+
+from bot.cli import main
+from bot.server.oauth import OAuthSite
+from core.errors import UserFacingError
 
 from tests.server.conftest import Running, running_server
 from tests.server.test_page import csrf_of, logged_in
@@ -255,7 +261,7 @@ async def test_refresh_tokens_rotate_and_a_replayed_one_ends_the_grant(settings,
         assert [c.name for c in await server.service.clients.list() if c.oauth_app] == []
 
 
-async def test_clients_revoke_ends_an_oauth_grant_and_tokens_are_kept_as_digests(settings, tmp_path):
+async def test_clients_revoke_ends_an_oauth_grant_and_tokens_are_kept_as_digests(settings, tmp_path, capsys):
     async with running_server(settings, tmp_path, seeded=False) as server:
         async with httpx.AsyncClient(base_url=server.url) as http, logged_in(server) as owner:
             app = await new_app(server, http)
@@ -270,8 +276,23 @@ async def test_clients_revoke_ends_an_oauth_grant_and_tokens_are_kept_as_digests
             assert not [s for s in secrets if any(s in value for value in stored)]
             assert {hashlib.sha256(s.encode()).hexdigest() for s in secrets} <= set(stored)
 
-            await server.service.clients.revoke("Claude")
+            # the owner's own commands, as for any client
+            data = ["--data-dir", str(settings.data_dir)]
+            assert await asyncio.to_thread(main, ["clients", "list", *data]) == 0
+            listed = capsys.readouterr().out
+            assert f"client 'Claude' may search, read in every section, granted over OAuth to app {app.client_id}" \
+                in listed
+            assert await asyncio.to_thread(main, ["clients", "revoke", "Claude", *data]) == 0
             refused = await http.get("/v1/capabilities", headers=bearer(tokens["access_token"]))
             assert refused.status_code == 401 and "revoked" in refused.json()["error"]
             assert (await app.token(grant_type="refresh_token",
                                     refresh_token=tokens["refresh_token"])).json()["error"] == "invalid_grant"
+
+
+def test_the_public_address_is_https_and_a_host_only():
+    assert OAuthSite.at("https://memory.example.com/").base == "https://memory.example.com"
+    assert OAuthSite.at("http://127.0.0.1:8765").resources >= {"http://127.0.0.1:8765/mcp", "http://127.0.0.1:8765/v1"}
+    for wrong, why in (("http://memory.example.com", "needs https"), ("https://memory.example.com/sub", "not a server"),
+                       ("memory.example.com", "not a server")):
+        with pytest.raises(UserFacingError, match=why):
+            OAuthSite.at(wrong)
