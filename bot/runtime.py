@@ -65,7 +65,8 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
         if settings.api_port is not None:  # the memory server for the owner's other agents (bot/server/)
             from bot.server.run import serving
 
-            url = await stack.enter_async_context(serving(facets.serving, settings, port=settings.api_port))
+            url = await stack.enter_async_context(serving(facets.serving, settings, port=settings.api_port,
+                                                                    gate=commands.gate))
             STATUS.info("memory server and your page on %s", url)
         STATUS.info("biographer is running (%s); stop with Ctrl-C or SIGTERM",
                     ", ".join([n.name for n in notifiers] + (["scheduler"] if settings.scheduler_enabled else [])))

@@ -19,6 +19,7 @@ from bot.server.mcp import build_mcp_server, mcp_endpoint
 from bot.server.oauth import OAuthSite, oauth_routes
 from bot.server.operations import Limits, Operations
 from bot.server.page import PageConfig, PageMount, build_page
+from core.biographer.gate import AgentGate
 from core.errors import UserFacingError
 from core.service.serving import ServingFacet
 
@@ -54,11 +55,12 @@ async def _http(request: Request, error: HTTPException) -> JSONResponse:
                         status_code=error.status_code, headers=getattr(error, "headers", None))
 
 
-def build_app(service: ServingFacet, *, limits: Limits, site: OAuthSite, page: PageConfig | None = None) -> FastAPI:
+def build_app(service: ServingFacet, *, limits: Limits, site: OAuthSite, page: PageConfig | None = None,
+              gate: AgentGate | None = None) -> FastAPI:
     """The API at `site` (the address OAuth's metadata names); with `page`, the owner's local page
     too (under every other path), and with it the OAuth consent that only the owner can give."""
     version = server_version()
-    page_app = build_page(service, page, site=site) if page is not None else None
+    page_app = build_page(service, page, site=site, gate=gate) if page is not None else None
     operations = Operations(service, limits=limits, version=version)
     door = Door(service, site, rate_per_minute=limits.rate_per_minute)
     manager, endpoint = mcp_endpoint(build_mcp_server(operations, version=version),

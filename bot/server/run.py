@@ -16,6 +16,7 @@ from bot.server.app import build_app
 from bot.server.oauth import OAuthSite
 from bot.server.operations import Limits
 from bot.server.page import PageConfig
+from core.biographer.gate import AgentGate
 from core.config import Settings
 from core.errors import UserFacingError
 from core.service.serving import ServingFacet
@@ -77,15 +78,16 @@ async def _serve(server: uvicorn.Server, listening: socket.socket) -> None:
 
 @asynccontextmanager
 async def serving(service: ServingFacet, settings: Settings, *, host: str | None = None,
-                  port: int | None = None) -> AsyncIterator[str]:
-    """The server listening (port 0: any free one); yields its base URL; stops on exit."""
+                  port: int | None = None, gate: AgentGate | None = None) -> AsyncIterator[str]:
+    """The server listening (port 0: any free one); yields its base URL; stops on exit. `gate`:
+    the agent's one-run-at-a-time shared with the bots and the scheduler of this process."""
     host = host or settings.api_host
     port = DEFAULT_PORT if port is None else port
     listening = bind(host, port)  # first: with port 0, the address OAuth's metadata names is known only now
     try:
         site = OAuthSite.at(settings.public_url or local_url(host, listening.getsockname()[1]))
         app = build_app(service, limits=limits_of(settings), site=site,
-                        page=page_config_of(settings, host=host, site=site))
+                        page=page_config_of(settings, host=host, site=site), gate=gate)
     except BaseException:
         listening.close()
         raise

@@ -18,6 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bot.server.run import serving
 from core.serving.clients import OPERATIONS
+from core.biographer.gate import AgentGate
 from core.config import Settings
 from core.ports import LLM
 from core.serving.oauth_apps import ClientDocuments
@@ -90,8 +91,10 @@ async def seed(service: AdminFacet, folder: Path) -> None:
 
 @asynccontextmanager
 async def running_server(settings: Settings, tmp_path: Path, *, seeded: bool = True,
-                         llm: LLM | None = None, key=None, clock: Clock | None = None) -> AsyncIterator[Running]:
-    """`clock`: what the server takes for now (OAuth's expiries are tested by moving it on)."""
+                         llm: LLM | None = None, key=None, clock: Clock | None = None,
+                         gate: AgentGate | None = None) -> AsyncIterator[Running]:
+    """`clock`: what the server takes for now (OAuth's expiries are tested by moving it on);
+    `gate`: the agent's one-run-at-a-time, held by the test as another run would."""
     embedder = GatedEmbedder()
     async with memory_at(settings.data_dir, embedder, key=key) as memory:
         parts = Parts(memory=memory, llm=llm, **service_options(settings), **({"clock": clock} if clock else {}),
@@ -99,7 +102,7 @@ async def running_server(settings: Settings, tmp_path: Path, *, seeded: bool = T
         facets = Facets.over(parts)
         if seeded:
             await seed(facets.admin, tmp_path / "exports")
-        async with serving(facets.serving, settings, host="127.0.0.1", port=0) as url:
+        async with serving(facets.serving, settings, host="127.0.0.1", port=0, gate=gate) as url:
             yield Running(url=url, service=facets.admin, serving=facets.serving, parts=parts, embedder=embedder,
                           settings=settings)
         embedder.gate.set()

@@ -16,6 +16,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from bot.cli import main
+from core.biographer.gate import AgentGate
 from core.providers.openai_chat import OpenAIChat
 from bot.server.page.markdown import render_markdown
 from bot.server.page.views import timeline_zoom
@@ -369,6 +370,37 @@ async def test_ask_streams_events_and_a_failed_model_is_a_problem_with_its_hint(
             assert events[:3] == [("reply", {}), ("step", {"words": "looking for every…"}), ("reply", {})]
             name, problem = events[-1]
             assert name == "problem" and "500" in problem["error"] and problem["hint"]
+    finally:
+        await llm.close()
+
+
+async def test_ask_waits_its_turn_while_the_agent_is_busy_and_says_so(settings, tmp_path, fake_openai):
+    llm = OpenAIChat(base_url=fake_openai.base_url, api_key="k", models={"chat": "fake"}, timeout=10, max_retries=0)
+    gate, release, held = AgentGate(), asyncio.Event(), asyncio.Event()
+
+    async def nightly_analysis() -> None:  # another run holding the agent (the scheduler, a bot)
+        async with gate.turn():
+            held.set()
+            await release.wait()
+
+    try:
+        async with running_server(settings, tmp_path, llm=llm, gate=gate) as server:
+            busy = asyncio.create_task(nightly_analysis())
+            await held.wait()
+            fake_openai.call("search", {"query": "Porto"})
+            fake_openai.reply("Nothing about Porto.")
+            async with logged_in(server) as http:
+                csrf = {"X-CSRF-Token": csrf_of((await http.get("/ask")).text), "Accept": "text/event-stream"}
+                async with http.stream("POST", "/ask", data={"question": "Porto?"}, headers=csrf) as answer:
+                    lines = answer.aiter_lines()
+                    assert await anext(lines) == "event: step"
+                    assert "waiting: the biographer is busy" in await anext(lines)
+                    await asyncio.sleep(0.3)
+                    assert fake_openai.requests == []  # not a request until the other run is done
+                    release.set()
+                    rest = "\n".join([line async for line in lines])
+            await busy
+            assert "event: answer" in rest and "Nothing about Porto." in rest
     finally:
         await llm.close()
 

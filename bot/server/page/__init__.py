@@ -24,6 +24,7 @@ from bot.server.page.markdown import link_markers
 from bot.server.page.views import PictureShelf, local_time
 from bot.server.page.routes import router, streamed
 from bot.server.oauth import OAuthSite
+from core.biographer.gate import AgentGate
 from core.errors import UserFacingError
 from core.service.serving import ServingFacet
 
@@ -88,10 +89,13 @@ async def _http(request: Request, error: HTTPException) -> Response:
     return _page_error(request, error.status_code, "no such page" if error.status_code == 404 else str(error.detail))
 
 
-def build_page(service: ServingFacet, config: PageConfig, *, site: OAuthSite) -> FastAPI:
-    """`site`: the server's address, as the OAuth consent page names it to the apps it answers."""
+def build_page(service: ServingFacet, config: PageConfig, *, site: OAuthSite, gate: AgentGate | None = None) -> FastAPI:
+    """`site`: the server's address, as the OAuth consent page names it to the apps it answers;
+    `gate`: the process's one-run-at-a-time for the agent (the bots' and the scheduler's, under
+    `biographer run`), which the page's questions take too."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.service = service
+    app.state.gate = gate or AgentGate()
     app.state.config = config
     app.state.oauth_site = site
     environment = Environment(loader=PackageLoader("bot.server.page", "templates"),

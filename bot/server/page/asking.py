@@ -12,10 +12,12 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from core.agent.loop import Watcher
+from core.biographer.gate import AgentGate
 from core.errors import UserFacingError
 from core.types import Answer
 
 QUOTED_CHARS = 60  # of a query shown in a step
+WAITING = "waiting: the biographer is busy with other work (one run at a time)…"
 
 
 def event(name: str, data: dict) -> str:
@@ -71,11 +73,21 @@ class _Queued(Watcher):
         self.queue.put_nowait(event("step", {"words": step_words(name, arguments)}))
 
 
-async def answer_events(ask: Callable[[Watcher], Awaitable[Answer]],
-                        rendered: Callable[[Answer], str]) -> AsyncIterator[str]:
-    """Runs `ask` and yields its events as they come; a reader that goes away stops the run."""
+async def answer_events(ask: Callable[[Watcher], Awaitable[Answer]], rendered: Callable[[Answer], str], *,
+                        gate: AgentGate) -> AsyncIterator[str]:
+    """Runs `ask` when the agent is free (saying so while it waits) and yields its events as they
+    come; a reader that goes away stops the run, or its wait."""
     queue: asyncio.Queue[str] = asyncio.Queue()
-    run = asyncio.ensure_future(ask(_Queued(queue)))
+
+    async def busy_note() -> None:
+        queue.put_nowait(event("step", {"words": WAITING}))
+
+    async def when_free() -> Answer:
+        async with gate.turn(on_wait=busy_note):
+            return await ask(_Queued(queue))
+
+    run = asyncio.ensure_future(when_free())
+    waiting: asyncio.Future[str] | None = None
     try:
         while not run.done():
             waiting = asyncio.ensure_future(queue.get())
@@ -93,5 +105,6 @@ async def answer_events(ask: Callable[[Watcher], Awaitable[Answer]],
             return
         yield event("answer", {"html": rendered(answer)})
     finally:
-        if not run.done():
-            run.cancel()
+        for pending in (run, waiting):
+            if pending is not None and not pending.done():
+                pending.cancel()

@@ -18,6 +18,7 @@ from bot.server.page.imports import ImportJobs
 from bot.server.page.markdown import link_citations, render_markdown
 from core.serving.api_errors import NotAuthenticated
 from core.dates import parse_bound
+from core.biographer.gate import AgentGate
 from core.errors import ModelUnavailable, UserFacingError
 from core.serving.memory_api import MAX_LIMIT, Filters
 from core.serving.clients import OWNER
@@ -233,7 +234,8 @@ async def answer(request: Request, question_id: int, session: Posted) -> Respons
     if not text:
         return await _questions_page(request, session, status_code=400, answered_id=question_id,
                                      error=UserFacingError("the answer is empty", hint="write it in the box"))
-    reply = await service.biographer.answer_question(question_id, text)
+    async with request.app.state.gate.turn():
+        reply = await service.biographer.answer_question(question_id, text)
     return await _questions_page(request, session, answered_id=question_id, reply=reply)
 
 
@@ -260,13 +262,15 @@ async def ask(request: Request, session: Posted) -> Response:
         raise NO_ASK_MODEL
     if not question:
         raise UserFacingError("the question is empty", hint="write it in the box, e.g. when did I move to Porto?")
+    gate: AgentGate = request.app.state.gate
     if not streamed(request):  # the form, posted by a browser without the page's script: the whole answer
-        reply = await service.biographer.ask(question, conversation="page")
+        async with gate.turn():
+            reply = await service.biographer.ask(question, conversation="page")
         return render(request, "ask.html", session, active="ask", model=True, no_model=NO_ASK_MODEL,
                       question=question, reply=reply)
     answer_part = templates_of(request).get_template("answer_part.html")
     events = answer_events(lambda watcher: service.biographer.ask(question, conversation="page", watcher=watcher),
-                           lambda answer: answer_part.render(reply=answer))
+                           lambda answer: answer_part.render(reply=answer), gate=gate)
     return StreamingResponse(events, media_type="text/event-stream",
                              headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
