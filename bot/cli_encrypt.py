@@ -1,5 +1,6 @@
 """`biographer encrypt` and `biographer decrypt`: the store, its kept copies, its inbox and its
-backups turned into encrypted ones in place, and back (core/privacy/encryption.py)."""
+backups turned into encrypted ones in place, and back; `encrypt --change` moves them all to a new
+passphrase (core/privacy/encryption.py)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def _backup_first(settings: Settings):  # noqa: ANN202 - the coroutine function 
 
 async def cmd_encrypt(args: argparse.Namespace, settings: Settings) -> int:
     """Encrypt the store in place (a backup first; run it again if it was interrupted)."""
+    if args.change:
+        return await _change(settings)
     from bot.store_key import owner_keys
     from core.privacy.encryption import encrypt_store
 
@@ -39,6 +42,30 @@ async def cmd_encrypt(args: argparse.Namespace, settings: Settings) -> int:
           f"{'backup' if done.backups == 1 else 'backups'}"
           + (f", the one taken first ({done.backup.name}) included." if done.backup else "."))
     print("Keep the passphrase safe: without it nothing can read the store, and it cannot be recovered.")
+    return 0
+
+
+async def _change(settings: Settings) -> int:
+    """Encrypt the store again under a new passphrase (a backup first; run it again if it was interrupted)."""
+    from datetime import datetime, timezone
+
+    from bot.store_key import from_keyring, keep_in_keyring, new_owner_keys, owner_keys
+    from core.privacy.encryption import change_passphrase
+
+    keys, new_keys = owner_keys(settings), new_owner_keys(settings)
+    from_the_keyring = settings.store_key is None and from_keyring(settings) is not None
+    done = await change_passphrase(store_files(settings), keys, new_keys, take_backup=_backup_first(settings),
+                                   now=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    print(f"Changed the passphrase of the store in {settings.data_dir}: its database, kept copies and inbox and "
+          f"{done.backups} {'backup' if done.backups == 1 else 'backups'} are encrypted with the new one, "
+          "and the old one opens none of them.")
+    if from_the_keyring:
+        print("The OS keyring now holds the new passphrase." if keep_in_keyring(settings, new_keys.passphrase())
+              else "The OS keyring still holds the OLD passphrase and could not be updated: put the new one there "
+                   f"yourself (keyring set biographer {settings.data_dir.resolve()}).")
+    elif settings.store_key is not None:
+        print("Now set BIOGRAPHER_STORE_KEY to the new passphrase (and remove BIOGRAPHER_NEW_STORE_KEY).")
+    print("A backup copied elsewhere before today still needs the old passphrase.")
     return 0
 
 
@@ -70,7 +97,12 @@ def encryption_status(settings: Settings) -> str:
 
 
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
-    add_command(sub, parent, "encrypt", "encrypt the store, its kept files and its backups in place, after a backup",
-                "BIOGRAPHER_STORE_KEY='a long passphrase' biographer encrypt", cmd_encrypt)
+    encrypt = add_command(sub, parent, "encrypt",
+                          "encrypt the store, its kept files and its backups in place, after a backup",
+                          "BIOGRAPHER_STORE_KEY='a long passphrase' biographer encrypt", cmd_encrypt)
+    encrypt.add_argument("--change", action="store_true",
+                         help="change the passphrase of an encrypted store: everything is encrypted again with the "
+                              "new one (BIOGRAPHER_NEW_STORE_KEY, else asked twice), after a backup; the old one "
+                              "opens nothing afterwards")
     add_command(sub, parent, "decrypt", "write an encrypted store, its kept files and backups back in the clear",
                 "biographer decrypt", cmd_decrypt)

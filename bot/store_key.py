@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from core.errors import UserFacingError
-from core.privacy.encryption import Keys
+from core.privacy.encryption import KeyMissing, Keys
 
 if TYPE_CHECKING:
     from core.config import Settings
@@ -28,7 +28,32 @@ def owner_keys(settings: Settings) -> Keys:
             return found
         return _ask(confirm) if sys.stdin.isatty() else None
 
-    return Keys(passphrase)
+    return Keys(passphrase, store_folder=settings.data_dir)
+
+
+def new_owner_keys(settings: Settings) -> Keys:
+    """The passphrase a change of passphrase moves the store to: BIOGRAPHER_NEW_STORE_KEY, else
+    asked (twice) in a terminal."""
+    def passphrase(confirm: bool) -> str | None:
+        if settings.new_store_key is not None:
+            return settings.new_store_key.get_secret_value()
+        return _ask(confirm, prompt="New store passphrase: ") if sys.stdin.isatty() else None
+
+    return Keys(passphrase, missing=KeyMissing(
+        "no new passphrase was given", hint="set BIOGRAPHER_NEW_STORE_KEY, or run the command in a terminal to type it"))
+
+
+def keep_in_keyring(settings: Settings, passphrase: str) -> bool:
+    """Replace the passphrase kept in the OS keyring for this data folder; False when it could not."""
+    import keyring
+    from keyring.errors import KeyringError
+
+    try:
+        keyring.set_password(KEYRING_SERVICE, str(settings.data_dir.resolve()), passphrase)
+    except KeyringError as error:
+        log.warning("could not keep the new passphrase in the OS keyring: %s", type(error).__name__)
+        return False
+    return True
 
 
 def from_keyring(settings: Settings) -> str | None:
@@ -43,8 +68,8 @@ def from_keyring(settings: Settings) -> str | None:
         return None
 
 
-def _ask(confirm: bool) -> str:
-    value = getpass.getpass("Store passphrase: ")
+def _ask(confirm: bool, *, prompt: str = "Store passphrase: ") -> str:
+    value = getpass.getpass(prompt)
     if confirm and getpass.getpass("The same passphrase again: ") != value:
         raise UserFacingError("the two passphrases differ", hint="run the command again and type the same twice")
     return value

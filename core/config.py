@@ -115,6 +115,7 @@ class Settings(BaseSettings):
     # encryption at rest (README "Security and privacy"): the passphrase of an encrypted store (else
     # the OS keyring, else a prompt in a terminal), and whether a new store starts encrypted
     store_key: SecretStr | None = None
+    new_store_key: SecretStr | None = None  # the passphrase `biographer encrypt --change` moves to
     encrypt: bool = False
     # memory the bot and the server may give search's vectors (a byte per dimension: about 330,000
     # chunks in 128 MB), so a short list is ranked without reading from disk; 0: always read

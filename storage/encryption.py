@@ -24,7 +24,7 @@ import json
 import os
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -32,7 +32,8 @@ from core.errors import UserFacingError
 from storage.permissions import private_file
 
 KEY_FILE = "encryption.json"
-ENCRYPTED, ENCRYPTING, DECRYPTING = "encrypted", "encrypting", "decrypting"
+NEXT_KEY_FILE = "encryption.next.json"  # the new passphrase's, while a change of passphrase runs
+ENCRYPTED, ENCRYPTING, DECRYPTING, CHANGING = "encrypted", "encrypting", "decrypting", "changing"
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**17, 8, 1
 MAGIC = b"BIOGSEAL"  # the first bytes of every sealed file
 CHUNK = 64 * 1024
@@ -58,6 +59,14 @@ class StoreKey:
 
 
 @dataclass(frozen=True)
+class Retired:
+    """A passphrase the store no longer opens with, known by its salt: a backup copied away
+    before the change still has it, and is told apart by it."""
+    salt: bytes
+    replaced_at: str  # when it was changed (UTC, ISO 8601)
+
+
+@dataclass(frozen=True)
 class KeyFile:
     salt: bytes
     check: str  # hex digest that the right key reproduces
@@ -65,9 +74,17 @@ class KeyFile:
     n: int = SCRYPT_N
     r: int = SCRYPT_R
     p: int = SCRYPT_P
+    retired: tuple[Retired, ...] = ()
 
     def with_state(self, state: str) -> KeyFile:
-        return KeyFile(salt=self.salt, check=self.check, state=state, n=self.n, r=self.r, p=self.p)
+        return replace(self, state=state)
+
+    def replacing(self, old: KeyFile, *, at: str) -> KeyFile:
+        """This key file as the one that took over from `old`, whose passphrase is retired."""
+        return replace(self, state=ENCRYPTED, retired=(*old.retired, Retired(old.salt, at)))
+
+    def retired_at(self, salt: bytes) -> str | None:
+        return next((r.replaced_at for r in self.retired if r.salt == salt), None)
 
 
 def derive(passphrase: str, salt: bytes, *, n: int = SCRYPT_N, r: int = SCRYPT_R, p: int = SCRYPT_P) -> StoreKey:
@@ -90,8 +107,9 @@ def _check_value(key: StoreKey) -> str:
 
 def new_key_file(passphrase: str, *, state: str) -> tuple[KeyFile, StoreKey]:
     salt = secrets.token_bytes(16)
-    key = derive(passphrase, salt)
-    return KeyFile(salt=salt, check=_check_value(key), state=state), key
+    n = SCRYPT_N  # read now, not when the module loaded: the key file records it (tests stretch less)
+    key = derive(passphrase, salt, n=n)
+    return KeyFile(salt=salt, check=_check_value(key), state=state, n=n), key
 
 
 def unlock(key_file: KeyFile, passphrase: str) -> StoreKey:
@@ -104,32 +122,45 @@ def unlock(key_file: KeyFile, passphrase: str) -> StoreKey:
     return key
 
 
-def read_key_file(folder: Path) -> KeyFile | None:
+def read_key_file(folder: Path, name: str = KEY_FILE) -> KeyFile | None:
     """The key file in `folder` (a data folder or a backup's); None: what is there is not encrypted."""
-    path = folder / KEY_FILE
+    path = folder / name
     if not path.is_file():
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return KeyFile(salt=bytes.fromhex(data["salt"]), check=data["check"], state=data["state"],
-                       n=int(data["n"]), r=int(data["r"]), p=int(data["p"]))
+                       n=int(data["n"]), r=int(data["r"]), p=int(data["p"]),
+                       retired=tuple(Retired(bytes.fromhex(r["salt"]), str(r["replaced_at"]))
+                                     for r in data.get("retired", ())))
     except (ValueError, KeyError, TypeError) as error:
         raise UserFacingError(f"{path} cannot be read ({error})",
                               hint="restore it from a backup folder (each holds a copy); it holds no secret") from None
 
 
-def write_key_file(folder: Path, key_file: KeyFile) -> Path:
+def write_key_file(folder: Path, key_file: KeyFile, name: str = KEY_FILE) -> Path:
     data = {"format": _FORMAT, "kdf": "scrypt", "n": key_file.n, "r": key_file.r, "p": key_file.p,
             "salt": key_file.salt.hex(), "check": key_file.check, "state": key_file.state,
             "cipher": {"database": "SQLCipher 4 (AES-256-CBC, HMAC-SHA512)", "files": "AES-256-GCM, 64 KiB chunks"}}
-    path = folder / KEY_FILE
-    partial = private_file(path.with_name(path.name + ".part"))
+    if key_file.retired:
+        data["retired"] = [{"salt": r.salt.hex(), "replaced_at": r.replaced_at} for r in key_file.retired]
+    path = folder / name
+    partial = _new_partial(path)
     with partial.open("w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)
         f.flush()
         os.fsync(f.fileno())
     partial.replace(path)
     return path
+
+
+def _new_partial(target: Path) -> Path:
+    """A new, empty, owner-only `.part` beside `target`. One left by a killed run is removed, never
+    opened: it may be a hard link to `target` itself (kept copies are linked into backups), and
+    writing it would empty the very file being read."""
+    partial = target.with_name(target.name + ".part")
+    partial.unlink(missing_ok=True)
+    return private_file(partial)
 
 
 # ---------------------------------------------------------------- sealed files
@@ -203,9 +234,38 @@ def open_stream(source: BinaryIO, key: bytes, *, name: str) -> Iterator[bytes]:
         counter, block = counter + 1, following
 
 
+def opens_with(path: Path, key: bytes) -> bool:
+    """Whether the sealed file at `path` is sealed with `key` (its first chunk alone is opened)."""
+    with path.open("rb") as f:
+        try:
+            next(open_stream(f, key, name=path.name))
+        except WrongStoreKey:
+            return False
+    return True
+
+
+def reseal_file(path: Path, old: bytes, new: bytes) -> Path:
+    """`path`, sealed with `old`, sealed with `new` in its place (through a `.part` renamed when
+    complete; the plaintext is never on disk)."""
+    partial = _new_partial(path)
+    try:
+        with path.open("rb") as src, partial.open("wb") as dst:
+            sealer = Sealer(dst, new)
+            for block in open_stream(src, old, name=path.name):
+                sealer.write(block)
+            sealer.close()
+            dst.flush()
+            os.fsync(dst.fileno())
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    partial.replace(path)
+    return path
+
+
 def seal_file(source: Path, target: Path, key: bytes) -> Path:
     """Write `source` sealed to `target` (0600), through a `.part` renamed when complete."""
-    partial = private_file(target.with_name(target.name + ".part"))
+    partial = _new_partial(target)
     with source.open("rb") as src, partial.open("wb") as dst:
         seal_stream(src, dst, key)
         dst.flush()
@@ -215,7 +275,7 @@ def seal_file(source: Path, target: Path, key: bytes) -> Path:
 
 
 def unseal_file(source: Path, target: Path, key: bytes) -> Path:
-    partial = private_file(target.with_name(target.name + ".part"))
+    partial = _new_partial(target)
     try:
         with source.open("rb") as src, partial.open("wb") as dst:
             for block in open_stream(src, key, name=source.name):

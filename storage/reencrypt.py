@@ -1,7 +1,7 @@
-"""Turning a store's files from the clear into encrypted ones and back, each step safe to kill:
-every file is written beside the old one and renamed over it when complete, and every step
-skips what a killed run already finished (a database that opens with the new key, a file that
-is already sealed or already in the clear).
+"""Turning a store's files from the clear into encrypted ones and back, or from one key to
+another, each step safe to kill: every file is written beside the old one and renamed over it
+when complete, and every step skips what a killed run already finished (a database that opens
+with the new key, a file already sealed with it or already in the clear).
 
 The database is copied through SQLCipher's `sqlcipher_export` (`ATTACH ... KEY`, then every table,
 index, trigger and virtual table with its rows), from a connection that holds the store
@@ -124,15 +124,27 @@ def convert_files(folder: Path, *, from_key: StoreKey | None, to_key: StoreKey |
 
 
 def convert_file(path: Path, *, from_key: StoreKey | None, to_key: StoreKey | None) -> bool:
-    """Seal `path` (or open it) in place; False when it is in the wanted form already."""
+    """Seal `path`, open it, or seal it again under another key (a change of passphrase), in
+    place; False when it is in the wanted form already."""
+    if in_wanted_form(path, to_key):
+        return False
     sealed = encryption.is_sealed(path)
     if to_key is not None and not sealed:
         encryption.seal_file(path, path, to_key.files)
-    elif to_key is None and sealed and from_key is not None:
-        encryption.unseal_file(path, path, from_key.files)
+    elif sealed and from_key is not None:
+        if to_key is None:
+            encryption.unseal_file(path, path, from_key.files)
+        else:
+            encryption.reseal_file(path, from_key.files, to_key.files)
     else:
         return False
     return True
+
+
+def in_wanted_form(path: Path, to_key: StoreKey | None) -> bool:
+    """In the clear when `to_key` is None, else sealed with it."""
+    sealed = encryption.is_sealed(path)
+    return not sealed if to_key is None else sealed and encryption.opens_with(path, to_key.files)
 
 
 def convert_shared(folder: Path, shared: Path, *, from_key: StoreKey | None, to_key: StoreKey | None) -> None:
@@ -143,7 +155,7 @@ def convert_shared(folder: Path, shared: Path, *, from_key: StoreKey | None, to_
         if not path.is_file() or path.name.endswith(".part"):
             continue
         theirs = shared / path.name
-        if theirs.is_file() and encryption.is_sealed(theirs) == (to_key is not None):
+        if theirs.is_file() and in_wanted_form(theirs, to_key):
             _link(theirs, path)
             continue
         convert_file(path, from_key=from_key, to_key=to_key)
@@ -153,6 +165,8 @@ def convert_shared(folder: Path, shared: Path, *, from_key: StoreKey | None, to_
 
 def _link(source: Path, target: Path) -> None:
     """`target` replaced by a hard link to `source` (a copy where the file system has none)."""
+    if target.exists() and os.path.samefile(source, target):
+        return  # linked already (a rename of one link over another of the same file does nothing)
     partial = target.with_name(target.name + ".part")
     partial.unlink(missing_ok=True)
     try:

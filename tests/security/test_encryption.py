@@ -10,10 +10,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import keyring
 import pytest
 import sqlean
+from keyring.backend import KeyringBackend
 
 from bot.cli import main
 from core.chat.inbox import Inbox
@@ -250,29 +254,37 @@ def test_decrypt_puts_everything_back_in_the_clear(tmp_path: Path, capsys, key):
     assert "not encrypted" in capsys.readouterr().out
 
 
-def test_the_passphrase_can_come_from_the_os_keyring(tmp_path: Path, capsys, monkeypatch):
-    import keyring
-    from keyring.backend import KeyringBackend
+class MemoryKeyring(KeyringBackend):
+    """A real keyring backend, holding its passwords in a dict (installed for one test at a time)."""
+    priority = 1
 
-    class MemoryKeyring(KeyringBackend):  # a real backend, holding its passwords in a dict
-        priority = 1
+    def __init__(self) -> None:
+        super().__init__()
+        self.passwords: dict[tuple[str, str], str] = {}
 
-        def __init__(self) -> None:
-            super().__init__()
-            self.passwords: dict[tuple[str, str], str] = {}
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.passwords.get((service, username))
 
-        def get_password(self, service: str, username: str) -> str | None:
-            return self.passwords.get((service, username))
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.passwords[(service, username)] = password
 
-        def set_password(self, service: str, username: str, password: str) -> None:
-            self.passwords[(service, username)] = password
+    def delete_password(self, service: str, username: str) -> None:
+        self.passwords.pop((service, username), None)
 
-        def delete_password(self, service: str, username: str) -> None:
-            self.passwords.pop((service, username), None)
 
+@contextmanager
+def memory_keyring() -> Iterator[MemoryKeyring]:
     previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
     try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_the_passphrase_can_come_from_the_os_keyring(tmp_path: Path, capsys, monkeypatch):
+    with memory_keyring():
         keyring.set_password("biographer", str((tmp_path / "data").resolve()), PASSPHRASE)
         a_store_in_the_clear(tmp_path)
         assert cli("encrypt") == 0
@@ -280,8 +292,6 @@ def test_the_passphrase_can_come_from_the_os_keyring(tmp_path: Path, capsys, mon
         capsys.readouterr()
         assert cli("doctor") == 0
         assert "the OS keyring" in capsys.readouterr().out
-    finally:
-        keyring.set_keyring(previous)
 
 
 def test_sealed_files_refuse_a_wrong_key_a_cut_and_a_changed_byte(tmp_path: Path):
