@@ -29,7 +29,9 @@ class Message:
 
     sender: str  # display name as the export shows it
     text: str
-    time: datetime  # timezone-aware original event time, never the import time
+    # timezone-aware original event time, never the import time; None only where the source
+    # gives none at all (an e-mail with no usable Date): the message keeps its sender, undated
+    time: datetime | None
     sender_id: str | None = None  # stable platform id (phone, user id, address) when known
     is_owner: bool = False
     platform_id: str | None = None  # the platform's message id, when the format has one

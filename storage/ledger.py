@@ -217,13 +217,14 @@ class UnreadMessage:
 async def unread_messages(conn: Store, document_ids: Sequence[int], *,
                           heads: bool = False) -> list[UnreadMessage]:
     """The messages not read yet, in time order (system notices left out: nobody promises
-    anything in them)."""
+    anything in them; undated messages too: an item is dated by the day it was said, and its
+    "next Friday" is read from that day)."""
     head = "substr(m.text, 1, 200)" if heads else "''"
     async with conn.execute(
             f"""SELECT m.id, {head} FROM messages m
                 LEFT JOIN ledger_read r ON r.message_id = m.id
                 WHERE m.document_id IN ({_marks(document_ids)}) AND r.message_id IS NULL
-                  AND m.kind != 'system'
+                  AND m.kind != 'system' AND m.time IS NOT NULL
                 ORDER BY m.time, m.id""", tuple(document_ids)) as cur:
         return [UnreadMessage(*row) for row in await cur.fetchall()]
 
@@ -236,7 +237,7 @@ class MessageLine:
     char_end: int
     sender: str
     is_owner: bool
-    time: str  # UTC ISO
+    time: str  # UTC ISO (the ledger reads dated messages only: unread_messages)
     utc_offset_minutes: int | None
     text: str
 
@@ -346,7 +347,7 @@ class Contact:
     char_start: int
     char_end: int
     sender: str
-    time: str  # UTC ISO
+    time: str | None  # UTC ISO; None when their only messages are undated e-mails
     text: str
 
 

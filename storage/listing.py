@@ -102,8 +102,8 @@ async def passage_facts(conn: Store, document_id: int, start: int, end: int) -> 
         rows = await cur.fetchall()
     if rows:
         senders = tuple(dict.fromkeys(r[0] for r in rows if r[2] != "system" and r[0]))
-        times = sorted(r[1] for r in rows)
-        return PassageFacts(senders, times[0], times[-1])
+        times = sorted(r[1] for r in rows if r[1] is not None)  # undated messages have none
+        return PassageFacts(senders, times[0] if times else None, times[-1] if times else None)
     async with conn.execute(
         "SELECT MIN(time_start), MAX(time_end) FROM chunks WHERE document_id = ? AND char_end > ? AND char_start < ?",
         (document_id, start, end)) as cur:

@@ -20,7 +20,7 @@ class MessageRecord(NamedTuple):
     sender: str
     sender_id: str | None
     is_owner: bool
-    time: str  # UTC ISO
+    time: str | None  # UTC ISO; None: the source gave no time (an undated e-mail)
     utc_offset_minutes: int | None  # the sender's wall-clock offset, when known
     kind: str
     reply_to: str | None
@@ -58,7 +58,7 @@ async def insert_messages(conn: Store, rows: Sequence[MessageRecord]) -> None:
 @dataclass(frozen=True)
 class MessageAt:
     sender: str
-    time: str  # UTC ISO
+    time: str | None  # UTC ISO; None for an undated message
 
 
 async def message_at(conn: Store, document_id: int, position: int) -> MessageAt | None:

@@ -12,11 +12,11 @@ import hashlib
 import logging
 import plistlib
 import re
-import tempfile
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from email import policy
 from email.header import Header, decode_header, make_header
+from email.headerregistry import HeaderRegistry
 from email.message import Message as EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
@@ -250,10 +250,32 @@ def _addresses(message: EmailMessage, name: str) -> list[tuple[str, str]]:
     # split the raw header first: a decoded display name may hold a comma ("Doe, John")
     values = [_raw_text(v) for v in message.get_all(name) or ()]
     found = [(_decoded(display), address.lower()) for display, address in getaddresses(values) if address]
+    if any("(" in value for value in values):
+        # a comment stays in getaddresses' names; an old "addr (Name)" is its only name, though
+        names = {address: display for display, address in _without_comments(name, values)}
+        found = [(names.get(address) or display, address) for display, address in found]
     if any(address.startswith("@") or "@" not in address for _, address in found):
         # addresses written without commas ("tim@example.com ana@example.com") defeat the RFC
         # parser (it makes "@example.com" of them): take each address as written instead
         return [("", address.lower()) for value in values for address in _BARE_ADDRESS.findall(value)]
+    return found
+
+
+_HEADERS = HeaderRegistry()
+
+
+def _without_comments(name: str, values: list[str]) -> list[tuple[str, str]]:
+    """Addresses with RFC 5322 comments ("Pete(A wonderful \\) chap) <pete(his account)@silly.test>")
+    as the standard's full grammar reads them: getaddresses keeps the comments in the name. The
+    full parser is kept to these few headers, as it is several times slower."""
+    found: list[tuple[str, str]] = []
+    try:
+        for value in values:
+            header = _HEADERS(name, value)
+            found += [(address.display_name, address.addr_spec.lower())
+                      for address in getattr(header, "addresses", ()) if "@" in address.addr_spec]
+    except (ValueError, IndexError, TypeError, AttributeError):  # the full grammar gave up on it
+        return []
     return found
 
 
@@ -310,9 +332,10 @@ def email_text(message: EmailMessage) -> str:
     return f"{head}\n\n{body_text(message)}".strip()
 
 
-def email_message(message: EmailMessage, context: ImportContext, time: datetime, *,
+def email_message(message: EmailMessage, context: ImportContext, time: datetime | None, *,
                   labels: set[str] | None = None) -> Message:
-    """One e-mail as a Message: From as sender, Subject and To heading its own words."""
+    """One e-mail as a Message: From as sender, Subject and To heading its own words (`time`
+    None: the e-mail gives no usable date, and it is kept undated rather than dated wrongly)."""
     labels = gmail_labels(message) if labels is None else labels
     senders = _addresses(message, "From")
     name, address = senders[0] if senders else ("", "")
@@ -328,11 +351,6 @@ def email_message(message: EmailMessage, context: ImportContext, time: datetime,
         platform_id=message_id,
         reply_to=in_reply_to,
     )
-
-
-def undated_text(message: EmailMessage) -> str:
-    """An e-mail with no date at all, as prose: who wrote it, then its text."""
-    return f"From: {_header(message, 'From')}\n{email_text(message)}"
 
 
 _UNDATED = "e-mails with no date at all, kept undated"
@@ -475,23 +493,11 @@ class MboxImporter(ImporterBase):
                                     name=f"E-mail: {mailbox}")
         document = SourceDocument(kind="email", name=conversation.name,
                                   identity=f"file:{digest}", conversation=conversation)
-        # e-mails with no date at all are kept, undated, in one document after the mailbox; they
-        # wait in a temporary file, not in memory: a whole mailbox may lack dates
-        with tempfile.TemporaryFile("w+", encoding="utf-8") as undated:
-            document.messages = self._messages(path, context, document, undated)
-            yield document
-            count = document.remarks[_UNDATED]
-            if count:
-                undated.seek(0)
-                yield SourceDocument(
-                    kind="email", name=f"E-mail: {mailbox} (undated)",
-                    identity=f"file:{digest}#undated",
-                    text_blocks=iter(lambda: undated.read(1 << 20), ""),
-                    note=f"{count} e-mails with no usable Date, Received or mbox date: undated")
+        document.messages = self._messages(path, context, document)
+        yield document
 
     @staticmethod
-    def _messages(path: Path, context: ImportContext, document: SourceDocument,
-                  undated: IO[str]) -> Iterator[Message]:
+    def _messages(path: Path, context: ImportContext, document: SourceDocument) -> Iterator[Message]:
         with path.open("rb") as stream:
             for from_line, data in split_mbox(stream):
                 parsed = _PARSER.parsebytes(data)
@@ -502,12 +508,8 @@ class MboxImporter(ImporterBase):
                 time, dated_by = email_time(parsed, context,  # type: ignore[arg-type]
                                             _from_line_time(from_line))
                 if time is None:
-                    if document.remarks[_UNDATED]:
-                        undated.write("\n\n\n")
-                    undated.write(undated_text(parsed))  # type: ignore[arg-type]
-                    document.remarks[_UNDATED] += 1
-                    continue
-                if dated_by:
+                    document.remarks[_UNDATED] += 1  # kept, with its sender, and said so
+                elif dated_by:
                     document.remarks[_DATED_BY[dated_by]] += 1
                 yield email_message(parsed, context, time, labels=labels)  # type: ignore[arg-type]
 
@@ -516,8 +518,8 @@ class MboxImporter(ImporterBase):
 
 def single_email(path: Path, parsed: EmailMessage, context: ImportContext,
                  fallback: datetime | None = None) -> SourceDocument:
-    """One .eml/.emlx as a document: a message when it has a date, else its text, undated,
-    with a note saying so."""
+    """One .eml/.emlx as a document holding its message (undated, with a note saying so, when
+    it has no usable date)."""
     return email_document(parsed, context, identity=f"file:{file_sha256(path)}", stem=path.stem,
                           fallback=fallback)
 
@@ -537,10 +539,6 @@ def email_document(parsed: EmailMessage, context: ImportContext, *, identity: st
     """One e-mail as a document in its thread; `stem` names it when it has no subject."""
     subject = _header(parsed, "Subject")
     time, dated_by = email_time(parsed, context, fallback)
-    if time is None:
-        return SourceDocument(kind="email", name=f"E-mail: {subject or stem}", identity=identity,
-                              text=undated_text(parsed),
-                              note="no usable Date or Received header: imported undated")
     thread = normalise_subject(subject) or stem
     conversation = Conversation(platform="email", key=f"email:thread:{thread.lower()}",
                                 name=f"E-mail: {thread}")
@@ -552,7 +550,9 @@ def email_document(parsed: EmailMessage, context: ImportContext, *, identity: st
         messages=iter([email_message(parsed, context, time, labels=labels)]),
         time_start=time,
     )
-    if dated_by:
+    if time is None:
+        document.note = "no usable Date or Received header: kept undated"
+    elif dated_by:
         source = "its Received header" if dated_by == "received" else "Mail's own record"
         document.note = f"no usable Date header: dated from {source}"
     return document

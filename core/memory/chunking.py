@@ -101,9 +101,10 @@ def stream_prose_spans(
 
 
 def render_message(message: Message) -> str:
-    """One line per message: `[YYYY-MM-DD HH:MM] Sender: text`, in the sender's wall-clock time."""
+    """One line per message: `[YYYY-MM-DD HH:MM] Sender: text`, in the sender's wall-clock time
+    (`[undated]` for a message its source gave no time)."""
     t = message.time
-    stamp = f"{t.year:04d}-{t.month:02d}-{t.day:02d} {t.hour:02d}:{t.minute:02d}"
+    stamp = "undated" if t is None else f"{t.year:04d}-{t.month:02d}-{t.day:02d} {t.hour:02d}:{t.minute:02d}"
     if message.kind == "system":
         return f"[{stamp}] · {message.text}"
     return f"[{stamp}] {message.sender}: {message.text}"
@@ -144,7 +145,7 @@ class MessageChunker:
         line = render_message(message)
         done: list[Chunk] = []
         window = self._window
-        new_conversation = window.last is not None and message.time - window.last > self.gap
+        new_conversation = self._apart(window, message.time)
         too_long = window.lines and (window.end - window.start) + 1 + len(line) > self.max_chars
         if new_conversation or too_long:
             done.extend(self._flush())
@@ -170,6 +171,13 @@ class MessageChunker:
 
     def finish(self) -> list[Chunk]:
         return self._flush()
+
+    def _apart(self, window: _Window, moment: datetime | None) -> bool:
+        """A new window: after a quiet gap, and between dated and undated messages (a chunk's
+        time range never mixes the two)."""
+        if moment is None or window.last is None:
+            return bool(window.lines) and (moment is None) != (window.last is None)
+        return moment - window.last > self.gap
 
     def _flush(self) -> list[Chunk]:
         window = self._window

@@ -89,9 +89,9 @@ def chunk_record(document_id: int, identity: str, chunk: Chunk) -> chunk_store.C
 
 
 def message_record(document_id: int, conversation: Conversation, dedup_key: str, message: Message,
-                   moment: str, char_start: int, char_end: int, *,
+                   moment: str | None, char_start: int, char_end: int, *,
                    owner_by_format: bool = False) -> message_store.MessageRecord:
-    offset = message.time.utcoffset()
+    offset = message.time.utcoffset() if message.time is not None else None
     return message_store.MessageRecord(
         document_id=document_id, platform=conversation.platform, conversation_key=conversation.key,
         platform_id=message.platform_id, sender=message.sender, sender_id=message.sender_id,
@@ -170,11 +170,11 @@ class DedupKeys:
         self.prefix = f"{platform}|{conversation_key}"
         self._seen: dict[str, int] = {}  # in order of last use: the first is the stalest
 
-    def key(self, message: Message, moment: str) -> str:
-        """`moment`: the message's time as utc_iso gives it."""
+    def key(self, message: Message, moment: str | None) -> str:
+        """`moment`: the message's time as utc_iso gives it (None: undated)."""
         if message.platform_id:
             return f"{self.prefix}|id|{message.platform_id}"
-        base = f"{message.sender}|{moment}|{text_hash(message.text)[:16]}"
+        base = f"{message.sender}|{moment or 'undated'}|{text_hash(message.text)[:16]}"
         occurrence = self._seen.pop(base, 0)
         self._seen[base] = occurrence + 1
         if len(self._seen) > self.RECENT:
@@ -418,8 +418,9 @@ class Ingestor:
                 rows.append(message_record(document_id, conversation, key, message, moment,
                                            rendered.char_start, rendered.char_end,
                                            owner_by_format=by_format))
-                first = message.time if first is None or message.time < first else first
-                last = message.time if last is None or message.time > last else last
+                if message.time is not None:
+                    first = message.time if first is None or message.time < first else first
+                    last = message.time if last is None or message.time > last else last
                 if message.kind != "system":
                     senders[message.sender] = None
             await message_store.insert_messages(self.conn, rows)

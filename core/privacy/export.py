@@ -149,12 +149,13 @@ async def export_all(conn: Store, directory: Path, *, read_document, bio: str,
         if others:
             lines.append("Also: " + ", ".join(others))
         if appearances:
-            first = min(a.first for a in appearances if a.first)
-            last = max(a.last for a in appearances if a.last)
-            lines += [f"{person.messages} messages, first {first[:10]}, last contact {last[:10]}.", "",
-                      "## Sources", ""]
+            firsts = [a.first for a in appearances if a.first]  # none: undated e-mails only
+            lasts = [a.last for a in appearances if a.last]
+            span = f", first {min(firsts)[:10]}, last contact {max(lasts)[:10]}" if firsts else ", undated"
+            lines += [f"{person.messages} messages{span}.", "", "## Sources", ""]
             lines += [f"- [[{notes[a.document_id]}|{a.document}]]: {a.messages} messages, "
-                      f"{(a.first or '')[:10]} – {(a.last or '')[:10]}" for a in appearances if a.document_id in notes]
+                      + (f"{a.first[:10]} – {(a.last or '')[:10]}" if a.first else "undated")
+                      for a in appearances if a.document_id in notes]
         write_private(vault / "People" / f"{note_name(person.name)}.md", "\n".join(lines) + "\n")
     out.close()
     written["people"] = len(people)

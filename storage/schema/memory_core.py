@@ -115,3 +115,30 @@ async def m178_chunk_periods_read_from_an_index(conn: Store) -> None:
     a kind filter) is answered from this index alone: it read every chunk row in range, text and
     all (0.4 s for a period of 100k chunks of 900 characters at load 15)."""
     await conn.execute("CREATE INDEX chunks_period ON chunks(time_start, time_end, document_id)")
+
+
+@migration(179)
+async def m179_messages_may_be_undated(conn: Store) -> None:
+    """A message may have no time: an e-mail with no usable date keeps its sender as a message
+    (messages.time NULL) instead of becoming prose with no one's name on it.
+
+    SQLite's ALTER TABLE cannot drop a NOT NULL. Its documentation gives a procedure for exactly
+    that (lang_altertable.html, "Making Other Kinds Of Table Schema Changes": removing NOT NULL,
+    CHECK or FOREIGN KEY constraints): edit the table's CREATE statement under writable_schema
+    and raise the schema version, in one transaction. Rows, indexes and the foreign keys that
+    point at messages stay as they are; a rebuild of the table would need foreign keys off,
+    which cannot change inside a migration's transaction, and dropping the old table would
+    cascade into the ledger's rows."""
+    async with conn.execute("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'messages'") as cur:
+        (sql,) = await cur.fetchone()
+    if sql.count("time TEXT NOT NULL") != 1:
+        raise RuntimeError("messages.time is not declared as migration 1 made it")
+    async with conn.execute("PRAGMA schema_version") as cur:
+        (version,) = await cur.fetchone()
+    await conn.execute("PRAGMA writable_schema = ON")
+    try:
+        await conn.execute("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = 'messages'",
+                           (sql.replace("time TEXT NOT NULL", "time TEXT"),))
+        await conn.execute(f"PRAGMA schema_version = {int(version) + 1}")
+    finally:
+        await conn.execute("PRAGMA writable_schema = OFF")

@@ -79,3 +79,61 @@ def test_migrations_are_one_sequence_after_the_numbers_already_in_the_field():
     assert numbers[:len(in_the_field)] == in_the_field
     newer = numbers[len(in_the_field):]
     assert newer == list(range(in_the_field[-1] + 1, in_the_field[-1] + 1 + len(newer)))
+
+
+async def _as_before_179(store) -> None:
+    """Put messages.time back to NOT NULL and forget migration 179: a store from the field."""
+    async with store.transaction():
+        async with store.execute("SELECT sql FROM sqlite_schema WHERE name = 'messages'") as cur:
+            (sql,) = await cur.fetchone()
+        async with store.execute("PRAGMA schema_version") as cur:
+            (version,) = await cur.fetchone()
+        await store.execute("PRAGMA writable_schema = ON")
+        await store.execute("UPDATE sqlite_schema SET sql = ? WHERE name = 'messages'",
+                            (sql.replace("time TEXT,", "time TEXT NOT NULL,"),))
+        await store.execute(f"PRAGMA schema_version = {version + 1}")
+        await store.execute("PRAGMA writable_schema = OFF")
+        await store.execute("DELETE FROM _migrations WHERE number = 179")
+
+
+@pytest.mark.parametrize("encrypted", [False, True])
+async def test_migration_179_lets_a_message_be_undated_and_keeps_every_row(tmp_path, encrypted):
+    """An older store (time NOT NULL) with a message the ledger has read: after the migration
+    the message, the ledger's row pointing at it and the indexes are all there, the store is
+    sound, and a message without a time can be stored."""
+    from storage.encryption import new_key_file
+
+    key = new_key_file("pass phrase", state="encrypted")[1] if encrypted else None
+    path = tmp_path / "s.sqlite3"
+    row = ("whatsapp", "k", "Maya", "2024-03-05T21:07:00Z", "hi", 0, 2)
+    async with open_database(path, key=key) as store:
+        await _as_before_179(store)
+        async with store.transaction():
+            await store.execute("INSERT INTO documents (id, kind, name, identity, imported_at) "
+                                "VALUES (1, 'whatsapp', 'chat', 'x', '2024-03-06T00:00:00Z')")
+            await store.execute("INSERT INTO messages (id, document_id, platform, conversation_key, sender, time,"
+                                " text, dedup_key, char_start, char_end) VALUES (7, 1, ?, ?, ?, ?, ?, 'a', ?, ?)", row)
+            await store.execute("INSERT INTO ledger_read (message_id) VALUES (7)")
+        with pytest.raises(Exception, match="NOT NULL"):
+            async with store.transaction():
+                await store.execute("INSERT INTO messages (document_id, platform, conversation_key, sender, text,"
+                                    " dedup_key, char_start, char_end) VALUES (1, 'email', 'k', 'Pete', 't', 'b', 3, 4)")
+    async with open_database(path, key=key) as store:
+        async with store.transaction():
+            await store.execute("INSERT INTO messages (document_id, platform, conversation_key, sender, time, text,"
+                                " dedup_key, char_start, char_end) VALUES (1, 'email', 'k', 'Pete', NULL, 't', 'b', 3, 4)")
+        async with store.execute("SELECT platform, conversation_key, sender, time, text, char_start, char_end"
+                                 " FROM messages ORDER BY id") as cur:
+            rows = [tuple(r) for r in await cur.fetchall()]
+        async with store.execute("SELECT message_id FROM ledger_read") as cur:
+            read = [r[0] for r in await cur.fetchall()]
+        async with store.execute("PRAGMA integrity_check") as cur:
+            check = [r[0] for r in await cur.fetchall()]
+        async with store.execute("PRAGMA foreign_key_check") as cur:
+            broken = await cur.fetchall()
+        async with store.execute("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'messages'"
+                                 " AND sql IS NOT NULL") as cur:
+            indexes = {r[0] for r in await cur.fetchall()}
+    assert rows == [row, ("email", "k", "Pete", None, "t", 3, 4)]
+    assert read == [7] and check == ["ok"] and broken == []
+    assert {"messages_document", "messages_conversation_time", "messages_activity"} <= indexes

@@ -12,6 +12,7 @@ import pytest
 from core.errors import ImportFailed
 from core.importers.base import ImportContext
 from core.importers.email import MboxImporter, split_mbox, strip_quoted
+from core.types import SearchFilters
 from tests.importers.conftest import only_messages, parse_all
 
 MBOX = (
@@ -336,15 +337,16 @@ def test_missing_or_absurd_date_is_taken_from_received(tmp_path: Path, context: 
 def test_an_email_with_no_date_at_all_is_kept_undated(tmp_path: Path, context: ImportContext) -> None:
     path = tmp_path / "php.eml"
     path.write_bytes(_with_headers(_emlx_message("11507.emlx"), date=None, received=None))
-    [(document, messages)] = parse_all(path, context)
-    assert messages == [] and document.time_start is None
-    assert document.text.startswith("From: REDACTED\nSubject: REDACTED")
-    assert document.note == "no usable Date or Received header: imported undated"
+    [(document, [mail])] = parse_all(path, context)
+    assert (mail.sender, mail.time) == ("REDACTED", None) and document.time_start is None
+    assert mail.text.startswith("Subject: REDACTED")
+    assert document.note == "no usable Date or Received header: kept undated"
 
 
 async def test_mbox_starting_with_a_blank_line_and_its_undated_mail(tmp_path: Path, embedder) -> None:
     """Two real messages in an mbox that starts with a blank line, a third with no date at all
-    (its From_ line says year 3609): it is kept apart, undated, and the summary says so."""
+    (its From_ line says year 3609): it is kept with its sender and no time, and the summary
+    says so; a search by date leaves it out."""
     from tests.core.helpers import memory_at
 
     forward = _emlx_message("114892.partial.emlx")
@@ -359,12 +361,19 @@ async def test_mbox_starting_with_a_blank_line_and_its_undated_mail(tmp_path: Pa
             (b"p20032@example.nl", b"Thu Apr 18 12:00:29 +0000 3609", undated))))
     async with memory_at(tmp_path / "data", embedder) as memory:
         report = await memory.ingest([mbox], index=False)
-        async with memory.conn.execute("SELECT name, note, time_start FROM documents") as cur:
+        async with memory.conn.execute("SELECT name, time_start FROM documents") as cur:
             documents = [tuple(r) for r in await cur.fetchall()]
-    assert report.errors == [] and report.messages_added == 2
+        async with memory.conn.execute("SELECT sender, sender_id, time FROM messages ORDER BY id") as cur:
+            messages = [tuple(r) for r in await cur.fetchall()]
+        everything = await memory.search("REDACTED", mode="keyword")
+        dated = await memory.search("REDACTED", mode="keyword", filters=SearchFilters(
+            since=datetime(2000, 1, 1, tzinfo=timezone.utc)))
+    assert report.errors == [] and report.messages_added == 3
     assert report.remarks == {"e-mails with no date at all, kept undated": 1}
-    assert documents[1] == ("E-mail: Archive (undated)",
-                            "1 e-mails with no usable Date, Received or mbox date: undated", None)
+    assert documents == [("E-mail: Archive", "2018-01-26T21:01:16Z")]
+    assert messages[2][2] is None and messages[1][:2] == messages[2][:2]
+    assert None in [hit.time_start for hit in everything]  # the undated one is found by its words
+    assert dated and None not in [hit.time_start for hit in dated]  # and left out by dates
 
 
 def test_a_relayed_mail_with_pages_of_headers_and_no_extension_is_an_email(tmp_path: Path,
@@ -434,10 +443,10 @@ def test_mimekit_s_mailboxes_split_as_mimekit_reads_them(tmp_path: Path, name: s
     body, one followed by a header line does."""
     path = tmp_path / name.replace(".txt", "")
     path.write_bytes((MIMEKIT / name).read_bytes())
-    documents = parse_all(path, ImportContext())
-    kept = sum(len(messages) for _, messages in documents)
-    undated = sum(d.remarks["e-mails with no date at all, kept undated"] for d, _ in documents)
-    assert kept + undated == count
+    [(document, messages)] = parse_all(path, ImportContext())
+    assert len(messages) == count  # undated ones too, each with its sender
+    assert document.remarks["e-mails with no date at all, kept undated"] == sum(
+        m.time is None for m in messages)
 
 
 def test_a_separator_glued_to_the_first_header_is_two_lines(tmp_path: Path) -> None:
@@ -459,17 +468,17 @@ CORPUS_EML = Path(__file__).parents[1] / "conformance" / "files" / "eml" / "node
 
 @pytest.mark.parametrize("name, sender", [("nested.eml", "u@example.com"),
                                           ("base64encodedroot.eml", "test@example.com"),
-                                          ("mixed.eml", "")])
+                                          ("mixed.eml", "unknown sender")])
 def test_an_eml_with_few_headers_is_an_email_not_an_unsupported_extension(
         tmp_path: Path, context: ImportContext, name: str, sender: str) -> None:
     """nodemailer's mailparser fixtures (MIT): an .eml with From and no Date, and a MIME part
-    saved alone with only Content-Type. They are e-mails (kept undated: they carry no date)."""
+    saved alone with only Content-Type. They are e-mails, each a message from its sender with
+    no time (they carry no date)."""
     path = tmp_path / name
     path.write_bytes((CORPUS_EML / name).read_bytes())
-    [(document, messages)] = parse_all(path, context)
-    assert document.kind == "email" and messages == []
-    assert document.text.startswith(f"From: {sender}")
-    assert document.note == "no usable Date or Received header: imported undated"
+    [(document, [mail])] = parse_all(path, context)
+    assert document.kind == "email" and (mail.sender, mail.time) == (sender, None)
+    assert document.note == "no usable Date or Received header: kept undated"
 
 
 def test_an_emlx_without_its_byte_count_is_read(tmp_path: Path, context: ImportContext) -> None:
@@ -492,3 +501,15 @@ def test_addresses_written_without_commas_are_addresses(tmp_path: Path, context:
     [(_, [message])] = parse_all(path, context)
     assert (message.sender, message.sender_id) == ("tim@powerupdev.com", "tim@powerupdev.com")
     assert "To: tim@powerupdev.com, concierge@powerupdev.com" in message.text
+
+
+def test_an_address_with_comments_is_read_as_the_standard_reads_it(tmp_path: Path,
+                                                                    context: ImportContext) -> None:
+    """RFC 5322's own example A.5 (mikel/mail's fixture, MIT): `From: Pete(A wonderful \\) chap)
+    <pete(his account)@silly.test(his host)>` is Pete at pete@silly.test, as the RFC says; its
+    Date (1969, before e-mail) is not used, and the message is kept undated with its sender."""
+    path = tmp_path / "example10.eml"
+    path.write_bytes((CORPUS_EML.parent / "mikel-mail" / "example10.eml").read_bytes())
+    [(_, [mail])] = parse_all(path, context)
+    assert (mail.sender, mail.sender_id, mail.time) == ("Pete", "pete@silly.test", None)
+    assert mail.text.endswith("Testing.")
