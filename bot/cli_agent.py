@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli_args import add_command, add_json_option, cli_service, count, date_text, print_json, stderr
+from core.words import counted
 
 if TYPE_CHECKING:
     from core.agent.config import AnalysisStatus
@@ -26,7 +27,7 @@ def render_usage(usage: dict, *, days: int = 7) -> str:
     lines = []
     for day, roles in list(usage.items())[:days]:
         for role, row in roles.items():
-            lines.append(f"  {day}  {role:<9} {row['runs']:>4} runs {row['prompt_tokens']:>10,} in "
+            lines.append(f"  {day}  {role:<9} {counted(row['runs'], 'run'):>9} {row['prompt_tokens']:>10,} in "
                          f"{row['completion_tokens']:>9,} out")
     return "model tokens:\n" + "\n".join(lines) if lines else "model tokens: none used yet"
 
@@ -207,11 +208,12 @@ async def cmd_analyze(args: argparse.Namespace, settings: Settings) -> int:
             result = await service.biographer.analyze(progress=progress, max_batches=args.batches)
         finally:
             progress.close()
-    print(f"read {result.chunks_read} passages from {result.documents} sources in {result.batches} runs: "
-          f"{result.edits} profile edits, {result.events_added} timeline events, "
-          f"{result.questions_added} new questions")
+    print(f"read {counted(result.chunks_read, 'passage')} from {counted(result.documents, 'source')} in "
+          f"{counted(result.batches, 'run')}: {counted(result.edits, 'profile edit')}, "
+          f"{counted(result.events_added, 'timeline event')}, {counted(result.questions_added, 'new question')}")
     if result.stopped:
-        print(f"stopped: {result.stopped}; {result.remaining_chunks} passages wait", file=sys.stderr)
+        print(f"stopped: {result.stopped}; {counted(result.remaining_chunks, 'passage')} "
+              f"wait{'s' if result.remaining_chunks == 1 else ''}", file=sys.stderr)
     return 0
 
 
@@ -227,7 +229,7 @@ async def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
 def render_analysis(status: AnalysisStatus) -> str:
     """What waits for analysis; loud when the last run left its batch unread."""
     one = status.pending == 1
-    line = (f"analysis: {status.pending:,} passage{'' if one else 's'} wait{'s' if one else ''} to be read into bio.md"
+    line = (f"analysis: {counted(status.pending, 'passage')} wait{'s' if one else ''} to be read into bio.md"
             if status.pending else "analysis: everything imported has been read")
     if status.last_unread:
         line += (f"\n  the last analysis run ({status.last_unread[:16].replace('T', ' ')} UTC) left its batch unread: "

@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from bot.cli_args import cli_service
+from core.words import counted
 
 if TYPE_CHECKING:
     from core.config import Settings
@@ -24,7 +25,7 @@ async def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     async with cli_service(settings, model=False) as service:
         path = await service.backup(settings.backup_dir, keep=settings.backup_keep)
-    print(f"Saved {path} (the newest {settings.backup_keep} backups are kept)")
+    print(f"Saved {path} (the newest {counted(settings.backup_keep, 'backup')} {'is' if settings.backup_keep == 1 else 'are'} kept)")
     return 0
 
 
@@ -65,7 +66,7 @@ async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
                                     backup_dir=settings.backup_dir, key_for=owner_keys(settings))
     async with cli_service(settings, model=False) as service:  # brings an older backup up to date
         stats = await service.stats()
-    print(f"Restored {restored.backup}: {stats['documents']} sources, {stats['chunks']} passages in all.")
+    print(f"Restored {restored.backup}: {counted(stats['documents'], 'source')}, {counted(stats['chunks'], 'passage')} in all.")
     if restored.kept_aside:
         print(f"The store as it was is kept in {restored.kept_aside} (restore that to go back).")
     if not restored.verified:
@@ -73,7 +74,7 @@ async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
               "index were checked, its files could not be.")
     if restored.raw_missing:
         n = len(restored.raw_missing)
-        print(f"{n} kept {'copy' if n == 1 else 'copies'} of imported files {'was' if n == 1 else 'were'} "
+        print(f"{counted(n, 'kept copy', 'kept copies')} of imported files {'was' if n == 1 else 'were'} "
               "not in the backup (backups of older versions held the database only); import those "
               "files again if you need them.")
     return 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.cli_args import add_json_option, print_json
+from core.words import counted
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -161,8 +162,8 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         f"{path} ({'found' if found else 'none'})" for path, found in reversed(report["env_files"].items())))
     stats = report["stats"]
     if isinstance(stats, dict):
-        print(f"memory:      {stats['documents']} sources, {stats['chunks']} passages "
-              f"({stats['chunks_pending_index']} waiting for embeddings), {stats['messages']} messages")
+        print(f"memory:      {counted(stats['documents'], 'source')}, {counted(stats['chunks'], 'passage')} "
+              f"({stats['chunks_pending_index']:,} waiting for embeddings), {counted(stats['messages'], 'message')}")
     else:
         print(f"memory:      {stats}")
     print(f"chat model:  {report['model']}")
@@ -182,7 +183,7 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
             print(f"  {feed['kind']} {feed['name']}: {feed['text']}")
     print(f"telegram:    {report['telegram']}")
     for chat in report.get("live", []):
-        print(f"  live: {chat['chat']} · {chat['messages']} messages · {chat['state']}")
+        print(f"  live: {chat['chat']} · {counted(chat['messages'], 'message')} · {chat['state']}")
     print(f"discord:     {report['discord']}")
     scheduler = report.get("scheduler")
     if isinstance(scheduler, dict):

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli_args import add_command, cli_service
+from core.words import counted
 
 if TYPE_CHECKING:
     from core.config import Settings
@@ -38,8 +39,8 @@ async def cmd_encrypt(args: argparse.Namespace, settings: Settings) -> int:
     from core.privacy.encryption import encrypt_store
 
     done = await encrypt_store(store_files(settings), owner_keys(settings), take_backup=_backup_first(settings))
-    print(f"Encrypted the store in {settings.data_dir} (its database, kept copies and inbox) and {done.backups} "
-          f"{'backup' if done.backups == 1 else 'backups'}"
+    print(f"Encrypted the store in {settings.data_dir} (its database, kept copies and inbox) and "
+          f"{counted(done.backups, 'backup')}"
           + (f", the one taken first ({done.backup.name}) included." if done.backup else "."))
     print("Keep the passphrase safe: without it nothing can read the store, and it cannot be recovered.")
     return 0
@@ -75,8 +76,8 @@ async def cmd_decrypt(args: argparse.Namespace, settings: Settings) -> int:
     from core.privacy.encryption import decrypt_store
 
     done = await decrypt_store(store_files(settings), owner_keys(settings), take_backup=_backup_first(settings))
-    print(f"Decrypted the store in {settings.data_dir} (its database, kept copies and inbox) and {done.backups} "
-          f"{'backup' if done.backups == 1 else 'backups'}: they are in the clear again.")
+    print(f"Decrypted the store in {settings.data_dir} (its database, kept copies and inbox) and "
+          f"{counted(done.backups, 'backup')}: they are in the clear again.")
     return 0
 
 

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from bot.cli_args import add_json_option, cli_service, print_json, stderr
+from core.words import counted
 
 if TYPE_CHECKING:
     from core.config import Settings
@@ -96,7 +97,7 @@ async def cmd_mail(args: argparse.Namespace, settings: Settings) -> int:
     else:
         for run in runs:
             print(f"mail {run.feed.name}: " + (f"failed: {run.error}" if run.error else
-                                                f"{run.messages_added} new e-mails in {len(run.chats)} threads"))
+                                                f"{counted(run.messages_added, 'new e-mail')} in {counted(len(run.chats), 'thread')}"))
             for line in run.file_errors:
                 print(f"  not saved: {line}")
         if not runs:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from bot.cli_args import (add_command, add_filter_options, add_json_option, cli_service, count, filters_from,
                           print_json, stderr)
+from core.words import counted, counted_plural
 
 if TYPE_CHECKING:
     from core.config import Settings
@@ -46,19 +47,19 @@ async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         stats = await service.stats()
     for error in report.errors:
         stderr(f"error: {error}")
-    print(f"added {report.documents_added} documents ({report.chunks_added} chunks, "
-          f"{report.messages_added} messages); skipped {report.documents_skipped} already imported"
-          + (f", {report.messages_skipped} messages already stored" if report.messages_skipped else "")
-          + (f"; {report.media_with_exports} media files read with their chat export"
+    print(f"added {counted(report.documents_added, 'document')} ({counted(report.chunks_added, 'chunk')}, "
+          f"{counted(report.messages_added, 'message')}); skipped {report.documents_skipped:,} already imported"
+          + (f", {counted(report.messages_skipped, 'message')} already stored" if report.messages_skipped else "")
+          + (f"; {counted(report.media_with_exports, 'media file')} read with their chat export"
              if report.media_with_exports else "")
-          + (f"; left out {', '.join(f'{n} {why}' for why, n in report.skipped.most_common())}"
+          + (f"; left out {', '.join(counted_plural(n, why) for why, n in report.skipped.most_common())}"
              if report.skipped else "")
-          + "".join(f"; {n} {what}" for what, n in report.remarks.most_common())
+          + "".join(f"; {counted_plural(n, what)}" for what, n in report.remarks.most_common())
           + (f"; {len(report.errors)} failed" if report.errors else ""))
     for note in report.notes:
         print(note)
     if stats["chunks_pending_index"]:
-        print(f"{stats['chunks_pending_index']} chunks wait for their embeddings: "
+        print(f"{counted(stats['chunks_pending_index'], 'chunk')} wait{'s' if stats['chunks_pending_index'] == 1 else ''} for their embeddings: "
               "keyword search finds them now; run `biographer reindex --pending` to embed them")
     return 1 if report.errors else 0
 
@@ -112,7 +113,7 @@ def render_grep(page: GrepPage, zone, next_page: str) -> str:
              f"{m.document}  {m.locator}\n    {m.line}" for m in page.matches]
     pages = max(1, -(-page.total // page.page_size))
     about = "about " if page.total_is_estimate else ""
-    lines.append(f"{about}{page.total:,} matches; page {page.page} of {about}{pages:,}"
+    lines.append(f"{about}{counted(page.total, 'match')}; page {page.page} of {about}{pages:,}"
                  + (f" (next: {next_page})" if page.has_more else ""))
     return "\n".join(lines)
 
@@ -146,7 +147,9 @@ async def cmd_grep(args: argparse.Namespace, settings: Settings) -> int:
     pages = max(1, -(-page.total // page.page_size))
     if not page.matches and page.total:  # past the last page (the total may be an estimate)
         about = "about " if page.total_is_estimate else ""
-        raise UserFacingError(f"there is no page {args.page}: {about}{page.total} matches make {about}{pages} page(s)",
+        raise UserFacingError(f"there is no page {args.page}: {about}{counted(page.total, 'match')} "
+                              f"make{'s' if page.total == 1 else ''} "
+                              f"{about}{counted(pages, 'page')}",
                               hint=f"use --page 1 to {pages}")
     if args.json:
         print_json({
@@ -182,12 +185,13 @@ async def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print_json(stats)
         return 0
-    print(f"{stats['documents']} documents, {stats['chunks']} chunks, {stats['messages']} messages")
+    print(f"{counted(stats['documents'], 'document')}, {counted(stats['chunks'], 'chunk')}, "
+          f"{counted(stats['messages'], 'message')}")
     for kind, row in stats["by_kind"].items():
-        print(f"  {kind:<18} {row['documents']:>6} documents {row['chunks']:>8} chunks")
+        print(f"  {kind:<18} {counted(row['documents'], 'document'):>16} {counted(row['chunks'], 'chunk'):>15}")
     pending = stats["chunks_pending_index"]
     print(f"embedding model: {stats['embedding_model'] or '(none yet)'}"
-          + (f"; {pending} chunks not embedded yet (keyword search only)" if pending else ""))
+          + (f"; {counted(pending, 'chunk')} not embedded yet (keyword search only)" if pending else ""))
     print(render_usage(stats["token_usage"]))
     return 0
 
@@ -200,20 +204,21 @@ async def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
         sources = await service.sources()
         policies = await service.disclosure.for_documents([s.id for s in sources])
         feeds = await service.feeds.feeds_of([s.id for s in sources]) if service.feeds else {}
+        zone = service.timezone
     if args.json:
         print_json([{**source_json(s), "policy": policies.get(s.id, "allow"),
                      **({"feed": {"kind": feeds[s.id].kind, "name": feeds[s.id].name,
                                   "last_read": feeds[s.id].last_run_at}} if s.id in feeds else {})}
                     for s in sources])
     else:
-        print(sources_text(sources, policies, feeds))
+        print(sources_text(sources, policies, feeds, zone=zone))
     return 0
 
 
 def source_json(source) -> dict:
     return {"id": source.id, "name": source.name, "kind": source.kind, "imported_at": source.imported_at,
-            "time_start": source.time_start, "time_end": source.time_end, "participants": source.participants,
-            "passages": source.chunk_count, "characters": source.text_length, "platform": source.platform,
+            "file_name": source.file_name, "time_start": source.time_start, "time_end": source.time_end,
+            "participants": source.participants, "messages": source.messages, "passages": source.chunk_count, "characters": source.text_length, "platform": source.platform,
             "note": source.note}
 
 
@@ -245,7 +250,7 @@ async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
             n = await (service.memory.index_pending(progress=progress) if args.pending else service.memory.reindex(progress=progress))
         finally:
             progress.close()
-    print(f"embedded {n} chunks")
+    print(f"embedded {counted(n, 'chunk')}")
     return 0
 
 
@@ -255,7 +260,7 @@ async def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         written = await service.export_all(Path(args.directory))
     print(f"exported to {Path(args.directory).resolve()}:")
     for what, n in written.items():
-        print(f"  {n:>7} {what}")
+        print(f"  {counted_plural(n, what)}")
     return 0
 
 

@@ -7,6 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from bot.cli_args import add_json_option, cli_service, count, print_json
+from core.words import counted
 
 if TYPE_CHECKING:
     from core.config import Settings
@@ -49,7 +50,7 @@ async def cmd_people(args: argparse.Namespace, settings: Settings) -> int:
     async with cli_service(settings, model=False) as service:
         if args.people_action == "owners":
             changed = await service.follow_owner_aliases()
-            print(f"{changed} messages changed owner; your aliases: "
+            print(f"{counted(changed, 'message')} changed owner; your aliases: "
                   f"{', '.join(settings.owner_aliases) or '(none set)'}")
             return 0
         if args.people_action == "show":
@@ -59,7 +60,7 @@ async def cmd_people(args: argparse.Namespace, settings: Settings) -> int:
             if args.json:
                 print_json(person_json(person))
             else:
-                print(f"{person.name}: {', '.join(person.aliases)} ({person.messages} messages)")
+                print(f"{person.name}: {', '.join(person.aliases)} ({counted(person.messages, 'message')})")
             return 0
         if args.people_action == "unmatched":
             senders = await service.unmatched_senders(limit=args.limit)

@@ -7,6 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from bot.cli_args import add_json_option, cli_service, print_json
+from core.words import counted
 
 if TYPE_CHECKING:
     from core.config import Settings
@@ -48,7 +49,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
 def change_text(change) -> str:
     what = f"source #{change.target}" if change.scope == "source" else f"kind {change.target!r}"
     return (f"{what}: {change.policy} ({MEANING[change.policy]}); "
-            f"{len(change.documents)} source(s) under it")
+            f"{counted(len(change.documents), 'source')} under it")
 
 
 async def cmd_policy(args: argparse.Namespace, settings: Settings) -> int:

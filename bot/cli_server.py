@@ -8,6 +8,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from bot.cli_args import cli_facets, cli_service, count, print_json
+from core.words import counted
 
 if TYPE_CHECKING:
     from core.serving.clients import ClientInfo
@@ -96,7 +97,7 @@ async def cmd_saves(args: argparse.Namespace, settings: Settings) -> int:
     async with cli_service(settings, model=False) as service:
         if args.saves_action == "delete":
             deleted = await service.save_shelf.delete(OWNER, args.id)
-            print(f"deleted record {deleted.record}: {deleted.versions} version(s) forgotten, backups included")
+            print(f"deleted record {deleted.record}: {counted(deleted.versions, 'version')} forgotten, backups included")
             return 0
         records = await service.save_shelf.list(client=args.client)
     if args.json:

@@ -24,6 +24,7 @@ from core.ledger.text import headline, items_text, person_text
 from core.ports import Progress, no_progress
 from core.service.chat import ChatFacet
 from core.types import Answer
+from core.words import counted
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +185,7 @@ class Commands:
         async def work() -> Reply:
             async with chat.working():
                 text = await self.service.save_photos(paths, caption=caption, when=when, key=key)
-            noun = "photo" if len(paths) == 1 else f"{len(paths)} photos"
+            noun = "photo" if len(paths) == 1 else counted(len(paths), "photo")
             verb = "Updated" if edited else "Saved"
             return Reply(f"{verb} the {noun} of {self._local(when)}:\n\n{text}")
 
@@ -289,7 +290,8 @@ class Commands:
     @command("sources", "everything imported, with counts")
     async def _sources(self, chat: Chat) -> Reply:
         sources = await self.service.sources()
-        return Reply(sources_text(sources, await self.service.source_policies([s.id for s in sources])))
+        return Reply(sources_text(sources, await self.service.source_policies([s.id for s in sources]),
+                                  zone=self.service.timezone))
 
     @command("forget", "delete a source and everything from it", Param("source", "its number in /sources", type=int),
              example="/forget 12")

@@ -5,10 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import tzinfo
 from typing import TYPE_CHECKING
 
+from core.dates import span_text
 from core.memory.sources import Forgotten, Source
+from core.times import parse_utc
 from core.types import Answer, IngestReport
+from core.words import counted
 
 if TYPE_CHECKING:
     from core.feeds.book import Feed
@@ -49,17 +53,17 @@ def progress_text(name: str, stage: str, done: int, total: int | None) -> str:
 
 
 def ingest_summary(name: str, report: IngestReport, stats: dict) -> str:
-    lines = [f"Imported {name}: {report.documents_added} new source(s), "
-             f"{report.messages_added} messages, {report.chunks_added} passages."]
+    lines = [f"Imported {name}: {counted(report.documents_added, 'new source')}, "
+             f"{counted(report.messages_added, 'message')}, {counted(report.chunks_added, 'passage')}."]
     if report.documents_skipped or report.messages_skipped:
-        lines.append(f"Already known: {report.documents_skipped} source(s), "
-                     f"{report.messages_skipped} messages.")
+        lines.append(f"Already known: {counted(report.documents_skipped, 'source')}, "
+                     f"{counted(report.messages_skipped, 'message')}.")
     lines.extend(report.notes)
     lines.extend(f"⚠ {error}" for error in report.errors[:5])
     if len(report.errors) > 5:
-        lines.append(f"… and {len(report.errors) - 5} more problems (see the server log).")
-    lines.append(f"The memory now holds {stats.get('documents', 0)} sources, "
-                 f"{stats.get('messages', 0)} messages.")
+        lines.append(f"… and {counted(len(report.errors) - 5, 'more problem')} (see the server log).")
+    lines.append(f"The memory now holds {counted(stats.get('documents', 0), 'source')}, "
+                 f"{counted(stats.get('messages', 0), 'message')}.")
     return "\n".join(lines)
 
 
@@ -72,7 +76,7 @@ def render_stats(stats: dict) -> str:
     lines = [f"Sources: {stats.get('documents', 0)}", f"Messages: {stats.get('messages', 0)}",
              f"Passages: {stats.get('chunks', 0)} ({stats.get('chunks_pending_index', 0)} waiting to be indexed)"]
     for kind, counts in sorted((stats.get("by_kind") or {}).items()):
-        lines.append(f"  {kind}: {counts['documents']} sources, {counts['chunks']} passages")
+        lines.append(f"  {kind}: {counted(counts['documents'], 'source')}, {counted(counts['chunks'], 'passage')}")
     return "\n".join(lines)
 
 
@@ -115,24 +119,35 @@ def forgotten_text(forgotten: Forgotten) -> str:
     document = forgotten.document
     also = []
     if forgotten.profile_lines:
-        also.append(f"{forgotten.profile_lines} line(s) of bio.md that rested on it alone")
+        also.append(f"{counted(forgotten.profile_lines, 'line')} of bio.md that rested on it alone")
     if forgotten.timeline_events:
-        also.append(f"{forgotten.timeline_events} timeline event(s)")
+        also.append(counted(forgotten.timeline_events, "timeline event"))
     text = f"Forgot #{document.id} {document.name}." + (f" Also removed: {', '.join(also)}." if also else "")
     if forgotten.backups:
-        text += f" Removed from {forgotten.backups} backup{'s' if forgotten.backups != 1 else ''} too."
+        text += f" Removed from {counted(forgotten.backups, 'backup')} too."
     for error in forgotten.backup_errors:
         text += f"\nCould not remove it from backup {error}: delete that backup to be sure it is gone."
     return text
 
 
+def source_period(source: Source, zone: tzinfo) -> str:
+    """The days a source spans in the owner's zone ("5–28 Mar 2024"), or "undated"."""
+    if not source.time_start:
+        return "undated"
+    first = parse_utc(source.time_start).astimezone(zone).date()
+    return span_text(first, parse_utc(source.time_end or source.time_start).astimezone(zone).date())
+
+
 def sources_text(sources: Sequence[Source], policies: dict[int, str] | None = None,
-                 feeds: dict[int, Feed] | None = None) -> str:
-    """Everything imported, numbered as /forget and `biographer forget` take them, with what may
-    leave the machine when it is not everything (`biographer policy`), and the mail account or
-    watched path that keeps it current, with when that was last read."""
+                 feeds: dict[int, Feed] | None = None, *, zone: tzinfo) -> str:
+    """Everything imported, numbered as /forget and `biographer forget` take them: the file it came
+    from, its period and counts (two exports of one chat differ by them), what may leave the
+    machine when it is not everything (`biographer policy`), and the mail account or watched path
+    that keeps it current, with when that was last read."""
     policies, feeds = policies or {}, feeds or {}
-    lines = [f"#{d.id} {d.name} ({d.kind}) · {d.chunk_count} passages"
+    lines = [f"#{d.id} {d.name} ({d.kind})" + (f" · {d.file_name}" if d.file_name and d.file_name != d.name else "")
+             + f" · {source_period(d, zone)} · "
+             + (f"{counted(d.messages, 'message')}, " if d.messages else "") + counted(d.chunk_count, "passage")
              + (f" · {policies[d.id]}" if policies.get(d.id, "allow") != "allow" else "")
              + (f" · {feeds[d.id].kind} {feeds[d.id].name}, last read {feeds[d.id].last_run_at}"
                 if d.id in feeds else "") for d in sources]

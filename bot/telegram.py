@@ -29,6 +29,7 @@ from core.config import Settings
 from core.errors import UserFacingError
 from core.chat.forwards import BurstCollector, Forwarded
 from core.files import write_private
+from core.words import counted
 
 log = logging.getLogger(__name__)
 
@@ -375,7 +376,7 @@ class TelegramFrontend:
     async def _import(self, messages: list[Message]) -> None:
         first = messages[0]
         names = [m.document.file_name or f"file-{m.document.file_unique_id}" for m in messages]
-        label = names[0] if len(names) == 1 else f"{len(names)} files"
+        label = names[0] if len(names) == 1 else counted(len(names), "file")
         status = await first.reply_text(f"Importing {label}…")
         progress = ThrottledStatus(lambda text: self._edit(status, text),
                                    lambda stage, done, total: progress_text(label, stage, done, total),

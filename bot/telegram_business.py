@@ -16,6 +16,7 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from core.chat.live import LiveMessageIn, LiveRecorder
 from core.errors import UserFacingError
+from core.words import counted
 
 if TYPE_CHECKING:
     from bot.telegram import TelegramFrontend
@@ -134,7 +135,8 @@ class BusinessCapture:
             if not chats:
                 return ("No chat recorded yet. Connect me in Telegram: Settings → Telegram Business → Chatbots "
                         "(needs Telegram Premium).")
-            return "\n".join(f"#{n} {c.name} · {c.messages} messages · {c.state}" for n, c in enumerate(chats, 1))
+            return "\n".join(f"#{n} {c.name} · {counted(c.messages, 'message')} · {c.state}"
+                             for n, c in enumerate(chats, 1))
         if len(args) != 2 or args[0] not in {"pause", "resume", "stop"} or not args[1].lstrip("#").isdigit():
             return USAGE
         number = int(args[1].lstrip("#"))
@@ -143,4 +145,4 @@ class BusinessCapture:
         if args[0] == "resume":
             return f"Recording {(await self.recorder.resume(number)).name} again."
         chat, sources = await self.recorder.stop(number)
-        return f"Stopped recording {chat.name} and forgot what was recorded of it ({sources} sources)."
+        return f"Stopped recording {chat.name} and forgot what was recorded of it ({counted(sources, 'source')})."

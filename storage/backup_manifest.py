@@ -120,7 +120,7 @@ def content_differences(manifest: dict, db: Connection) -> list[str]:
     if manifest.get("schema_version") != schema_version(db):
         problems.append(f"schema version {schema_version(db)}, the manifest says {manifest.get('schema_version')}")
     found, expected = counts(db).as_dict(), manifest.get("counts") or {}
-    problems += [f"{found[name]} {name}, the manifest says {expected.get(name)}"
+    problems += [f"{name}: {found[name]}, the manifest says {expected.get(name)}"
                  for name in found if found[name] != expected.get(name)]
     return problems
 
@@ -142,7 +142,7 @@ def index_differences(db: Connection, *, writable: bool, limit: int = 5) -> list
             " UNION SELECT term FROM (SELECT * FROM temp.expected_terms EXCEPT SELECT * FROM temp.found_terms)"
             " LIMIT 1000")]
         if differing:
-            problems.append(f"the keyword index disagrees with the text of passage(s) "
+            problems.append(f"the keyword index disagrees with the text of the passages with ids "
                             f"{_passages_with(db, differing, limit=limit)}")
     finally:
         for table in ("found_terms", "expected_terms", "expected_fts"):

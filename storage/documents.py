@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import PurePath
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,12 @@ class DocumentRow:
     conversation_key: str | None
     note: str
     raw_path: str | None = None  # the kept copy of the imported file
+    messages: int = 0  # the messages it holds (a chat's; 0 for a document)
+
+    @property
+    def file_name(self) -> str | None:
+        """The name of the file it was imported from (two exports of one chat differ by it)."""
+        return PurePath(self.source_path).name if self.source_path else None
 
 
 def _row(row: aiosqlite.Row) -> DocumentRow:
@@ -43,7 +50,12 @@ def _row(row: aiosqlite.Row) -> DocumentRow:
         participants=json.loads(row["participants"]), chunk_count=row["chunk_count"],
         text_length=row["text_length"], platform=row["platform"],
         conversation_key=row["conversation_key"], note=row["note"], raw_path=row["raw_path"],
+        messages=row["messages"],
     )
+
+
+# every read of a document counts its messages too (messages_document indexes them by document)
+_SELECT = "SELECT *, (SELECT COUNT(*) FROM messages m WHERE m.document_id = documents.id) AS messages FROM documents"
 
 
 async def find_by_identity(conn: Store, identity: str) -> int | None:
@@ -55,7 +67,7 @@ async def find_by_identity(conn: Store, identity: str) -> int | None:
 async def find_by_identity_prefix(conn: Store, prefix: str) -> list[DocumentRow]:
     """Documents whose identity starts with `prefix` (every version of one journal entry)."""
     upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-    async with conn.execute("SELECT * FROM documents WHERE identity >= ? AND identity < ? ORDER BY id",
+    async with conn.execute(f"{_SELECT} WHERE identity >= ? AND identity < ? ORDER BY id",
                             (prefix, upper)) as cur:
         return [_row(row) for row in await cur.fetchall()]
 
@@ -113,13 +125,13 @@ async def finish_document(
 
 
 async def get_document(conn: Store, document_id: int) -> DocumentRow | None:
-    async with conn.execute("SELECT * FROM documents WHERE id = ?", (document_id,)) as cur:
+    async with conn.execute(f"{_SELECT} WHERE id = ?", (document_id,)) as cur:
         row = await cur.fetchone()
     return _row(row) if row else None
 
 
 async def list_documents(conn: Store) -> list[DocumentRow]:
-    async with conn.execute("SELECT * FROM documents ORDER BY id") as cur:
+    async with conn.execute(f"{_SELECT} ORDER BY id") as cur:
         return [_row(r) for r in await cur.fetchall()]
 
 

@@ -90,11 +90,11 @@ def secure_data_dir(data_dir: Path, *, files: Iterable[Path], folders: Iterable[
     changed += itself is True
     refused += [data_dir] if itself is None else []
     if changed:
-        log.warning("tightened the permissions of %d files and folders in %s: they were readable "
-                    "by other users of this machine; now only you can read them", changed, data_dir)
+        log.warning("tightened the permissions in %s (files and folders: %d): they were readable by other "
+                    "users of this machine; now only you can read them", data_dir, changed)
     if refused:
-        log.warning("could not make %d files and folders in %s private, e.g. %s: check who owns them",
-                    len(refused), data_dir, refused[0])
+        log.warning("could not make everything in %s private (files and folders: %d), e.g. %s: check who "
+                    "owns them", data_dir, len(refused), refused[0])
     return changed
 
 

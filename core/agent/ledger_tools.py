@@ -18,6 +18,7 @@ from core.ledger.proposals import CATEGORIES, FACT_TYPES, KINDS, STATUSES
 from core.ledger.text import items_text
 from core.ledger.validation import Evidence
 from core.types import Locator
+from core.words import counted
 from storage import messages as message_store
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ class LedgerTools:
             self._cite(turn, item)
         more = f"\n(only the first {MAX_LISTED} of {len(items)} are listed; narrow the query)" \
             if len(items) > MAX_LISTED else ""
-        header = f"{len(items)} item(s): the complete list for this query. Cite the sources' locators.\n"
+        header = f"{counted(len(items), 'item')}: the complete list for this query. Cite the sources' locators.\n"
         return header + items_text(items[:MAX_LISTED], self.zone, empty="(none)", sources=6) + more
 
     def _midnight(self, day: date | None) -> datetime | None:

@@ -21,6 +21,7 @@ from core.biographer.profile import EditRejected
 from core.biographer.profile_book import ProfileBook
 from core.times import parse_utc, utc_iso_precise
 from core.types import Locator, SearchFilters
+from core.words import counted
 from storage import documents as document_store
 from storage import messages as message_store
 from storage import questions as question_store
@@ -141,7 +142,7 @@ class Toolbox(LedgerTools):
             out.append(self.source(hit.locator, hit.document, when, hit.text, kind=hit.kind,
                                    speakers=", ".join(hit.speakers)))
         if withheld:
-            out.append(f"({withheld} passage(s) {WITHHELD}: their source stays on the owner's machine)")
+            out.append(f"({counted(withheld, 'passage')} {WITHHELD}: their source stays on the owner's machine)")
         if hits[0].hint:
             out.append(f"(note: {hits[0].hint})")
         return "\n".join(out)
@@ -172,7 +173,7 @@ class Toolbox(LedgerTools):
         if withheld:
             lines.append(f"({withheld} match(es) {WITHHELD}: their source stays on the owner's machine)")
         more = f"; next page: {result.page + 1}" if result.has_more else ""
-        return f"{result.total} matches, page {result.page}{more}\n" + "\n".join(lines)
+        return f"{counted(result.total, 'match')}, page {result.page}{more}\n" + "\n".join(lines)
 
     async def _read_source(self, turn: Turn, *, locator: str, window: int = 300) -> str:
         source = await self.memory.read(locator, window=max(0, min(window, MAX_WINDOW)))

@@ -9,6 +9,7 @@ from importlib import resources
 
 from core.errors import UserFacingError
 from core.types import LOCATOR_PATTERN
+from core.words import counted
 
 SECTIONS = ("Summary", "Identity", "Timeline", "People & Relationships", "Interests & Preferences",
             "Patterns", "Hypotheses", "Inferences", "Open Questions")
@@ -88,7 +89,7 @@ def apply_edit(profile: str, old_text: str, new_text: str, *, section: str | Non
             + "; copy old_text from the current profile character for character",
         )
     if count > 1:
-        raise EditRejected(f"old_text occurs {count} times in bio.md",
+        raise EditRejected(f"old_text occurs {counted(count, 'time')} in bio.md",
                            hint="include more of the surrounding text so it matches one place")
     at = profile.index(old_text)
     touched = section_at(profile, at)

@@ -28,6 +28,7 @@ from core.biographer.profile_book import ProfileBook, render
 from core.times import Clock, parse_utc, utc_iso_precise, utc_now
 from core.types import (AnalysisResult, Answer, Conversation, Locator, Message, OpenQuestion,
                         SourceDocument, TimelineEvent)
+from core.words import counted
 from storage import catalogue as catalogue_store
 from storage import chat as chat_store
 from storage import disclosure as disclosure_store
@@ -297,7 +298,7 @@ class Biographer:
             if not rows:
                 break
             if max_batches is not None and outcome.batches >= max_batches:
-                outcome.stopped = f"stopped after {max_batches} batches; run analyze again to go on"
+                outcome.stopped = f"stopped after {counted(max_batches, 'batch')}; run analyze again to go on"
                 break
             try:
                 await self._check_cap()
@@ -350,8 +351,8 @@ class Biographer:
             turn.evidence.add(locator, chunk.document, when)
             blocks.append(self.toolbox.source(locator, chunk.document, when, chunk.text, kind=chunk.kind))
         first, last = batch[0].time_start, batch[-1].time_end or batch[-1].time_start
-        header = (f"New material, batch {number}: {len(batch)} passages from "
-                  f"{len({c.document_id for c in batch})} sources, {(first or 'undated')[:10]} to "
+        header = (f"New material, batch {number}: {counted(len(batch), 'passage')} from "
+                  f"{counted(len({c.document_id for c in batch}), 'source')}, {(first or 'undated')[:10]} to "
                   f"{(last or 'undated')[:10]}.")
         user = [{"role": "user", "content": header + "\n\n" + "\n".join(blocks)}]
         result, turn = await self._agent(kind="ingest_analysis", prompt="analysis", role="analysis",
@@ -382,7 +383,7 @@ class Biographer:
             self.conn, utc_iso_precise(since), utc_iso_precise(until)), remote=self.remote)
         zone = self.config.zone
         user = [{"role": "user", "content":
-                 f"Period: {since.astimezone(zone):%Y-%m-%d} to {until.astimezone(zone):%Y-%m-%d} ({days} days).\n"
+                 f"Period: {since.astimezone(zone):%Y-%m-%d} to {until.astimezone(zone):%Y-%m-%d} ({counted(days, 'day')}).\n"
                  f"Sources with material in the period:\n{listing}\n"
                  "Read them with search, grep (since/until) and read_source."}]
         turn = Turn(run_id=None)

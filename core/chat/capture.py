@@ -11,6 +11,7 @@ from pathlib import Path
 from core.errors import UserFacingError
 from core.memory.facade import Memory
 from core.types import SourceDocument
+from core.words import counted
 
 
 def journal_identity_prefix(source: str, key: str) -> str:
@@ -55,7 +56,7 @@ async def save_photos(memory: Memory, paths: Sequence[Path], *, caption: str, wh
             parts.append("Photo: " + (await asyncio.to_thread(describer.describe, path, hints=hints)).strip())
         note = "described by a vision model"
     else:
-        noun = "a photo" if len(paths) == 1 else f"{len(paths)} photos"
+        noun = "a photo" if len(paths) == 1 else counted(len(paths), "photo")
         parts.append(f"({noun}; not described because no vision model is configured)")
         note = "photo not described: no vision model configured"
     text = "\n\n".join(parts)

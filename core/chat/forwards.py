@@ -11,6 +11,7 @@ from datetime import datetime, tzinfo
 
 from core.dates import span_text
 from core.types import Conversation, Message, SourceDocument
+from core.words import counted
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +84,7 @@ def burst_summary(items: Sequence[Forwarded], *, saved: int, zone: tzinfo) -> st
     if len(names) > 4:
         who = f"{', '.join(names[:3])} and {len(names) - 3} others"
     times = sorted(item.time.astimezone(zone) for item in items)
-    noun = "message" if saved == 1 else "messages"
-    return f"Saved {saved} {noun} from {who}, {span_text(times[0].date(), times[-1].date())}."
+    return f"Saved {counted(saved, 'message')} from {who}, {span_text(times[0].date(), times[-1].date())}."
 
 
 Item = TypeVar("Item")

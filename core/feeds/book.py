@@ -10,6 +10,7 @@ from typing import Any
 
 from core.errors import UserFacingError
 from core.times import Clock, utc_iso, utc_now
+from core.words import counted
 from storage import documents as document_store
 from storage import feeds as feed_store
 from storage.db import Store
@@ -107,5 +108,4 @@ def summary(runs: Sequence[FeedRun]) -> str | None:
     if not messages:
         return None
     chats = set().union(*(r.chats for r in runs))
-    return (f"{messages} new message{'s' if messages != 1 else ''} in {len(chats)} "
-            f"chat{'s' if len(chats) != 1 else ''}")
+    return f"{counted(messages, 'new message')} in {counted(len(chats), 'chat')}"

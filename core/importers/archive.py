@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import ImportFailed
+from core.words import counted
 
 #: A life's WhatsApp-with-media or Discord package stays far below these; a zip bomb does not.
 MAX_MEMBERS = 200_000
@@ -56,7 +57,7 @@ def open_zip(path: Path) -> zipfile.ZipFile:
     infos = archive.infolist()
     if len(infos) > MAX_MEMBERS:
         archive.close()
-        raise ImportFailed(path.name, f"holds {len(infos):,} files, more than {MAX_MEMBERS:,}",
+        raise ImportFailed(path.name, f"holds {counted(len(infos), 'file')}, more than {MAX_MEMBERS:,}",
                            hint="unzip it and import the folders you need")
     total = sum(info.file_size for info in infos)
     if total > MAX_TOTAL_BYTES:

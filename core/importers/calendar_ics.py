@@ -33,6 +33,7 @@ from icalendar import Calendar, Event
 from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.types import Conversation, Message, SourceDocument
+from core.words import counted
 
 _SUFFIXES = frozenset({".ics", ".ical", ".icalendar"})
 _NAME_PROPERTIES = ("X-WR-CALNAME", "NAME")
@@ -290,7 +291,8 @@ class CalendarImporter(ImporterBase):
         organizers = tuple(dict.fromkeys(m.sender for m in records))
         conversation = Conversation(platform="calendar", key=f"calendar:{reader.calendar}",
                                     name=f"Calendar: {reader.calendar}", participants=organizers)
-        note = f"{unreadable} event(s) could not be read and were skipped" if unreadable else ""
+        note = (f"{counted(unreadable, 'event')} could not be read and {'was' if unreadable == 1 else 'were'} skipped"
+            if unreadable else "")
         document = SourceDocument(kind="calendar", name=conversation.name, identity=f"file:{file_sha256(path)}",
                                   conversation=conversation, messages=iter(records), note=note)
         if unreadable:  # counted in the import's summary too: nothing disappears untold

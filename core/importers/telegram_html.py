@@ -26,6 +26,7 @@ from core.errors import ImportFailed
 from core.importers.base import ImportContext, ImporterBase, file_sha256
 from core.importers.media import media_words, poll_text
 from core.types import Conversation, Message, SourceDocument
+from core.words import counted
 
 _PAGE = re.compile(r"^messages(\d*)\.html$", re.I)
 _MARKERS = (b'class="page_header"', b'class="message default clearfix', b'class="history"')
@@ -259,6 +260,6 @@ class TelegramHtmlImporter(ImporterBase):
         )
         document = SourceDocument(kind="telegram", name=conversation.name,
                                   identity=f"file:{digest}#telegram-html", conversation=conversation,
-                                  note=f"Telegram HTML export, {len(pages)} page(s)")
+                                  note=f"Telegram HTML export, {counted(len(pages), 'page')}")
         document.messages = _Reader(pages, context, document.skipped).messages()
         yield document

@@ -20,6 +20,7 @@ from core.ledger.proposals import TOOL, BadProposal, Proposals, from_content, pa
 from core.ledger.validation import Validator
 from core.ports import LLM, Completion, Progress, Usage, no_progress
 from core.times import utc_iso_precise
+from core.words import counted
 from storage import ledger as store
 from storage import runs as run_store
 from storage.db import Store
@@ -53,12 +54,12 @@ class ExtractionResult:
     capped: bool = False  # stopped by the daily token cap
 
     def summary(self) -> str:
-        parts = [f"{self.windows} window(s) of {self.conversations} conversation(s)",
+        parts = [f"{counted(self.windows, 'window')} of {counted(self.conversations, 'conversation')}",
                  f"{self.added} new, {self.merged} merged, {self.updated} updated"]
         if self.rejected:
             parts.append("rejected: " + ", ".join(f"{n} {reason}" for reason, n in self.rejected.most_common()))
         if self.failed_windows:
-            parts.append(f"{self.failed_windows} window(s) unreadable")
+            parts.append(f"{counted(self.failed_windows, 'window')} unreadable")
         if self.stopped:
             parts.append(self.stopped)
         return "; ".join(parts)
@@ -79,7 +80,7 @@ class Extractor:
         for conversation in await conversations.pending(self.conn, disclosed_only=self.llm.remote):
             async for window in conversations.windows(self.conn, conversation, budget=self.config.window_chars):
                 if max_windows is not None and result.windows >= max_windows:
-                    result.stopped = f"stopped after {max_windows} windows; the rest is read next time"
+                    result.stopped = f"stopped after {counted(max_windows, 'window')}; the rest is read next time"
                     return result
                 if stop := await self._over_cap():
                     result.stopped, result.capped = stop, True

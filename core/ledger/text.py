@@ -9,6 +9,7 @@ from datetime import date, tzinfo
 from core.ledger.book import LedgerItem, LedgerSource
 from core.ledger.people import PersonPage
 from core.times import parse_utc
+from core.words import counted
 
 STATUS_WORDS = {"open": "open", "in_progress": "in progress", "done": "done", "dropped": "dropped"}
 RECOMMENDATION_STATUS = {"open": "to do", "in_progress": "in progress", "done": "done", "dropped": "dropped"}
@@ -65,7 +66,7 @@ def item_block(item: LedgerItem, zone: tzinfo, *, sources: int = 3) -> str:
     shown = list(item.sources)[:sources]
     lines += [f"    {source_line(s, zone)}" for s in shown]
     if len(item.sources) > len(shown):
-        lines.append(f"    … and {len(item.sources) - len(shown)} more source(s)")
+        lines.append(f"    … and {counted(len(item.sources) - len(shown), 'more source')}")
     return "\n".join(lines)
 
 
@@ -96,7 +97,7 @@ def person_text(page: PersonPage, zone: tzinfo) -> str:
                            ("Their recommendations still to do", page.recommended)):
         lines += ["", items_text(items, zone, heading=heading, sources=2)]
     lines += ["", "Recent interactions:" if page.interactions else "Recent interactions: none"]
-    lines += [f"- {a.document} (doc{a.document_id}): {a.messages} messages, "
+    lines += [f"- {a.document} (doc{a.document_id}): {counted(a.messages, 'message')}, "
               f"{local_day(a.first, zone)} – {local_day(a.last, zone)}" for a in page.interactions]
     lines += ["", "Facts:" if page.facts else "Facts: none recorded yet"]
     lines += [f"- {_fact(f, zone)}" for f in page.facts]

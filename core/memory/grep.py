@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import re2
 
 from core.errors import UserFacingError
+from core.words import counted
 from storage import chunks as chunk_store
 from storage.chunks import ChunkFilter, StoredChunk
 from storage.keyword.terms import is_unspaced, same_word
@@ -174,7 +175,7 @@ async def find_regex(conn: Store, pattern: str, *, where: ChunkFilter, skip: int
     while rows := await chunk_store.scan_texts(conn, after_id=after, page_size=SCAN_BATCH, where=where):
         if time.monotonic() > deadline:
             raise UserFacingError(
-                f"the regular expression took longer than {deadline_seconds:g} s ({read} passages read)",
+                f"the regular expression took longer than {deadline_seconds:g} s ({counted(read, 'passage')} read)",
                 hint="narrow it with --since/--until, --person or --kind, or grep for words instead")
         after, read = rows[-1].chunk_id, read + len(rows)
         found = await asyncio.to_thread(_scan_batch, spans, rows, overlaps)

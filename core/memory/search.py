@@ -19,6 +19,7 @@ from core.errors import LocatorError, UserFacingError
 from core.times import parse_utc, utc_iso
 from core.ports import Embedder
 from core.types import DOCUMENT_END, GrepMatch, GrepPage, Locator, SearchFilters, SearchHit, SourceText
+from core.words import counted
 from storage import chunks as chunk_store
 from storage import disclosure as disclosure_store
 from storage import documents as document_store
@@ -303,7 +304,7 @@ class Searcher:
         checked_number("page_size", page_size, low=1, high=MAX_LIMIT)
         skip = (page - 1) * page_size
         if skip > MAX_DEPTH:
-            raise UserFacingError(f"page {page} lies past the first {MAX_DEPTH:,} matches",
+            raise UserFacingError(f"page {page} lies past the first {counted(MAX_DEPTH, 'match')}",
                                   hint="narrow it with --since/--until or --person, or use --oldest-first")
         where = await self._filter(filters)
         accept = await self._said_by(filters.person) if filters.person else None

@@ -103,11 +103,6 @@ def number(n: int) -> str:
     return f"{n:,}"
 
 
-def count_of(n: int, noun: str) -> str:
-    """"1 message", "2,040 messages"."""
-    return f"{number(n)} {noun}" + ("" if n == 1 else "s")
-
-
 def listing(words: list[str]) -> str:
     """"a", "a and b", "a, b and c"."""
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

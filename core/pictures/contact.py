@@ -9,7 +9,8 @@ from datetime import date, timedelta
 from core.dates import span_text
 from core.pictures import Picture
 from core.pictures.canvas import (BLUE, FAINT, GREEN, GREY, ORANGE, PURPLE, SKY, SMALL_SIZE, TEXT_SIZE, TITLE_SIZE,
-                                  VERMILION, count_of, drawing, empty_note, number, png, shorten)
+                                  VERMILION, drawing, empty_note, number, png, shorten)
+from core.words import counted
 
 TOP = 6
 COLOURS = (BLUE, ORANGE, GREEN, VERMILION, PURPLE, SKY)
@@ -95,18 +96,18 @@ def _describe(series: Series, data: ContactData) -> str:
     peak = max(range(len(series.counts)), key=lambda i: (series.counts[i], i))
     span = f"from {bin_text(data.bins[active[0]], data.unit)} to {bin_text(data.bins[active[-1]], data.unit)}" \
         if len(active) > 1 else f"all in {bin_text(data.bins[active[0]], data.unit)}"
-    return (f"{series.name}: {count_of(series.total, 'message')}, {span}; most in "
+    return (f"{series.name}: {counted(series.total, 'message')}, {span}; most in "
             f"{bin_text(data.bins[peak], data.unit)} ({number(series.counts[peak])})")
 
 
 def caption(data: ContactData) -> str:
     if not data.people:
         return f"Who you talk to, {_period(data)}: no messages from anyone in this period."
-    lines = [f"Who you talk to, {_period(data)}: messages per {data.unit} from the {len(data.people)} "
-             f"{'person' if len(data.people) == 1 else 'people'} who wrote most."]
+    lines = [f"Who you talk to, {_period(data)}: messages per {data.unit} from the "
+             f"{counted(len(data.people), 'person', 'people')} who wrote most."]
     lines.extend(_describe(series, data) + "." for series in data.people)
     if data.everyone_else:
-        lines.append(f"Everyone else: {count_of(data.everyone_else, 'message')}.")
+        lines.append(f"Everyone else: {counted(data.everyone_else, 'message')}.")
     return "\n".join(lines)
 
 
@@ -153,7 +154,7 @@ def _rows(figure, data: ContactData) -> None:
         axes.grid(axis="x", color=FAINT, linewidth=1)
         axes.set_axisbelow(True)
         axes.set_title(f"{shorten(series.name, 24)}", loc="left", fontsize=TEXT_SIZE, fontweight="bold", pad=6)
-        axes.text(1.0, 1.0, f"{count_of(series.total, 'message')} · peak {number(peak)}", transform=axes.transAxes,
+        axes.text(1.0, 1.0, f"{counted(series.total, 'message')} · peak {number(peak)}", transform=axes.transAxes,
                   ha="right", va="bottom", fontsize=SMALL_SIZE, color=GREY)
         axes.set_yticks([])
         axes.spines["left"].set_visible(False)

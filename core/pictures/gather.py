@@ -20,6 +20,7 @@ from core.pictures.timeline import Mark, TimelineData, event_span, kind_of
 from core.pictures.week import DayCount, NameCount, WeekData
 from core.times import parse_utc, utc_iso
 from core.types import TimelineEvent
+from core.words import counted
 from storage import activity
 from storage import people as people_store
 
@@ -113,7 +114,7 @@ class Pictures:
         last = self._local(until) or self._local(self.clock())
         first = self._local(since) or last - timedelta(days=6)
         if (last - first).days >= MAX_WEEK_DAYS:
-            raise UserFacingError(f"the week picture covers at most {MAX_WEEK_DAYS} days",
+            raise UserFacingError(f"the week picture covers at most {counted(MAX_WEEK_DAYS, 'day')}",
                                   hint="pick a shorter period, or use the people picture for longer ones")
         start, end = self._bounds(first, last)
         rows = await activity.messages_per_day(self.conn, since=utc_iso(start), until=utc_iso(end),

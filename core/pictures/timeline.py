@@ -15,6 +15,7 @@ from datetime import date, timedelta
 from core.pictures import Picture
 from core.pictures.canvas import (BLUE, FAINT, GREEN, GREY, ORANGE, SMALL_SIZE, TEXT_SIZE, TITLE_SIZE, VERMILION,
                                   drawing, empty_note, png, shorten)
+from core.words import counted
 
 MAX_ROWS = 14  # labelled events: more would not be readable on a phone
 TITLE_CHARS = 30
@@ -131,7 +132,7 @@ def caption(data: TimelineData) -> str:
     if not data.marks:
         return "Timeline: no dated events in this period yet (they are added as your sources are analysed)."
     shown = labelled(data.marks)
-    lines = [f"Timeline, {_years(data)}: {len(data.marks)} events ({_kind_counts(data.marks)})."]
+    lines = [f"Timeline, {_years(data)}: {counted(len(data.marks), 'event')} ({_kind_counts(data.marks)})."]
     if len(shown) < len(data.marks):
         lines.append(f"The picture labels the {len(shown)} best-sourced events; the strip at its foot marks all "
                      f"{len(data.marks)}.")
@@ -143,7 +144,7 @@ def caption(data: TimelineData) -> str:
 def alt(data: TimelineData) -> str:
     if not data.marks:
         return "An empty timeline: no dated events yet."
-    return (f"Timeline of {len(data.marks)} events, {_years(data)}, coloured by kind "
+    return (f"Timeline of {counted(len(data.marks), 'event')}, {_years(data)}, coloured by kind "
             f"({_kind_counts(data.marks)}); the events are listed below.")
 
 
@@ -156,7 +157,7 @@ def draw(data: TimelineData) -> Picture:
             return Picture(png=png(figure), caption=caption(data), alt=alt(data), name=name, empty=True)
         shown = labelled(data.marks)
         strip = len(shown) < len(data.marks)
-        figure.text(0.06, 0.922, f"{_years(data)} · {len(data.marks)} events"
+        figure.text(0.06, 0.922, f"{_years(data)} · {counted(len(data.marks), 'event')}"
                     + (f", {len(shown)} labelled" if strip else ""), fontsize=TEXT_SIZE, color=GREY, va="center")
         _legend(figure, data)
         axes = figure.add_axes((0.05, 0.2 if strip else 0.07, 0.9, 0.62 if strip else 0.75))
@@ -273,4 +274,4 @@ def _strip(axes, marks: tuple[Mark, ...], lo: date, hi: date) -> None:
     axes.set_axis_off()
     for mark in marks:
         axes.plot([date2num(mark.middle)] * 2, [-0.8, 0.8], color=BY_NAME[mark.kind].colour, linewidth=2)
-    axes.text(0, 1.2, f"all {len(marks)} events", transform=axes.transAxes, fontsize=SMALL_SIZE, color=GREY)
+    axes.text(0, 1.2, f"all {counted(len(marks), 'event')}", transform=axes.transAxes, fontsize=SMALL_SIZE, color=GREY)

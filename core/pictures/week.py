@@ -9,7 +9,8 @@ from datetime import date
 from core.dates import span_text
 from core.pictures import Picture
 from core.pictures.canvas import (BLUE, GREY, HEADING_SIZE, ORANGE, SKY, SMALL_SIZE, TEXT_SIZE, TITLE_SIZE,
-                                  count_of, drawing, empty_note, listing, number, png, shorten)
+                                  drawing, empty_note, listing, number, png, shorten)
+from core.words import counted
 
 TOP = 5  # names per list: five bars stay readable on a phone
 NAME_CHARS = 20
@@ -83,9 +84,9 @@ def caption(data: WeekData) -> str:
 def alt(data: WeekData) -> str:
     total = sum(d.total for d in data.days)
     who = f", most from {data.senders[0].name}" if data.senders else ""
-    return (f"The week of {span_text(data.first, data.last)} at a glance: {count_of(total, 'message')}{who}; "
-            f"{count_of(sum(s.count for s in data.sources), 'source')} added; "
-            f"{count_of(data.questions_answered, 'open question')} answered.")
+    return (f"The week of {span_text(data.first, data.last)} at a glance: {counted(total, 'message')}{who}; "
+            f"{counted(sum(s.count for s in data.sources), 'source')} added; "
+            f"{counted(data.questions_answered, 'open question')} answered.")
 
 
 def draw(data: WeekData) -> Picture:

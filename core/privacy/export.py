@@ -21,6 +21,7 @@ from typing import Any, TYPE_CHECKING
 
 from core.files import write_private
 from core.types import CITED_LOCATORS, LOCATOR_PATTERN, Locator
+from core.words import counted
 from storage import documents as document_store
 from storage import people as people_store
 from storage import source_admin
@@ -152,8 +153,8 @@ async def export_all(conn: Store, directory: Path, *, read_document, bio: str,
             firsts = [a.first for a in appearances if a.first]  # none: undated e-mails only
             lasts = [a.last for a in appearances if a.last]
             span = f", first {min(firsts)[:10]}, last contact {max(lasts)[:10]}" if firsts else ", undated"
-            lines += [f"{person.messages} messages{span}.", "", "## Sources", ""]
-            lines += [f"- [[{notes[a.document_id]}|{a.document}]]: {a.messages} messages, "
+            lines += [f"{counted(person.messages, 'message')}{span}.", "", "## Sources", ""]
+            lines += [f"- [[{notes[a.document_id]}|{a.document}]]: {counted(a.messages, 'message')}, "
                       + (f"{a.first[:10]} – {(a.last or '')[:10]}" if a.first else "undated")
                       for a in appearances if a.document_id in notes]
         write_private(vault / "People" / f"{note_name(person.name)}.md", "\n".join(lines) + "\n")

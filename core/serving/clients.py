@@ -99,7 +99,7 @@ def parse_operations(values: Iterable[str]) -> tuple[str, ...]:
     asked = {v.strip().lower() for value in values for v in value.split(",") if v.strip()}
     unknown = sorted(asked - set(OPERATIONS))
     if unknown:
-        raise UserFacingError(f"unknown operation(s): {', '.join(unknown)}", hint=f"use {','.join(OPERATIONS)}")
+        raise UserFacingError(f"unknown operation{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}", hint=f"use {','.join(OPERATIONS)}")
     if not asked:
         raise UserFacingError("a client needs at least one operation", hint=f"--allow {','.join(OPERATIONS)}")
     return tuple(op for op in OPERATIONS if op in asked)

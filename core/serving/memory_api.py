@@ -31,6 +31,7 @@ from core.serving.saves import passage_hash, version_locator
 from core.serving.sections import (IMPORTED_SECTIONS, SAVE_KINDS, check_section_name, imported_kinds_in, imported_section,
                            is_imported_section)
 from core.types import Locator, SearchFilters, SearchHit
+from core.words import counted
 from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import listing
@@ -91,9 +92,9 @@ class Passage:
 
 
 OUTCOMES = {
-    "matched": "{n} passage(s) matched",
+    "matched": "{passages} matched",
     "nothing_matched": "nothing matched: the index is complete and no passage fits the query and filters",
-    "index_building": "nothing matched yet, but the index is still building ({pending} passages wait for "
+    "index_building": "nothing matched yet, but the index is still building ({pending} wait for "
                       "indexing); ask again later",
     "unavailable": "search is unavailable: {reason}",
 }
@@ -113,11 +114,13 @@ class SearchAnswer:
 
     @property
     def message(self) -> str:
-        text = OUTCOMES[self.outcome].format(n=len(self.results), pending=self.index.pending, reason=self.reason)
+        text = OUTCOMES[self.outcome].format(passages=counted(len(self.results), "passage"),
+                                             pending=counted(self.index.pending, "passage"), reason=self.reason)
         if self.evidence == "meaning_only":
             text += " by meaning only: none contains the query's words, so they may be unrelated"
         if self.outcome == "matched" and self.index.pending:
-            text += f"; the index is still building ({self.index.pending} passages wait), so more may match later"
+            text += (f"; the index is still building ({counted(self.index.pending, 'passage')} "
+                     f"wait{'s' if self.index.pending == 1 else ''}), so more may match later")
         if self.exhaustive_list:
             text += f"; {LIST_HINT}"
         return text

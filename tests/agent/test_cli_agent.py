@@ -46,7 +46,7 @@ def test_ask_prints_the_answer_and_usage_counts(cli_env: FakeOpenAIServer, capsy
     assert main(["ask", "who", "am", "I?"]) == 0
     assert "tell me about yourself" in capsys.readouterr().out
     assert main(["stats"]) == 0
-    assert "chat         1 runs" in capsys.readouterr().out
+    assert "chat          1 run " in capsys.readouterr().out
 
 
 def _user_texts(request: dict) -> list[str]:

@@ -33,7 +33,7 @@ def test_default_store_is_the_users_own_wherever_the_command_runs(tmp_path, monk
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     code, out, _ = run(capsys, "grep", "ferry")
-    assert code == 0 and "1 matches" in out
+    assert code == 0 and "1 match;" in out
     assert (tmp_path / "xdg-data" / "biographer" / "biographer.sqlite3").exists()
     code, out, _ = run(capsys, "doctor")
     assert f"data folder: {tmp_path / 'xdg-data' / 'biographer'}" in out
@@ -99,7 +99,7 @@ def test_grep_pages_say_where_they_end_and_keep_the_other_flags(capsys, chat):
     code, out, _ = run(capsys, "grep", "the", "--page-size", "1", "--person", "Maya")
     assert code == 0 and "(next: biographer grep the --page-size 1 --person Maya --page 2)" in out
     code, _, err = run(capsys, "grep", "ferry", "--page", "3")
-    assert code == 2 and "there is no page 3: 1 matches make 1 page(s)" in err
+    assert code == 2 and "there is no page 3: 1 match makes 1 page" in err
 
 
 def test_grep_json_carries_sender_and_time(capsys, chat):
@@ -166,11 +166,28 @@ def test_a_forgotten_sources_number_is_never_given_again(capsys, chat, tmp_path)
     assert [s["id"] for s in json.loads(out)] == [1, 3]
 
 
+def test_sources_tell_two_exports_of_one_chat_apart(capsys, chat, tmp_path):
+    later = whatsapp_export(tmp_path / "WhatsApp Chat with Maya (1).txt", [
+        "02/04/2024, 09:00 - Maya: Physio says rest until May",
+        "03/04/2024, 18:30 - Ana: Then Porto in June instead"])
+    assert run(capsys, "ingest", "--no-index", str(chat), str(later))[0] == 0
+    code, out, _ = run(capsys, "sources")
+    # counted by hand from the two exports: 5 and 2 messages (the encryption notice is no one's)
+    listed = json.loads(run(capsys, "sources", "--json")[1])
+    assert [(s["file_name"], s["messages"], s["time_start"][:10]) for s in listed] == [
+        ("WhatsApp Chat with Maya.txt", 5, "2024-03-05"), ("WhatsApp Chat with Maya (1).txt", 2, "2024-04-02")]
+    passages = [f"{s['passages']} passage" + ("s" if s["passages"] != 1 else "") for s in listed]
+    assert code == 0 and out.splitlines() == [
+        f"#1 WhatsApp with Maya (whatsapp) · WhatsApp Chat with Maya.txt · 5–14 Mar 2024 · 5 messages, {passages[0]}",
+        f"#2 WhatsApp with Maya (whatsapp) · WhatsApp Chat with Maya (1).txt · 2–3 Apr 2024 · 2 messages, "
+        f"{passages[1]}"]
+
+
 def test_export_gives_json_lines_and_a_linked_vault(capsys, chat, tmp_path):
     run(capsys, "ingest", "--no-index", str(chat))
     target = tmp_path / "export"
     code, out, _ = run(capsys, "export", str(target))
-    assert code == 0 and "1 sources" in out.replace("      ", " ")
+    assert code == 0 and "1 source\n" in out
     messages = [json.loads(line) for line in (target / "data" / "messages.jsonl").read_text().splitlines()]
     assert len(messages) == 5 and messages[0]["sender"] == "Ana"
     note = (target / "vault" / "Sources" / "0001 WhatsApp with Maya.md").read_text()

@@ -64,7 +64,8 @@ def test_cli_forget_asks_for_confirmation_unless_told(tmp_path: Path, capsys):
     data = str(tmp_path / "d")
     assert main(["--data-dir", data, "ingest", str(tmp_path / "note.txt")]) == 0
     assert main(["--data-dir", data, "sources"]) == 0
-    assert "#1 note.txt (text) · 1 passages" in capsys.readouterr().out
+    listed = capsys.readouterr().out.strip().splitlines()[-1]
+    assert listed.startswith("#1 note.txt (text) · ") and listed.endswith(" · 1 passage")
     assert main(["--data-dir", data, "forget", "1"]) == 2  # no terminal to confirm on
     assert "add --yes" in capsys.readouterr().err
     assert main(["--data-dir", data, "forget", "1", "--yes"]) == 0

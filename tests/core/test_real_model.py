@@ -91,7 +91,7 @@ def test_cli_bad_input_exits_non_zero_with_one_line_per_file(tmp_path: Path, cap
     captured = capsys.readouterr()
     assert code == 1
     assert "error: empty.md: is empty" in captured.err
-    assert "added 1 documents" in captured.out
+    assert "added 1 document " in captured.out
     assert main(["--data-dir", str(tmp_path / "s"), "read", "nonsense"]) == 2
     assert "a locator looks like" in capsys.readouterr().err
 

@@ -85,5 +85,5 @@ def test_a_second_import_waits_for_the_first_with_a_note(tmp_path, capsys):
     with another_process_writing(data / "biographer.sqlite3", seconds=2.0):
         code = main(["--data-dir", str(data), "ingest", "--no-index", str(other)])
     out = capsys.readouterr()
-    assert code == 0 and "added 1 documents" in out.out
+    assert code == 0 and "added 1 document " in out.out
     assert "waiting for the store" in out.err

@@ -91,7 +91,7 @@ async def test_export_document_ingested_with_progress_edits(tmp_path, telegram_a
     assert telegram_api.texts()[0] == "Importing WhatsApp Chat with Maya.txt…"
     edits = telegram_api.texts("editMessageText")
     assert any("[" in e and "/" in e for e in edits[:-1]), edits  # a text progress bar with counts
-    assert edits[-1].startswith("Imported WhatsApp Chat with Maya.txt: 1 new source(s), 40 messages")
+    assert edits[-1].startswith("Imported WhatsApp Chat with Maya.txt: 1 new source, 40 messages")
     status_id = telegram_api.sent("editMessageText")[0].params["message_id"]
     assert all(c.params["message_id"] == status_id for c in telegram_api.sent("editMessageText"))
     assert stats["messages"] == 40

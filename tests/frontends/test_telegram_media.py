@@ -29,7 +29,7 @@ async def test_an_album_of_exports_is_one_import(tmp_path, telegram_api):
         await telegram_api.wait_for(lambda: any(t.startswith("Imported") for t in telegram_api.texts("editMessageText")))
         stats = await facets.admin.stats()
     assert telegram_api.texts() == ["Importing 2 files…"]  # one status message for the album
-    assert telegram_api.texts("editMessageText")[-1].startswith("Imported 2 files: 2 new source(s), 6 messages")
+    assert telegram_api.texts("editMessageText")[-1].startswith("Imported 2 files: 2 new sources, 6 messages")
     assert stats["messages"] == 6
 
 

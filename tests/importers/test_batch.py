@@ -156,4 +156,4 @@ def test_an_outlook_message_is_named_with_what_to_do(tmp_path: Path, capsys) -> 
     assert code == 1
     line = next(line for line in (out.out + out.err).splitlines() if "invoice.msg" in line)
     assert "Outlook" in line and ".eml" in line
-    assert "added 1 documents" in out.out + out.err
+    assert "added 1 document " in out.out + out.err

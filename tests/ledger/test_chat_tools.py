@@ -84,6 +84,6 @@ async def test_which_books_was_i_recommended_that_i_have_not_read(service, fake_
     await service.biographer.ask("What books was I recommended that I haven't read?", conversation="cli")
 
     listed = tool_reply(fake_openai)
-    assert listed.startswith("25 item(s): the complete list")
+    assert listed.startswith("25 items: the complete list")
     assert all(f"Book number {n} (book)" in listed for n in range(25))
     assert "A film" not in listed and "already read" not in listed

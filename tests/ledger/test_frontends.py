@@ -67,7 +67,7 @@ async def test_what_did_i_promise_ana_on_telegram(tmp_path, telegram_api, fake_o
     assert answer.startswith("You promised Ana to send her the deck by Friday 10 May")
     assert "[1]" in answer and f"[1] WhatsApp with Ana, 2024-05-06 · {cited['deck']}" in answer
     tool_result = fake_openai.requests[-1]["messages"][-1]
-    assert tool_result["role"] == "tool" and tool_result["content"].startswith("1 item(s): the complete list")
+    assert tool_result["role"] == "tool" and tool_result["content"].startswith("1 item: the complete list")
     assert "Send Ana the deck · to Ana · due Fri 10 May 2024 · open" in tool_result["content"]
     assert "umbrella" not in tool_result["content"]  # another kind
     assert "ledger_query" in {t["function"]["name"] for t in fake_openai.requests[-1]["tools"]}
@@ -173,7 +173,7 @@ def test_what_did_i_promise_ana_from_the_command_line(cli_env, capsys, tmp_path)
     proposals(cli_env, [item("commitment", "Send Ana the deck", [(deck, "I'll send you the deck on Friday")],
                              person="Ana", due="2024-05-10")])
     code, out, err = run(capsys, "ledger", "extract")
-    assert code == 0 and out.startswith("1 window(s) of 1 conversation(s); 1 new"), err
+    assert code == 0 and out.startswith("1 window of 1 conversation; 1 new"), err
 
     code, out, _ = run(capsys, "ledger", "commitments", "--person", "Ana")
     assert code == 0 and out.startswith("What you promised (1):\n#1 Send Ana the deck · to Ana · due Fri 10 May 2024")

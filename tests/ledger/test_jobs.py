@@ -39,7 +39,7 @@ async def test_an_import_is_read_into_the_ledger_at_the_next_tick(schedule, serv
     wine = await locator(service, "bring the wine")
     proposals(fake_openai, [item("owed", "Bring the wine", [(wine, "I'll bring the wine")], person="Ana")])
     clock.advance(minutes=1)
-    assert (await runner.tick())["ledger_catch_up"].startswith("1 window(s) of 1 conversation(s); 1 new")
+    assert (await runner.tick())["ledger_catch_up"].startswith("1 window of 1 conversation; 1 new")
     clock.advance(minutes=1)
     assert "ledger_catch_up" not in await runner.tick()  # read once
     assert [i.text for i in await service.ledger.items()] == ["Bring the wine"]
@@ -54,7 +54,7 @@ async def test_a_failing_model_is_left_alone_for_half_an_hour(schedule, service,
     assert "ledger_catch_up" not in await runner.tick()
     clock.advance(minutes=21)
     proposals(fake_openai)
-    assert (await runner.tick())["ledger_catch_up"].startswith("1 window(s)")
+    assert (await runner.tick())["ledger_catch_up"].startswith("1 window ")
 
 
 async def test_the_nightly_job_reads_everything_left(parts, schedule, service, fake_openai, tmp_path, ledger_settings, clock):
@@ -67,7 +67,7 @@ async def test_the_nightly_job_reads_everything_left(parts, schedule, service, f
         proposals(fake_openai)
     outcomes = await runner.tick()  # 12:00: the 03:00 slot is within the grace
     assert outcomes["nightly_analysis"] == "analysed"
-    assert outcomes["ledger_extraction"].startswith("7 window(s)")  # all of it, not a few windows a tick
+    assert outcomes["ledger_extraction"].startswith("7 windows")  # all of it, not a few windows a tick
     assert "ledger_catch_up" not in outcomes and not await schedule.ledger_pending()
 
 

@@ -212,7 +212,7 @@ def test_restore_refuses_a_flipped_passage_even_with_its_manifest_rewritten_to_m
     capsys.readouterr()
     assert cli("restore", str(backup), "--yes") == 2
     err = capsys.readouterr().err
-    assert f"the keyword index disagrees with the text of passage(s) {passage}" in err
+    assert f"the keyword index disagrees with the text of the passages with ids {passage}" in err
     assert [h["document"] for h in keyword_hits("harbour", capsys)] == ["later.txt"]
 
 
@@ -226,7 +226,7 @@ def test_restore_names_counts_that_differ_from_the_manifest(tmp_path: Path, caps
     capsys.readouterr()
     assert cli("restore", str(backup), "--yes") == 2
     err = capsys.readouterr().err
-    assert "1 sources, the manifest says 2" in err and "raw/stray.bin is not in the manifest" in err
+    assert "sources: 1, the manifest says 2" in err and "raw/stray.bin is not in the manifest" in err
 
 
 def test_forget_rewrites_the_manifests_of_the_backups_it_changes(tmp_path: Path, capsys):

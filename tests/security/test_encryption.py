@@ -353,7 +353,7 @@ async def test_the_page_keeps_an_encrypted_stores_uploads_sealed_while_they_wait
             assert encryption.is_sealed(waiting) and planted_in(uploads) == []
             assert (await http.post(f"/imports/{job['id']}/start", headers=csrf)).status_code == 200
             status = await _finished(http, job["id"])
-            assert status["state"] == "done" and "1 new source(s)" in status["summary"], status
+            assert status["state"] == "done" and "1 new source" in status["summary"], status
             found = (await http.get("/search", params={"q": "Marzipanocelot", "mode": "keyword"})).text
             assert "Marzipanocelot" in found
     assert not any(uploads.iterdir())

@@ -113,5 +113,5 @@ def test_a_file_that_cannot_be_made_private_is_named_and_the_store_still_opens(t
     capsys.readouterr()
     assert main(["--data-dir", str(data), "stats"]) == 0
     assert [line for line in capsys.readouterr().err.splitlines() if "could not make" in line] == [
-        f"WARNING storage.permissions: could not make 1 files and folders in {data} private, e.g. {raw}: "
-        "check who owns them"]
+        f"WARNING storage.permissions: could not make everything in {data} private (files and folders: 1), "
+        f"e.g. {raw}: check who owns them"]

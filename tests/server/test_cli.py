@@ -40,7 +40,7 @@ def test_clients_add_list_revoke(capsys):
     assert main(["clients", "add", "cursor", "--allow", "search"]) == 2
     assert "exists already" in capsys.readouterr().err
     assert main(["clients", "add", "x", "--allow", "search,erase"]) == 2
-    assert "unknown operation(s): erase" in capsys.readouterr().err
+    assert "unknown operation: erase" in capsys.readouterr().err
     assert main(["clients", "revoke", "cursor"]) == 0
     capsys.readouterr()
     assert cli_json(capsys, "clients", "list", "--json") == []
@@ -109,7 +109,7 @@ def test_saves_list_and_delete(capsys, settings, tmp_path):
     assert [(r["record"], r["client"], r["section"]) for r in listed] == [(1, "cursor", "notes"), (2, "claude", "notes")]
     assert [r["client"] for r in cli_json(capsys, "saves", "list", "--client", "claude", "--json")] == ["claude"]
     assert main(["saves", "delete", "1"]) == 0
-    assert "1 version(s) forgotten" in capsys.readouterr().out
+    assert "1 version forgotten" in capsys.readouterr().out
     assert [r["record"] for r in cli_json(capsys, "saves", "list", "--json")] == [2]
     assert main(["saves", "delete", "1"]) == 2
     assert "no saved record 1" in capsys.readouterr().err

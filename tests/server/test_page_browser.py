@@ -181,7 +181,7 @@ async def test_upload_an_export_and_find_it_in_search(browser, settings, tmp_pat
             await page.set_input_files("#files", str(export))
             await page.locator("#import[data-state=done]").wait_for()
             summary = await page.locator("#import-summary").inner_text()
-            assert "Imported WhatsApp Chat with Teo.txt: 1 new source(s), 2 messages" in summary
+            assert "Imported WhatsApp Chat with Teo.txt: 1 new source, 2 messages" in summary
             await page.click("#import-next >> text=Search what you imported")
             await page.fill("#q", "zeppelin museum")
             await page.press("#q", "Enter")

@@ -27,6 +27,7 @@ from bot.server.oauth import OAuthSite
 from core.biographer.gate import AgentGate
 from core.errors import UserFacingError
 from core.service.serving import ServingFacet
+from core.words import counted
 
 __all__ = ["PageConfig", "PageMount", "build_page"]
 
@@ -105,6 +106,7 @@ def build_page(service: ServingFacet, config: PageConfig, *, site: OAuthSite, ga
         f"doc{s.document_id}:{s.char_start}-{s.char_end}" for s in sources if s.document_id is not None]
     environment.globals["link_markers"] = link_markers  # an answer's [n] as links (the answer macro)
     environment.filters["local_day"] = lambda when: local_time(when, service.timezone)[:10]
+    environment.filters["counted"] = counted  # {{ n|counted("message") }}: "1 message", "2 messages"
     app.state.templates = Jinja2Templates(env=environment)
     app.state.pictures = PictureShelf()
     app.state.imports = ImportJobs(service, max_file_bytes=config.max_upload_bytes)

@@ -22,6 +22,7 @@ from core.errors import BiographerError, UserFacingError
 from core.privacy.encryption import Sealer, unseal_file
 from core.serving.api_errors import Conflict
 from core.service.serving import ServingFacet
+from core.words import counted
 
 if TYPE_CHECKING:
     from core.memory.facade import StagedFolder
@@ -128,7 +129,7 @@ class ImportJobs:
         if job.state != "receiving":
             raise UserFacingError("this import has started already", hint="drop the files again for a new one")
         if len(job.names) >= MAX_FILES:
-            raise UserFacingError(f"at most {MAX_FILES} files per import", hint="drop a zip or a folder's files "
+            raise UserFacingError(f"at most {counted(MAX_FILES, 'file')} per import", hint="drop a zip or a folder's files "
                                                                                  "in several goes")
         base = safe_name(name)
         job.arriving += 1
@@ -159,7 +160,7 @@ class ImportJobs:
         if job.state != "receiving":
             return job
         if job.arriving:
-            raise Conflict(f"{job.arriving} file(s) of this import are still arriving",
+            raise Conflict(f"{counted(job.arriving, 'file')} of this import {'is' if job.arriving == 1 else 'are'} still arriving",
                            hint="start it once every upload has finished")
         if not job.names:
             raise UserFacingError("no files were received for this import", hint="drop some files")
@@ -170,7 +171,7 @@ class ImportJobs:
         return job
 
     async def _run(self, job: ImportJob) -> None:
-        label = job.names[0] if len(job.names) == 1 else f"{len(job.names)} files"
+        label = job.names[0] if len(job.names) == 1 else counted(len(job.names), "file")
         try:
             async with self._one_at_a_time:
                 job.state = "importing"
