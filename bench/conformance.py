@@ -31,11 +31,12 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "conformance"
 MANIFEST = CORPUS / "manifest.json"
 FILES = CORPUS / "files"
-_SUMMARY = re.compile(r"added (\d+) documents \((\d+) chunks, (\d+) messages\); skipped (\d+) already imported"
-                      r"(?:, (\d+) messages already stored)?", re.I)
+# counts as core/words.counted writes them: "1 document", "2,040 messages"
+_SUMMARY = re.compile(r"added ([\d,]+) documents? \(([\d,]+) chunks?, ([\d,]+) messages?\); skipped ([\d,]+) already "
+                      r"imported(?:, ([\d,]+) messages? already stored)?", re.I)
 _LEFT_OUT = re.compile(r"left out ([^;\n]*)")
 #: reasons in the summary that are not entries of the file
-_NOT_ENTRIES = {"conversations with no messages"}
+_NOT_ENTRIES = {"conversations with no messages", "conversation with no messages"}
 
 
 def cache_dir() -> Path:
@@ -122,15 +123,19 @@ def _ingest(paths: list[Path], data_dir: Path) -> tuple[int, str, list[str], int
     summary = _SUMMARY.search(done.stdout)
     if not summary:
         errors.append(f"no summary (exit {done.returncode}): {done.stderr.strip()[-300:]}")
-    repeated = int(summary[4]) + int(summary[5] or 0) if summary else 0
+    repeated = _number(summary[4]) + _number(summary[5] or "0") if summary else 0
     left_out, why = 0, ""
     match = _LEFT_OUT.search(done.stdout)
     if match:
         why = match[1].strip()
-        for count, reason in re.findall(r"(\d+) ([^,]+)", why):
+        for count, reason in re.findall(r"(\d[\d,]*) ([^,]+)", why):
             if reason.strip() not in _NOT_ENTRIES:
-                left_out += int(count)
+                left_out += _number(count)
     return left_out, why, errors, repeated
+
+
+def _number(text: str) -> int:
+    return int(text.replace(",", ""))
 
 
 class ExportFailed(Exception):

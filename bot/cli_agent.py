@@ -93,6 +93,7 @@ async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     from core.errors import UserFacingError
 
     async with cli_service(settings) as service:
+        service.biographer.require_model()
         conversation = await _conversation(service, "chat", args.resume)
         print("Talk to your biographer (empty line to stop).", file=sys.stderr)
         while True:
@@ -280,7 +281,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     add_json_option(p)
 
     p = command("questions", "the open questions about your life, most valuable first",
-                "biographer questions --json", cmd_questions)
+                "biographer questions", cmd_questions)
     add_json_option(p, "the questions")
 
     p = command("answer", "answer an open question; the biographer folds it into bio.md",

@@ -94,7 +94,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     p = sub.add_parser("restore", help="replace the store with a backup (the current one is kept aside)",
                        description="Replace the store and its kept files with a backup's. Stop the bot first: "
                                    "the store as it is now is kept as a backup of its own.",
-                       epilog="example:\n  biographer restore biographer-20240501-040000", parents=[parent],
+                       epilog="examples:\n  biographer backup --list\n  biographer restore biographer-20240501-040000 --yes", parents=[parent],
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("backup", help="a backup's folder, or its name as `biographer backup --list` prints it")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")

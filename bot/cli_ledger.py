@@ -19,11 +19,11 @@ STATUS_HELP = ("only items in this status: open (to do), in_progress, done, drop
                "comma-separated (default: open and in_progress; all for facts)")
 EPILOG = """examples:
   biographer ledger                                 everything still open
-  biographer ledger commitments --person Ana        what you promised Ana
+  biographer ledger commitments --person Maya       what you promised Maya
+  biographer ledger add commitment "Bring Maya some orange cake" --person Maya --due friday
+  biographer ledger add recommendation "Dr. Sousa, for the knee" --person Maya --category person
   biographer ledger recommendations --status all --json
-  biographer ledger add commitment "Send Ana the deck" --person Ana --due friday
-  biographer ledger add recommendation "Slow Horses" --person Cono --category show
-  biographer ledger done 12 ; biographer ledger drop 13
+  biographer ledger done 1 ; biographer ledger drop 2
   biographer ledger extract                         read new conversations (needs a model)"""
 
 
@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         listed.set_defaults(kind=kind)
 
     add = actions.add_parser("add", parents=[parent], help="add an item by hand (prints its number)",
-                             epilog='example:\n  biographer ledger add owed "the 20 euros for dinner" --person Rui '
+                             epilog='example:\n  biographer ledger add owed "the 20 euros for the ferry" --person Maya '
                                     '--due "in 2 weeks"', formatter_class=argparse.RawDescriptionHelpFormatter)
     add.add_argument("kind", choices=ADDABLE, help="commitment (you promised), owed (promised to you), recommendation")
     add.add_argument("text", nargs="+", help="what: 'Send Ana the deck', or the recommended thing's title")
@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
 
     for verb, status in (("done", "done"), ("drop", "dropped")):
         p = actions.add_parser(verb, parents=[parent], help=f"mark an item {status}",
-                               epilog=f"example:\n  biographer ledger {verb} 12",
+                               epilog=f"example:\n  biographer ledger {verb} 1",
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         p.add_argument("id", type=count(1, 2**62), help="the item's number, as `biographer ledger` shows it")
         add_json_option(p, "the item")

@@ -268,7 +268,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     command = partial(add_command, sub, parent)
 
     p = command("ingest", "import files or folders (chat exports, notes, documents, recordings)",
-                "biographer ingest ~/Downloads/WhatsApp\\ Chat\\ with\\ Maya.zip ~/journal/", cmd_ingest)
+                'biographer ingest "examples/WhatsApp Chat with Maya.txt" examples/journal/', cmd_ingest)
     p.add_argument("paths", nargs="+", metavar="PATH", help="a file or a folder (walked)")
     p.add_argument("--no-index", action="store_true",
                    help="save now and embed later with `biographer reindex --pending` (keyword search works at once)")
@@ -284,7 +284,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     add_filter_options(p)
 
     p = command("grep", "every occurrence of a word, phrase or pattern (not ranked)",
-                'biographer grep "physio" --person Maya --oldest-first', cmd_grep)
+                "biographer grep knee --person Maya --oldest-first", cmd_grep)
     p.add_argument("pattern", help="whole words or a phrase, case-insensitive (a regular expression with --regex)")
     p.add_argument("--regex", action="store_true", help="PATTERN is a regular expression")
     p.add_argument("--page", type=count(1, 10**9), default=1, help="page number (default: 1)")
@@ -294,7 +294,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     add_filter_options(p)
 
     p = command("read", "the exact text at a locator, or a whole document",
-                "biographer read doc3:120-980 --window 200", cmd_read)
+                "biographer read doc1:0-300 --window 200", cmd_read)
     p.add_argument("locator", help="as printed by search and grep (doc3:120-980), or a whole document (doc3)")
     p.add_argument("--window", type=count(0, 100_000), default=0,
                    help="characters of context on each side, widened to whole lines (default: 0)")
@@ -307,7 +307,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     add_json_option(p, "the list")
 
     p = command("forget", "delete a source and everything taken from it (bio.md lines too)",
-                "biographer forget 12", cmd_forget)
+                "biographer forget 3 --yes", cmd_forget)
     p.add_argument("source", type=count(1, 2**62), help="its number in `biographer sources`")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
 

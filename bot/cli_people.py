@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
     parser = sub.add_parser("people", help="people in your sources; merge their names",
                             description="People in your sources, with the names each goes by.",
-                            epilog="examples:\n  biographer people\n  biographer people merge 'Teo Ramos' Teo\n"
+                            epilog="examples:\n  biographer people\n  biographer people merge Maya 'Maya Costa'\n"
                                    "  biographer people unmatched\n  biographer people show Maya",
                             parents=[parent], formatter_class=argparse.RawDescriptionHelpFormatter)
     add_json_option(parser, "the list")

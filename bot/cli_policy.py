@@ -28,8 +28,8 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
                     "kind, people and date) or deny (nothing). A model on this machine is always allowed "
                     "everything; text sent to a remote embedding endpoint has links, e-mail addresses, "
                     "phone numbers and file paths taken out.",
-        epilog="examples:\n  biographer policy set 4 deny\n  biographer policy set email descriptors_only\n"
-               "  biographer policy clear 4\n  biographer policy list",
+        epilog="examples:\n  biographer policy set 3 deny\n  biographer policy set whatsapp descriptors_only\n"
+               "  biographer policy clear 3\n  biographer policy list",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = parser.add_subparsers(dest="policy_action", metavar="ACTION", required=True,
                                     help="set, clear or list")

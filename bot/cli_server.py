@@ -179,7 +179,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
         "saves", parents=[parent], formatter_class=_FORMAT, help="what your agents saved: list or delete",
         description="The records your agents saved through the memory server (notes, preferences, decisions, "
                     "recommendations, links). Deleting one forgets every version of it, in backups too.",
-        epilog="examples:\n  biographer saves list --client cursor\n  biographer saves delete 12")
+        epilog="examples:\n  biographer saves list --client cursor\n  biographer saves delete 1")
     saves_actions = saves.add_subparsers(dest="saves_action", metavar="ACTION", help="list or delete (default: list)")
     saves_list = saves_actions.add_parser("list", parents=[parent], formatter_class=_FORMAT,
                                           help="each saved record's current version")

@@ -21,10 +21,10 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
                     "changes (within a minute, once the file has stopped growing); a database read in place "
                     "(chat.db, ChatStorage.sqlite, a signal-export folder) is read again on its schedule "
                     "(BIOGRAPHER_WATCH_DATABASE_EVERY, hourly by default; --every for another). Each read adds "
-                    "only what is new; you get one line per pass that added something.",
-        epilog="examples:\n  biographer watch add ~/Dropbox/exports\n"
-               "  biographer watch add ~/Library/Messages/chat.db --every 30m\n  biographer watch list\n"
-               "  biographer watch remove 2",
+                    "only what is new; you get one line per pass that added something. On a Mac, "
+                    "`biographer watch add ~/Library/Messages/chat.db --every 30m` keeps your iMessages current.",
+        epilog="examples:\n  biographer watch add examples/journal\n  biographer watch list\n"
+               "  biographer watch remove 1",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = parser.add_subparsers(dest="watch_action", metavar="ACTION", required=True,
                                     help="add, list or remove")

@@ -90,6 +90,11 @@ class Biographer:
 
     # ------------------------------------------------------------------ runs
 
+    def require_model(self) -> None:
+        """Fail now, with the hint, when no model is configured: before a conversation starts,
+        not after the owner has typed their first question."""
+        self._require_llm()
+
     def _require_llm(self) -> LLM:
         if self.llm is None:
             raise ModelUnavailable("no language model is configured",

@@ -75,3 +75,19 @@ def test_folders_a_private_file_creates_are_private(tmp_path: Path):
     assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o700
     assert stat.S_IMODE((tmp_path / "new" / "deeper").stat().st_mode) == 0o700
     assert written.read_text() == "text"
+
+
+def test_chat_without_a_model_fails_before_asking_for_a_line(tmp_path: Path):
+    """The terminal stays open (a person who has not typed yet): the refusal must come at once."""
+    process = subprocess.Popen([str(BIOGRAPHER), "chat"], env={**os.environ, "BIOGRAPHER_DATA_DIR": str(tmp_path / "d")},
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        process.wait(timeout=120)  # stdin stays open and unwritten: the old chat waited here for ever
+    finally:
+        process.kill()
+        process.stdin.close()
+    out, err = process.stdout.read(), process.stderr.read()
+    process.stdout.close(), process.stderr.close()
+    result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    assert_one_line_with_hint(result, "no language model is configured", "BIOGRAPHER_LLM_API_KEY")
+    assert "you>" not in out + err and "Talk to your biographer" not in err
