@@ -87,7 +87,7 @@ class UploadStaging:
                 continue
             removed += self._remove_if_free(entry.with_name(entry.name + _LOCK), entry)
         if removed:
-            log.info("removed %d upload folder(s) left by imports that did not finish", removed)
+            log.info("removed the upload folders left by imports that did not finish (%d)", removed)
         return removed
 
     @staticmethod
