@@ -43,7 +43,7 @@ async def test_the_page_lists_saves_by_client_and_deletes_every_version(settings
             again = await http.post(f"/saves/{first['record']}/delete", headers=csrf)
             assert again.status_code == 404 and "no saved record" in again.text
             huge = await http.post("/saves/99999999999999999999999/delete", headers=csrf)
-            assert huge.status_code == 404
+            assert huge.status_code == 400
         assert [v.record_id for v in await server.service.save_shelf.list()] == [other["record"]]
         async with server.http(await server.token("owner-check")) as owner:
             for locator in (first["locator"], corrected["locator"]):

@@ -7,7 +7,7 @@ from importlib import resources
 from typing import Annotated
 from urllib.parse import quote, urlencode
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.templating import Jinja2Templates
 
@@ -33,6 +33,8 @@ Posted = Annotated[PageSession, Depends(posted_by_page)]
 STATIC = {"page.css": "text/css; charset=utf-8", "page.js": "text/javascript; charset=utf-8",
           "favicon.svg": "image/svg+xml"}
 SEARCH_MODES = ("hybrid", "keyword", "semantic")
+# a row's number in an address: beyond SQLite's integers there is no such row (and binding one raises)
+RowId = Annotated[int, Path(ge=1, le=2**63 - 1)]
 
 
 def service_of(request: Request) -> ServingFacet:
@@ -142,7 +144,7 @@ async def history(request: Request, session: Session, since: str | None = None, 
 
 
 @router.post("/bio/undo/{edit_id}")
-async def undo(request: Request, edit_id: int, session: Posted) -> Response:
+async def undo(request: Request, edit_id: RowId, session: Posted) -> Response:
     undo_edit = await service_of(request).biographer.book.undo(edit_id)
     return RedirectResponse(f"/bio/history?undone={undo_edit.undoes}", status_code=303)
 
@@ -225,7 +227,7 @@ async def _questions_page(request: Request, session: PageSession, *, status_code
 
 
 @router.post("/questions/{question_id}/answer")
-async def answer(request: Request, question_id: int, session: Posted) -> Response:
+async def answer(request: Request, question_id: RowId, session: Posted) -> Response:
     service = service_of(request)
     text = str((await request.form()).get("answer") or "").strip()
     if not service.model_configured:
@@ -327,7 +329,7 @@ async def saves(request: Request, session: Session, client: str = "", deleted: i
 
 
 @router.post("/saves/{record_id}/delete")
-async def delete_save(request: Request, record_id: int, session: Posted) -> Response:
+async def delete_save(request: Request, record_id: RowId, session: Posted) -> Response:
     """Delete a saved record whole: every version, its vectors and bytes, in backups too."""
     deleted = await service_of(request).save_shelf.delete(OWNER, record_id)
     return RedirectResponse(f"/saves?deleted={deleted.record}&versions={deleted.versions}", status_code=303)
