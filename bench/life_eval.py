@@ -5,6 +5,7 @@ half, the held-out half and all.
     python bench/life_eval.py                 # build the store once (bench/stores/life-eval), report
     python bench/life_eval.py --rebuild       # write the archive again and rebuild the store
     python bench/life_eval.py --biographer ../main/.venv/bin/biographer   # another build, same store
+    python bench/life_eval.py --model multilingual-e5-small   # another embedding model (its own store)
 
 A question is found when every one of its evidence strings is in the text search returned for
 it (lower-cased, whitespace collapsed, each result apart), as LoCoMo's harness counts. The
@@ -39,6 +40,11 @@ SEP = " \u241e "
 
 def norm(text: str) -> str:
     return " ".join(text.lower().split())
+
+
+def store_for(model: str) -> Path:
+    """The store of an embedding model named on the command line (bench/stores-MODEL/life-eval)."""
+    return STORE.parent.with_name(f"stores-{model}") / STORE.name if model else STORE
 
 
 def environment() -> dict[str, str]:
@@ -80,10 +86,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--biographer", default=BIOGRAPHER)
+    ap.add_argument("--model", default="", help="BIOGRAPHER_EMBEDDING_MODEL for the store "
+                                                "(default: what auto picks; its store in bench/stores-MODEL)")
     ap.add_argument("--limit", type=int, default=10)
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--misses", action="store_true", help="print the hybrid third-person misses")
     args = ap.parse_args()
+    global STORE
+    STORE = store_for(args.model)
+    if args.model:
+        os.environ["BIOGRAPHER_EMBEDDING_MODEL"] = args.model  # the CLI runs below inherit it
     build(args.rebuild)
     place: dict[str, int] = defaultdict(int)
     halves = []

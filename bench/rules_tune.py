@@ -34,7 +34,7 @@ from core.memory import search as search_mod  # noqa: E402
 from storage import chunks as chunk_store  # noqa: E402
 from storage.db import open_database  # noqa: E402
 
-SEMANTIC_FIRST_PERSON = 0  # the semantic half embeds the question with the owner's names as "I"
+SEMANTIC_FIRST_PERSON = 1  # the semantic half embeds the question as search.OWNER_AS_I does (semantic_query)
 RULES = ("SEMANTIC_FIRST_PERSON", "NAMES_AS_KEYWORDS", "PERSON_BOOST", "NEAR_BOOST", "SAID_BOOST", "RECENCY_WEIGHT")
 GRID = {"SEMANTIC_FIRST_PERSON": (0, 1), "NAMES_AS_KEYWORDS": (1, 0), "PERSON_BOOST": (0.0, 0.1, 0.2), "NEAR_BOOST": (0.0, 0.1, 0.2, 0.3), "SAID_BOOST": (0.0, 0.2, 0.4),
         "RECENCY_WEIGHT": (0.0, 0.2, 0.4)}
@@ -47,9 +47,12 @@ async def cached(store: Path, questions: list[str], owner_aliases: tuple[str, ..
         searcher = search_mod.Searcher(conn, embedder, owner_aliases=owner_aliases)
         where = chunk_store.ChunkFilter()
         vectors = embedder.embed(questions, query=True)
-        from core.memory.query_understanding import first_person
+        from core.memory.query_understanding import semantic_query
 
-        rewritten = [first_person(q, (await searcher.understand(q)).names) for q in questions]
+        rewritten = []
+        for q in questions:
+            understood = await searcher.understand(q)
+            rewritten.append(semantic_query(q, understood.intent, understood.names))
         changed = [r != q for q, r in zip(questions, rewritten)]
         owner_vectors = embedder.embed([r for r, c in zip(rewritten, changed) if c], query=True) if any(changed) else []
         owner_vectors = iter(owner_vectors)
@@ -59,9 +62,11 @@ async def cached(store: Path, questions: list[str], owner_aliases: tuple[str, ..
                 sem_first, sem_first_rows = await searcher._semantic_rows(
                     question, depth=search_mod.SEMANTIC_DEPTH, where=where, query_vector=vector_first)
             lists = {}
+            shipped = search_mod.NAMES_AS_KEYWORDS
             for names in (True, False):  # both ways of the keyword half (search.NAMES_AS_KEYWORDS)
                 search_mod.NAMES_AS_KEYWORDS = names
                 lists[names] = await searcher._keyword_rows(question, depth=search_mod.HYBRID_DEPTH, where=where)
+            search_mod.NAMES_AS_KEYWORDS = shipped
             sem, sem_rows = await searcher._semantic_rows(question, depth=search_mod.SEMANTIC_DEPTH, where=where,
                                                           query_vector=vector)
             understood = lists[True][1]

@@ -152,7 +152,7 @@ def known_names(aliases: Mapping[str, str], *, owner_senders: Iterable[str] = ()
             if name in owner or not _name_words(name):
                 continue
             people[name] = canonical
-            for word in _name_words(name):
+            for word in _standalone_words(name):
                 if word in owner:
                     continue
                 if people.get(word, canonical) != canonical:
@@ -163,6 +163,23 @@ def known_names(aliases: Mapping[str, str], *, owner_senders: Iterable[str] = ()
             del people[word]
     return KnownNames(owner=owner, people=people,
                       names_of={c: tuple(sorted(n)) for c, n in names_of.items() if c not in owner_people})
+
+
+#: the small words inside people's names ("Maria da Silva", "Ludwig van Dijk")
+_NAME_PARTICLES = frozenset("da de do dos das di del della du van von der den ten ter le la bin ibn al".split())
+
+
+def _standalone_words(name: str) -> list[str]:
+    """The word of a name that stands for it alone in a question: its first (a given name) when
+    the rest is a family name, possibly with particles ("Clara Weber", "Maria da Silva"). A
+    longer name is as often a sender that is no person ("Berlin Marathon Events", "Run in Lyon"),
+    whose single words are places and things the question asks about; it is known whole."""
+    words = _name_words(name)
+    if len(words) < 2:
+        return words
+    if len(words) > 2 and any(w not in _NAME_PARTICLES for w in words[1:-1]):
+        return []
+    return words[:1]
 
 
 @dataclass(frozen=True)
@@ -178,6 +195,8 @@ class QueryIntent:
     drop: frozenset[str] = frozenset()  # words the keyword half must not rank by (the owner's names)
     keep: frozenset[str] = frozenset()  # words it must keep (people's names, even a common word)
     names: frozenset[str] = frozenset()  # the words of the people's names in the query
+    # where the query names them: (start, end, possessive) in its text with whitespace collapsed
+    mentions: tuple[tuple[int, int, bool], ...] = ()
 
     @property
     def any_rule(self) -> bool:
@@ -188,9 +207,9 @@ _NOT_A_NAME = frozenset().union(*FUNCTION_WORDS.values())
 
 
 def _person_at(words: Sequence[str], i: int, names: KnownNames) -> tuple[str | None, int, bool]:
-    """The person named at words[i] (two-word names first), how many words the name takes, and
+    """The person named at words[i] (longer names first), how many words the name takes, and
     whether it is possessive ("Maya's", "Mayas")."""
-    for size in (2, 1):
+    for size in (4, 3, 2, 1):
         if i + size > len(words):
             continue
         *head, last = words[i:i + size]
@@ -218,7 +237,8 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
     markers count when the query's own language cannot be told."""
     text = " ".join(query.split())
     lowered = text.lower()
-    words = _TOKEN.findall(lowered)
+    found = list(_TOKEN.finditer(text))
+    words = [m.group().lower() for m in found]
     language = detect_language(text)
     held = ("en", language) if language not in (UNKNOWN, "en") else ("en",) if language == "en" \
         else ("en", *languages)
@@ -229,6 +249,7 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
     owner_named, drop, keep = False, set(filler), set()
     people: list[str] = []
     possessed: list[str] = []
+    mentions: list[tuple[int, int, bool]] = []
     subjects: list[tuple[int, str | None]] = []  # (word index, person or None for the owner)
     topic: list[str] = []
     i = 0
@@ -257,6 +278,7 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
             else:
                 subjects.append((i, person))
             keep.update(w for part in words[i:i + size] for w in _index_words(part))
+            mentions.append((found[i].start(), found[i + size - 1].end(), possessive))
             i += size
             continue
         if word not in _NOT_A_NAME and word not in _SPEECH_VERBS and word not in filler:
@@ -270,7 +292,7 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
         topic=tuple(w for w in dict.fromkeys(topic) if w not in asked and (not w.isdigit() or len(w) == 4)),
         present=any(p is not None and p.search(lowered) for p in (marker, tense)),
         exhaustive=bool(listing and listing.search(lowered)),
-        drop=frozenset(drop - keep), keep=frozenset(keep), names=frozenset(keep))
+        drop=frozenset(drop - keep), keep=frozenset(keep), names=frozenset(keep), mentions=tuple(mentions))
 
 
 def keyword_words(intent: QueryIntent, *, names_as_keywords: bool) -> tuple[frozenset[str], frozenset[str]]:
@@ -310,6 +332,27 @@ def _capitalised(text: str, word: str) -> bool:
     """Whether `word` is written with a capital somewhere in `text` (a name that is also a common
     word, "May", "Will", counts as a name only then)."""
     return bool(re.search(rf"(?<!\w){re.escape(word[:1].upper() + word[1:])}(?!\w)", text))
+
+
+#: what stands for a person the semantic half should not be drawn to: (subject, possessive)
+THIRD_PERSON = ("they", "their")
+
+
+def semantic_query(query: str, intent: QueryIntent, names: KnownNames) -> str:
+    """The question as the semantic half embeds it: the owner as "I" (first_person) and, when it
+    asks about something besides the people it names, each of them as "they"/"their" ("What is
+    Clara's job?" -> "What is their job?"). A chat line starts with its sender's name, so a short
+    window of someone's small talk embeds close to their name, nearer than the line that answers;
+    the person rules in ranking.py prefer their passages instead, and the keyword half keeps the
+    names. `intent`: understand(query, names)."""
+    text = " ".join(query.split())
+    if intent.topic and intent.mentions:
+        out, at = [], 0
+        for start, end, possessive in intent.mentions:
+            out.append(text[at:start] + THIRD_PERSON[possessive])
+            at = end
+        text = "".join(out) + text[at:]
+    return first_person(text, names)
 
 
 def first_person(query: str, names: KnownNames) -> str:

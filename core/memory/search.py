@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.memory import ranking
-from core.memory.query_understanding import (KnownNames, QueryIntent, first_person, keyword_words, known_names,
+from core.memory.query_understanding import (KnownNames, QueryIntent, keyword_words, known_names, semantic_query,
                                              understand)
 from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.privacy.disclosure import DENY
@@ -57,7 +57,8 @@ LIST_FACTOR = 3
 # (query_understanding.keyword_words; measured on the tuning halves, README "Ranking rules")
 NAMES_AS_KEYWORDS = True
 # whether the semantic half embeds the question with the owner's names as "I" ("Where does Inês
-# live?" as "Where does I live?"): their name starts every line they wrote (bench/rules_tune.py)
+# live?" as "Where does I live?") and other people's as "they" when it asks more than who: a name
+# starts every line its person wrote (query_understanding.semantic_query, bench/rules_tune.py)
 OWNER_AS_I = True
 LIST_HINT = ("this question asks for every instance: ranked search returns the best matches, not "
              "all of them; for the whole list use grep (every occurrence of a word, in time order) or list")
@@ -252,7 +253,11 @@ class Searcher:
             reader = await self._keyword_reader() if OWNER_AS_I else None
 
             def embedded() -> np.ndarray:
-                text = first_person(query, self._known_now(reader)) if reader is not None else query
+                if reader is None:
+                    text = query
+                else:
+                    known = self._known_now(reader)
+                    text = semantic_query(query, understand(query, known), known)
                 return self.embedder.embed([text], query=True)[0]
 
             query_vector = await asyncio.to_thread(embedded)

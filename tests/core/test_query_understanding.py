@@ -123,3 +123,29 @@ def test_the_owner_asks_in_the_first_person_for_the_semantic_half():
     assert first_person("What is Ana's mother called?", NAMES) == "What is my mother called?"
     assert first_person("Did Ana Lima meet Teo?", NAMES) == "Did I meet Teo?"
     assert first_person("What is Teo's job?", NAMES) == "What is Teo's job?"
+
+
+def test_the_semantic_half_asks_about_them_not_their_names():
+    from core.memory.query_understanding import semantic_query
+
+    def asked(query: str) -> str:
+        return semantic_query(query, understand(query, NAMES), NAMES)
+
+    assert asked("What is Teo's job?") == "What is their job?"
+    assert asked("Where did Ana first meet  Teo Ramos?") == "Where did I first meet they?"
+    assert asked("What did Will say about the trip?") == "What did they say about the trip?"
+    # a question of names alone keeps them: there is nothing else to embed
+    assert asked("Who is Teo?") == "Who is Teo?"
+    assert asked("what will the weather be") == "what will the weather be"
+
+
+def test_one_word_stands_for_a_name_only_as_its_given_name():
+    names = known_names({"clara weber": "Clara Weber", "maria da silva": "Maria da Silva",
+                         "berlin marathon events": "Berlin Marathon Events", "run in lyon": "Run in Lyon"})
+    assert names.people["clara"] == "Clara Weber" and names.people["maria"] == "Maria da Silva"
+    assert "weber" not in names.people and "silva" not in names.people
+    # a sender whose name is no person's: its words are the places and things questions ask about
+    for word in ("berlin", "marathon", "events", "run", "lyon"):
+        assert word not in names.people, word
+    assert understand("When did Ana move to Berlin?", names).people == ()
+    assert understand("What did Berlin Marathon Events send?", names).people == ("Berlin Marathon Events",)
