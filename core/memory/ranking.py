@@ -129,6 +129,11 @@ def relevance(keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int
             for cid in dict.fromkeys([*share, *meaning])}
 
 
+# a conversation chunk's line, as core/memory/chunking.py renders a message; and its head
+_LINE = re.compile(r"^\[[^\]\n]*\] (?P<sender>[^:\n]{1,120}): (?P<text>.*)$", re.M)
+_STAMPED = re.compile(r"^\[[^\]\n]*\] [^:\n]{1,120}: ", re.M)
+
+
 def _within(row: Row, periods: list[tuple[date, date]]) -> bool:
     start, end = parse_utc(row.time_start), parse_utc(row.time_end or row.time_start)
     if start is None or end is None:
@@ -148,12 +153,21 @@ def _adjacent(rows: dict[int, Row]) -> dict[int, list[int]]:
     return out
 
 
+def said_lines(text: str) -> frozenset[str]:
+    """What a chunk says, line by line, without when and by whom (lower-cased, spaces collapsed):
+    the same small talk on another day, or a mail quoted again, says nothing new."""
+    return frozenset(line for raw in _STAMPED.sub("", text).split("\n") if (line := " ".join(raw.lower().split())))
+
+
 def _passages(order: list[int], rows: dict[int, Row],
               neighbours: dict[int, list[int]], *, limit: int, budget: int) -> list[list[int]]:
     """Best-first groups of chunk ids: a chunk next to one already taken joins its group, so one
-    result shows both; at most `limit` groups and `budget` characters in all."""
+    result shows both; a chunk whose every line was shown already (said_lines) takes no place of
+    its own, so ten results hold ten pieces of evidence; at most `limit` groups and `budget`
+    characters in all."""
     groups: list[list[int]] = []
     group_of: dict[int, list[int]] = {}
+    shown: set[str] = set()
     used = 0
     for cid in order:
         if cid not in rows:
@@ -161,6 +175,9 @@ def _passages(order: list[int], rows: dict[int, Row],
         home = next((group_of[n] for n in neighbours.get(cid, ()) if n in group_of), None)
         if home is None and len(groups) >= limit:
             break
+        said = said_lines(rows[cid].text)
+        if home is None and said and said <= shown:
+            continue
         size = len(rows[cid].text.strip())
         if used + size > budget and (groups or home is not None):
             continue
@@ -170,12 +187,11 @@ def _passages(order: list[int], rows: dict[int, Row],
             groups.append(home)
         home.append(cid)
         group_of[cid] = home
+        shown |= said
     return groups
 
 
 
-# a conversation chunk's line, as core/memory/chunking.py renders a message
-_LINE = re.compile(r"^\[[^\]\n]*\] (?P<sender>[^:\n]{1,120}): (?P<text>.*)$", re.M)
 
 
 def message_lines(text: str) -> list[tuple[str, str]]:

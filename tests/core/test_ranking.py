@@ -76,6 +76,20 @@ def test_rank_boosts_a_named_period_and_joins_neighbours_into_one_passage():
 
 
 def test_rank_keeps_within_limit_and_budget():
-    rows = {i: Row(i, i, 0, 900, "x" * 900) for i in range(1, 30)}
+    rows = {i: Row(i, i, 0, 900, f"{i:03d}" + "x" * 897) for i in range(1, 30)}
     groups, _ = rank("x", [(i, 30.0 - i) for i in rows], [], rows, limit=5)
     assert groups == [[1], [2], [3], [4], [5]]
+
+
+def test_a_passage_that_says_only_what_was_shown_takes_no_place():
+    def said(*lines: str, day: int = 1) -> str:
+        return "\n".join(f"[2024-03-{day:02d} 10:0{i}] Clara: {line}" for i, line in enumerate(lines))
+
+    rows = {
+        1: Row(1, 10, 0, 60, said("Long day at work", "Alles gut?")),
+        2: Row(2, 11, 0, 60, said("long day at  work", day=9)),  # the same small talk, another day
+        3: Row(3, 12, 0, 60, said("Alles gut?", "I work as a midwife", day=20)),
+        4: Row(4, 10, 60, 120, said("Alles gut?", day=2)),  # follows 1 in its document: joins it
+    }
+    groups, _ = rank("work", [(1, 4.0), (2, 3.0), (4, 2.5), (3, 2.0)], [], rows, limit=2)
+    assert groups == [[1, 4], [3]]
