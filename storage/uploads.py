@@ -1,5 +1,6 @@
 """Where files dropped on the page wait for their import: `DATA_DIR/uploads`, a folder only the
-owner can enter, one private folder per import inside it.
+owner can enter, one private folder per import inside it; and where an import unpacks an archive
+or snapshots a database it reads (`scratch`), for the same reasons.
 
 It is inside the data folder, not the system's temporary folder, so that what the owner drops is
 covered by the data folder's permissions, by encryption (the page seals uploads as they arrive)
@@ -19,6 +20,8 @@ import logging
 import os
 import secrets
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from storage.permissions import PRIVATE_FILE, private_dir
@@ -73,6 +76,16 @@ class UploadStaging:
             lock.unlink(missing_ok=True)
             raise
         return StagedFolder(folder, fd)
+
+    @contextmanager
+    def scratch(self, prefix: str) -> Iterator[Path]:
+        """A private folder for the length of a block (a zip unpacked while it is imported, a
+        database's snapshot), removed after it, and by the next sweep if the process is killed."""
+        folder = self.new_folder(prefix)
+        try:
+            yield folder.path
+        finally:
+            folder.remove()
 
     def sweep(self) -> int:
         """Remove what imports no longer running left behind (a server killed mid-import); returns

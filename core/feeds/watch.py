@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -162,12 +161,12 @@ class Watcher:
         state = _database_state(path)
         if (await self.book.cursors(feed)).get("database") == state:
             return FeedRun(feed=feed)  # not touched since the last read: nothing to read
-        with tempfile.TemporaryDirectory(prefix="biographer-watch-") as folder:
-            copy = Path(folder) / path.name  # the same name: iMessage's chat.db is known by it
+        with self.memory.uploads.scratch("watch-") as folder:  # inside the data folder: the owner's messages
+            copy = folder / path.name  # the same name: iMessage's chat.db is known by it
             await asyncio.to_thread(snapshot, path, copy)
             before = await self.book.highest_document_id()
             report = await self.memory.ingest([copy], index=False, keep_raw=False)
-            chats = await self.book.link_new_files(feed, after_id=before, under=folder)
+            chats = await self.book.link_new_files(feed, after_id=before, under=str(folder))
         await self.book.set_cursor(feed, "database", state)
         return FeedRun(feed=feed, messages_added=report.messages_added, documents_added=report.documents_added,
                        chats=chats, file_errors=tuple(report.errors))

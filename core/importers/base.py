@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Protocol
@@ -22,6 +24,13 @@ MONTH_NUMBERS = {name: number for number, names in enumerate((
     ("oct", "october"), ("nov", "november"), ("dec", "december")), start=1) for name in names}
 
 
+@contextmanager
+def system_scratch(prefix: str) -> Iterator[Path]:
+    """A private folder in the system's temporary folder (where no data folder is known)."""
+    with tempfile.TemporaryDirectory(prefix=f"biographer-{prefix}") as folder:
+        yield Path(folder)
+
+
 @dataclass(frozen=True)
 class ImportContext:
     """What importers may know about the owner and the machine."""
@@ -31,6 +40,9 @@ class ImportContext:
     transcriber: Transcriber | None = None
     describer: Describer | None = None  # vision model for photos; None: photos are skipped
     spelling_hints: Sequence[str] = field(default_factory=tuple)
+    # a private folder for the length of a `with` block (an archive unpacked while it is read): the
+    # memory's, inside the data folder (storage/uploads.py); the system's temporary folder without one
+    scratch: Callable[[str], AbstractContextManager[Path]] = field(default=system_scratch)
 
     def is_owner(self, *names: str | None) -> bool:
         return any(n is not None and n.strip().lower() in self.owner_aliases for n in names)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import tempfile
 import zipfile
 from collections import Counter
 from collections.abc import Iterator
@@ -288,12 +287,11 @@ class DiscordPackageZipImporter(ImporterBase):
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         archive = open_zip(path)
-        with archive, tempfile.TemporaryDirectory(prefix="biographer-discord-") as tmp:
+        with archive, context.scratch("discord-") as folder:
             members = _package_members(archive)
             if members is None:
                 raise ImportFailed(path.name, "is a zip without Discord messages in it",
                                    hint="import the package.zip Discord sent, or its messages folder")
-            folder = Path(tmp)
             for info, below in members:  # names checked by the pattern: no '..', no absolute paths
                 local = folder.joinpath(*below.parts)
                 local.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from datetime import date
 import re
-import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -86,8 +85,7 @@ class WhatsAppZipImporter(ImporterBase):
 
     def parse(self, path: Path, context: ImportContext) -> Iterator[SourceDocument]:
         archive = open_zip(path)
-        with archive, tempfile.TemporaryDirectory(prefix="biographer-wa-") as tmp:
-            folder = Path(tmp)
+        with archive, context.scratch("wa-") as folder:
             chat = find_chat_member(archive)
             if chat is None:
                 raise ImportFailed(path.name, "is a zip without a WhatsApp chat in it",

@@ -55,10 +55,11 @@ class Memory:
         self.raw_dir = raw_dir
         self.backup_dir = backup_dir
         self.embedder = embedder
-        self.context = context
-        self._importers = importers
-        # files dropped on the page wait in the data folder (storage/uploads.py), beside raw/
+        # files dropped on the page wait in the data folder (storage/uploads.py), beside raw/, and
+        # importers unpack archives there too, never in the system's temporary folder
         self.uploads = UploadStaging(raw_dir.parent / UPLOADS_FOLDER)
+        self.context = replace(context, scratch=self.uploads.scratch)
+        self._importers = importers
         # the person filter matches every name the people table knows for that person
         self.searcher = Searcher(conn, embedder,
                                  person_names=person_names or (lambda name: people_store.names_of(conn, name)),

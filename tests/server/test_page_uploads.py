@@ -142,3 +142,35 @@ def test_a_sweep_never_takes_a_held_folder_and_removes_stray_locks(tmp_path):
     assert sorted(p.name for p in staging.root.iterdir()) == sorted([held.path.name, held.path.name + ".lock"])
     held.remove()
     assert list(staging.root.iterdir()) == []
+
+
+async def test_a_zip_is_unpacked_inside_the_data_folder_never_in_the_system_tmp(tmp_path, monkeypatch, embedder):
+    """A WhatsApp zip's voice note is unpacked to be transcribed: into a private folder in
+    DATA_DIR/uploads (sealed stores' words must not sit in /tmp, and a kill leaves it where the
+    next start removes it), gone when the import ends."""
+    from dataclasses import replace
+
+    from tests.core.helpers import memory_at
+    from tests.importers.test_whatsapp import make_zip
+
+    system_tmp = tmp_path / "system-tmp"
+    system_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(system_tmp))
+    seen = []
+
+    class Transcriber:  # records where the voice note lies while it is heard
+        def transcribe(self, path: Path, *, hints=()) -> str:
+            seen.append((path, mode(path.parent), sorted(p.name for p in system_tmp.iterdir())))
+            return "meet me at the tram stop"
+
+    archive = make_zip(tmp_path, {"WhatsApp Chat - Teo Ramos.txt":
+                                  b"05/03/2024, 21:07 - Teo Ramos: PTT-20240305-WA0009.opus (file attached)\n",
+                                  "PTT-20240305-WA0009.opus": b"OggS" + b"\x00" * 64})
+    data = tmp_path / "data"
+    async with memory_at(data, embedder) as memory:
+        memory.context = replace(memory.context, transcriber=Transcriber())
+        report = await memory.ingest([archive])
+    assert report.errors == [] and report.documents_added == 1
+    [(heard, folder_mode, in_system_tmp)] = seen
+    assert heard.is_relative_to(data / "uploads") and folder_mode == 0o700 and in_system_tmp == []
+    assert files_under(data / "uploads") == []
