@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.memory import ranking
-from core.memory.query_understanding import (KnownNames, QueryIntent, keyword_words, known_names, semantic_query,
-                                             understand)
+from core.memory.query_understanding import (KnownNames, QueryIntent, first_person, keyword_words, known_names,
+                                             semantic_query, understand)
 from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.privacy.disclosure import DENY
 from core.errors import LocatorError, UserFacingError
@@ -181,7 +181,7 @@ class Searcher:
             # the model's work overlaps the keyword half; the vector half follows the embedding
             ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.gather(
                 self._keyword_rows(query, depth=depth, where=where),
-                self._semantic_rows(query, depth=semantic_depth, where=where))
+                self._semantic_rows(query, depth=semantic_depth, where=where, people_elsewhere=True))
         elif spare_cores() >= 1:
             # a core is free: the halves at once (SQLite and NumPy let go of the GIL while they
             # work; 100k chunks on two idle cores: 3.5 against 4.9 ms back to back)
@@ -246,7 +246,10 @@ class Searcher:
         return ranked
 
     async def _semantic_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
-                             query_vector: np.ndarray | None = None) -> Ranked:
+                             query_vector: np.ndarray | None = None, people_elsewhere: bool = False) -> Ranked:
+        """`people_elsewhere`: the keyword half and the person rules look after the people the
+        query names (hybrid), so the embedded question leaves their names out (semantic_query);
+        on its own the semantic half keeps them."""
         if self.embedder is None:
             return [], {}
         if query_vector is None:
@@ -257,7 +260,8 @@ class Searcher:
                     text = query
                 else:
                     known = self._known_now(reader)
-                    text = semantic_query(query, understand(query, known), known)
+                    text = (semantic_query(query, understand(query, known), known) if people_elsewhere
+                            else first_person(query, known))
                 return self.embedder.embed([text], query=True)[0]
 
             query_vector = await asyncio.to_thread(embedded)

@@ -59,3 +59,14 @@ async def test_a_list_question_says_so_and_returns_more_than_its_limit(tmp_path)
         item = json.loads(json.dumps(listed[0].to_json()))
         assert item["exhaustive_list"] is True and "grep" in item["hint"]
         assert {"locator", "document", "kind", "text", "score", "time_start", "time_end", "speakers"} <= set(item)
+
+
+async def test_only_the_hybrid_leaves_peoples_names_to_the_keyword_half_and_the_person_rules(tmp_path):
+    folder = _chats(tmp_path / "inbox")
+    embedder = HashEmbedder()
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        await memory.ingest([folder])
+        await memory.search("What is Teo's dog called, Ana?", limit=1)
+        assert embedder.queries[-1] == "What is their dog called, I?"
+        await memory.search("What is Teo's dog called, Ana?", limit=1, mode="semantic")
+        assert embedder.queries[-1] == "What is Teo's dog called, I?"  # nothing else would keep Teo
