@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from bench.locomo import EVAL, STORES  # noqa: E402
 from bot.compose import build_embedder  # noqa: E402
 from core.config import Settings  # noqa: E402
-from core.memory.search import BIT_OVERSAMPLE, SEMANTIC_DEPTH, SHORTLIST  # noqa: E402
+from core.memory.search import SEMANTIC_DEPTH, shortlist_size  # noqa: E402
 from storage.vectors.index import VectorIndex, hamming_distances, smallest  # noqa: E402
 from storage.vectors.store import sign_words  # noqa: E402
 
@@ -85,7 +85,7 @@ def main() -> None:
                 continue
             exact = set(ids[np.argsort(-(matrix @ q))[:10]].tolist())
             for reader in (index, kept):
-                ranked = reader.search(q, shortlist=max(SEMANTIC_DEPTH * BIT_OVERSAMPLE, SHORTLIST),
+                ranked = reader.search(q, shortlist=shortlist_size(len(ids)),
                                        depth=SEMANTIC_DEPTH)
                 found = len(exact & {hit.chunk_id for hit in ranked[:10]})
                 if reader is index:

@@ -4,6 +4,7 @@ over the store."""
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable
@@ -38,9 +39,12 @@ HYBRID_DEPTH = 100  # keyword candidates
 SEMANTIC_DEPTH = 50  # semantic candidates, ranked exactly from a short list of sign-bit hits
 # the short list: at least SHORTLIST sign-bit hits, BIT_OVERSAMPLE times the depth when deeper.
 # On real embeddings (LoCoMo, 1.3k-5.9k vectors pooled) 100 held 98.2-98.7% of the exact top 10,
-# 400 held 99.9%; reading 400 float vectors by id costs about 2 ms at a million chunks
+# 400 held 99.9%; reading 400 float vectors by id costs about 2 ms at a million chunks.
+# Beyond 400k vectors it grows with the store (shortlist_size): on 10.7k real vectors padded to 1M
+# with near neighbours of them, 400 held 98.2% and 1,000 (0.1%) 99.7% (bench/shortlist_real.py)
 SHORTLIST = 400
 BIT_OVERSAMPLE = 8
+SHORTLIST_SHARE = 0.001
 MODES = ("hybrid", "keyword", "semantic")
 # a filter that keeps at most this many chunks has all of them ranked exactly by sqlite-vec (no
 # first stage to drop any); a broader one takes the sign bits' short list among the chunks it keeps.
@@ -429,13 +433,21 @@ def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_
     return ([(hit.chunk.id, -hit.bm25) for hit in hits], {hit.chunk.id: hit.chunk for hit in hits}), understood
 
 
+def shortlist_size(vectors: int, *, depth: int = SEMANTIC_DEPTH) -> int:
+    """How many sign-bit hits are ranked by their float vectors in a store of `vectors`: at least
+    SHORTLIST (BIT_OVERSAMPLE times the depth when deeper), and a share of the store beyond that,
+    because the sign bits' ranks spread as a store grows: more vectors sit between a query's exact
+    top 10 and the short list's edge."""
+    return max(SHORTLIST, depth * BIT_OVERSAMPLE, math.ceil(vectors * SHORTLIST_SHARE))
+
+
 def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: chunk_store.ChunkFilter,
                   known: dict[int, chunk_store.StoredChunk] | None = None) -> Ranked:
     """The vector half, blocking (in a worker thread); the chunks in `known` are not read again."""
     import numpy as np
 
     hits = index.search(np.asarray(vector, dtype=np.float32), depth=depth, where=where,
-                        shortlist=max(depth * BIT_OVERSAMPLE, SHORTLIST), exact_below=EXACT_FILTER_CAP)
+                        shortlist=shortlist_size(len(index), depth=depth), exact_below=EXACT_FILTER_CAP)
     ranked = [(hit.chunk_id, hit.cosine) for hit in hits]
     known = known or {}
     rows = index.chunks([cid for cid, _ in ranked if cid not in known])
