@@ -8,7 +8,6 @@ import asyncio
 import inspect
 import io
 import logging
-import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -323,7 +322,7 @@ class DiscordFrontend:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
             return
-        with tempfile.TemporaryDirectory(prefix="biographer-dc-") as folder:
+        with self.commands.service.memory.uploads.scratch("dc-") as folder:
             path = Path(folder) / Path(attachment.filename).name
             await attachment.save(path)
             if kind == "recording":
@@ -338,7 +337,7 @@ class DiscordFrontend:
         progress = ThrottledStatus(lambda text: status.edit(content=text),
                                    lambda stage, done, total: progress_text(name, stage, done, total),
                                    interval=self.settings.progress_edit_seconds)
-        with tempfile.TemporaryDirectory(prefix="biographer-dc-") as folder:
+        with self.commands.service.memory.uploads.scratch("dc-") as folder:
             path = Path(folder) / Path(name).name
             await attachment.save(path)
             reply = await self.commands.import_files(name, [path], progress=progress)

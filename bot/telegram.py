@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from functools import partial
@@ -362,7 +361,7 @@ class TelegramFrontend:
         first = messages[0]
         chat = TelegramChat(self, first)
         caption = "\n".join(m.caption for m in messages if m.caption)
-        with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
+        with self.commands.service.memory.uploads.scratch("tg-") as folder:
             paths = []
             for i, message in enumerate(messages):
                 path = Path(folder) / f"photo-{i}.jpg"
@@ -381,7 +380,7 @@ class TelegramFrontend:
         progress = ThrottledStatus(lambda text: self._edit(status, text),
                                    lambda stage, done, total: progress_text(label, stage, done, total),
                                    interval=self.settings.progress_edit_seconds)
-        with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
+        with self.commands.service.memory.uploads.scratch("tg-") as folder:
             paths = []
             for message, name in zip(messages, names):
                 path = Path(folder) / f"{len(paths)}" / Path(name).name
@@ -401,7 +400,7 @@ class TelegramFrontend:
         message = update.effective_message
         media = message.voice or message.audio or message.video_note
         chat = TelegramChat(self, message)
-        with tempfile.TemporaryDirectory(prefix="biographer-tg-") as folder:
+        with self.commands.service.memory.uploads.scratch("tg-") as folder:
             path = Path(folder) / f"recording{'.mp4' if message.video_note else '.ogg'}"
             await (await media.get_file()).download_to_drive(path)
             reply = await self.commands.recording(chat, path, when=message.date)

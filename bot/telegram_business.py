@@ -6,7 +6,6 @@ reply is ever sent into those chats (nothing here passes a business_connection_i
 from __future__ import annotations
 
 import logging
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -94,7 +93,7 @@ class BusinessCapture:
         if media is None or not await self.recorder.records(connection_id=message.business_connection_id or "",
                                                             chat_id=str(message.chat.id)):
             return None
-        with tempfile.TemporaryDirectory(prefix="biographer-live-") as folder:
+        with self.recorder.memory.uploads.scratch("live-") as folder:
             path = Path(folder) / f"recording{'.mp4' if message.video_note else '.ogg'}"
             try:
                 await (await media.get_file()).download_to_drive(path)
