@@ -1,13 +1,16 @@
 """Search latency, memory, short-list recall and insert cost over a synthetic store, beside the
 simplest exact baseline on the same data, in one run. Query embedding is excluded.
 
-    python bench/latency.py build bench/stores/lat100k --chunks 100000
+    python bench/latency.py build bench/stores/lat100k --chunks 100000 [--chunk-chars 900]
     python bench/latency.py query bench/stores/lat100k --runs 200
     python bench/latency.py compare bench/stores/lat100k --before /tmp/old  # another checkout's search
+    python bench/latency.py vectors bench/stores/lat100k  # the vector half's paths alone
 
 `build` writes the store through the storage layer (the real schema, FTS5 triggers, vectors and
-their sign-bit parts): texts of 40-120 words drawn from a Zipf-distributed 50,000-word
-vocabulary (a few very common words, a long tail of rare ones) and random unit 384-dim vectors.
+their sign-bit parts): texts of 40-120 words (90-130 with --chunk-chars 900) drawn from a
+Zipf-distributed 50,000-word vocabulary (a few very common words, a long tail of rare ones) and
+random unit 384-dim vectors;
+each chunk dated, evenly over 15 years in id order (period filters keep a known share).
 
 `query` measures, on the same queries and precomputed query vectors:
 - Biographer: `Searcher.search` (hybrid, keyword, semantic; limit 10), the real code path.
