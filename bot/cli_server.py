@@ -92,14 +92,21 @@ async def cmd_clients(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_saves(args: argparse.Namespace, settings: Settings) -> int:
     """List or delete what agents saved."""
+    from core.errors import UserFacingError
     from core.serving.clients import OWNER
 
     async with cli_service(settings, model=False) as service:
         if args.saves_action == "delete":
             deleted = await service.save_shelf.delete(OWNER, args.id)
-            print(f"deleted record {deleted.record}: {counted(deleted.versions, 'version')} forgotten, backups included")
+            print(f"deleted record {deleted.record}: {counted(deleted.versions, 'version')} forgotten, "
+                  "backups included")
             return 0
         records = await service.save_shelf.list(client=args.client)
+        if args.client and not records:  # a misspelt name is not "no saves"
+            names = [c.name for c in await service.clients.list(include_revoked=True)]
+            if args.client not in names:
+                raise UserFacingError(f"no client named {args.client!r}",
+                                      hint="clients: " + (", ".join(names) or "none yet (biographer clients add)"))
     if args.json:
         print_json([{"record": v.record_id, "client": v.client, "section": v.section, "kind": v.kind,
                      "version": v.version, "saved_at": v.saved_at, "locator": f"doc{v.document_id}:0-{v.text_length}"}

@@ -111,7 +111,7 @@ class Settings(BaseSettings):
     owner_aliases: CommaList = Field(default_factory=list)
     # how long a write waits while another process (a CLI import beside the running bot) holds the
     # store's write lock, before the owner is told; forwards wait in an inbox on disk meanwhile
-    store_busy_seconds: float = 900.0
+    store_busy_seconds: float = Field(default=900.0, ge=0)
     # encryption at rest (README "Security and privacy"): the passphrase of an encrypted store (else
     # the OS keyring, else a prompt in a terminal), and whether a new store starts encrypted
     store_key: SecretStr | None = None
@@ -126,8 +126,8 @@ class Settings(BaseSettings):
     embedding_model: str = AUTO_EMBEDDING_MODEL
     embedding_base_url: str | None = None
     embedding_api_key: SecretStr | None = None
-    embedding_batch_size: int = 32
-    embedding_threads: int = 0  # 0: onnxruntime decides
+    embedding_batch_size: int = Field(default=32, ge=1)
+    embedding_threads: int = Field(default=0, ge=0)  # 0: onnxruntime decides
     # query/passage prefixes for models trained with them: "auto" (e5 and nomic-embed models by
     # name), "none", "e5", "nomic", or "QUERY|PASSAGE" (core/providers/prefixes.py)
     embedding_prefixes: str = "auto"
@@ -147,26 +147,31 @@ class Settings(BaseSettings):
     llm_model: str = "openai/gpt-4o-mini"
     llm_analysis_model: str | None = None  # analysis, reports, consolidation; default: llm_model
     llm_vision_model: str | None = None  # set it to describe photos (a model that reads images)
-    llm_timeout_seconds: float | None = None  # one reply's wait; default 120 s, 900 s for a local model
-    llm_max_retries: int = 4  # on 429, 5xx and refused connections (never on a timeout), with backoff
-    llm_daily_token_cap: int = 0  # 0: no cap; reached, new analysis runs stop (answers still run)
+    # one reply's wait; default 120 s, 900 s for a local model
+    llm_timeout_seconds: float | None = Field(default=None, gt=0)
+    # on 429, 5xx and refused connections (never on a timeout), with backoff
+    llm_max_retries: int = Field(default=4, ge=0)
+    llm_daily_token_cap: int = Field(default=0, ge=0)  # 0: no cap; reached, new analysis runs stop (answers still run)
 
     # the model's limits and habits. A local server (Ollama, llama.cpp, LM Studio) answers one
     # request at a time, slowly, with a small context window: "local" (or "auto" with a base URL on
     # this machine or a one-word host like the compose service "ollama") waits longer for a reply,
     # assumes a smaller window and gives chat the reading tools only
     llm_profile: Literal["auto", "remote", "local"] = "auto"
-    llm_context_tokens: int | None = None  # the model's context window; default 32,768 (local: 8,192)
-    llm_max_output_tokens: int = 1500  # sent as max_tokens, and kept free in the window for the reply
+    # the model's context window; default 32,768 (local: 8,192)
+    llm_context_tokens: int | None = Field(default=None, ge=1)
+    # sent as max_tokens, and kept free in the window for the reply
+    llm_max_output_tokens: int = Field(default=1500, ge=1)
 
     # the biographer agent
-    agent_chat_steps: int = 25  # tool calls per chat answer before a forced final answer
-    agent_analysis_steps: int = 40  # per report, consolidation, folded-in answer
-    agent_ingest_steps: int = 60  # per batch of newly imported material
-    agent_chat_tail: int = 6  # earlier chat messages (text only) in each turn's context
-    analysis_batch_chars: int = 24_000  # new material shown to one analysis run
-    question_repeat_days: int = 7  # an unanswered question is asked again after this many days
-    ledger_window_chars: int = 12_000  # conversation shown to the model at once by ledger extraction
+    agent_chat_steps: int = Field(default=25, ge=1)  # tool calls per chat answer before a forced final answer
+    agent_analysis_steps: int = Field(default=40, ge=1)  # per report, consolidation, folded-in answer
+    agent_ingest_steps: int = Field(default=60, ge=1)  # per batch of newly imported material
+    agent_chat_tail: int = Field(default=6, ge=0)  # earlier chat messages (text only) in each turn's context
+    analysis_batch_chars: int = Field(default=24_000, ge=1)  # new material shown to one analysis run
+    question_repeat_days: int = Field(default=7, ge=0)  # an unanswered question is asked again after this many days
+    # conversation shown to the model at once by ledger extraction
+    ledger_window_chars: int = Field(default=12_000, ge=1)
 
     # front ends
     telegram_token: SecretStr | None = None
@@ -181,22 +186,22 @@ class Settings(BaseSettings):
     # dir when not set), so a forged POST is refused
     telegram_webhook_url: str | None = None
     telegram_webhook_listen: str = "127.0.0.1"
-    telegram_webhook_port: int = 8443
+    telegram_webhook_port: int = Field(default=8443, ge=1, le=65535)
     telegram_webhook_secret: SecretStr | None = None
     telegram_local_mode: bool = False
-    telegram_forward_burst_seconds: float = 2.0  # forwards closer than this form one import
+    telegram_forward_burst_seconds: float = Field(default=2.0, ge=0)  # forwards closer than this form one import
     allow_group_chats: bool = False  # answer the owner in Telegram group chats too
     # Discord servers (guild ids) where the owner's slash commands may answer; elsewhere only DMs,
     # because an answer in a server channel is visible to everyone in it
     discord_guild_ids: CommaList = Field(default_factory=list)
-    progress_edit_seconds: float = 2.0  # at most one progress edit per this many seconds
+    progress_edit_seconds: float = Field(default=2.0, ge=0)  # at most one progress edit per this many seconds
 
     # the memory server (`biographer serve`): REST and MCP for the owner's other agents;
     # `biographer run` starts it too when api_port is set. Localhost unless said otherwise
     api_host: str = "127.0.0.1"
-    api_port: int | None = None
-    api_rate_per_minute: int = 120  # requests per client
-    api_max_body_bytes: int = 256 * 1024
+    api_port: int | None = Field(default=None, ge=0, le=65535)
+    api_rate_per_minute: int = Field(default=120, ge=1)  # requests per client
+    api_max_body_bytes: int = Field(default=256 * 1024, ge=1024)
     # the owner's local web page, served by the same server: host names it answers to besides
     # localhost (a reverse proxy's or Tailscale's name; any other Host is refused, against DNS
     # rebinding), how long a login lasts, and the largest file it takes in an import
@@ -208,35 +213,47 @@ class Settings(BaseSettings):
     # hosts whose OAuth client metadata documents (an app's client_id as an https URL) may be fetched
     # although they resolve to this machine or a private network; others must be public addresses
     oauth_client_hosts: CommaList = Field(default_factory=list)
-    page_session_hours: float = 12.0
-    page_max_upload_mb: int = 1024
+    page_session_hours: float = Field(default=12.0, gt=0)
+    page_max_upload_mb: int = Field(default=1024, ge=1)
 
     # scheduler (local times in `timezone`; /settings overrides these per store)
     scheduler_enabled: bool = True
     question_time: str = "19:00"
-    questions_per_day: int = 1
+    questions_per_day: int = Field(default=1, ge=0)
     quiet_hours: str = "22:00-08:00"  # empty: none
     report_day: str = "sun"
     report_time: str = "18:00"
     analysis_time: str = "03:00"
     backup_time: str = "04:00"
     ledger_reminder_time: str = "09:00"  # promises due, and follow-ups of what is owed past its date
-    backup_keep: int = 7
-    schedule_grace_hours: float = 6.0  # a run missed while down is made up on start within this
+    backup_keep: int = Field(default=7, ge=1)
+    schedule_grace_hours: float = Field(default=6.0, ge=0)  # a run missed while down is made up on start within this
 
     # the owner's Telegram chats recorded through a business connection (core/chat/live.py)
     telegram_live_keep_deleted: bool = False  # a message deleted in Telegram stays in the store
-    telegram_live_window_minutes: float = 30.0  # a chat quiet this long has its window saved
+    telegram_live_window_minutes: float = Field(default=30.0, gt=0)  # a chat quiet this long has its window saved
 
     # feeds (core/feeds/): mail accounts read nightly at this local time; watched paths
     mail_sync_time: str = "02:30"
-    mail_timeout_seconds: float = 60.0  # an IMAP server silent this long counts as gone
-    watch_settle_seconds: float = 5.0  # a changed file's size must hold this long before it is read
+    mail_timeout_seconds: float = Field(default=60.0, gt=0)  # an IMAP server silent this long counts as gone
+    # a changed file's size must hold this long before it is read
+    watch_settle_seconds: float = Field(default=5.0, ge=0)
     watch_database_every: str = "1h"  # a watched database (chat.db, ChatStorage.sqlite) is re-read this often
 
     _split = field_validator(
         "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", "page_hosts", "oauth_client_hosts", mode="before"
     )(_split_list)
+
+    @field_validator("telegram_owner_ids", "discord_owner_ids", "discord_guild_ids")
+    @classmethod
+    def _numeric_ids(cls, ids: list[str]) -> list[str]:
+        """Telegram and Discord name users and servers by number: a name or a handle here would
+        match no one, and the bot would ignore its owner without a word."""
+        wrong = [i for i in ids if not i.isdigit()]
+        if wrong:
+            raise ValueError(f"{', '.join(map(repr, wrong))} is not a numeric id (a user's id is a number: "
+                             "Telegram's @userinfobot, or Discord's Copy User ID in developer mode, shows it)")
+        return ids
 
     def secret_values(self) -> list[str]:
         """Every secret setting's value, for masking in logs (the webhook secret Biographer

@@ -149,6 +149,8 @@ class ListOut(BaseModel):
     items: list[PassageOut]
     next_cursor: str | None
     generation: int
+    message: str | None = Field(None, description="on an empty first page whose filters name nothing: which "
+                                                  "(a kind, person or section) and what there is instead")
 
 
 class SaveOut(BaseModel):

@@ -191,10 +191,17 @@ class Memory:
     async def reindex(self, *, progress: Progress = no_progress) -> int:
         return await self.indexer.reindex(progress=progress)
 
+    async def others_than(self, person: str) -> list[str] | None:
+        """None when the store knows `person`; else the people it does know, most messages first
+        (at most eight), to say instead of an empty result."""
+        if await people_store.knows_person(self.conn, person):
+            return None
+        return [p.name for p in (await people_store.list_people(self.conn))[:8]]
+
     async def check_filters(self, filters: SearchFilters) -> None:
         """A kind or a person the store does not hold is a mistake to point out, not an empty result."""
-        if filters.person and not await people_store.knows_person(self.conn, filters.person):
-            known = [p.name for p in (await people_store.list_people(self.conn))[:8]]
+        known = await self.others_than(filters.person) if filters.person else None
+        if known is not None:
             raise UserFacingError(f"no one called {filters.person!r} in your store",
                                   hint="people with the most messages: " + (", ".join(known) or "none yet")
                                        + " (all of them: biographer people)")

@@ -111,6 +111,8 @@ class SearchAnswer:
     evidence: str | None = None
     # the query asks for every instance ("list every trip"): ranked results are not the whole list
     exhaustive_list: bool = False
+    # nothing matched because a filter names nothing the client may see: which, and what there is
+    note: str = ""
 
     @property
     def message(self) -> str:
@@ -123,6 +125,8 @@ class SearchAnswer:
                      f"wait{'s' if self.index.pending == 1 else ''}), so more may match later")
         if self.exhaustive_list:
             text += f"; {LIST_HINT}"
+        if self.note:
+            text += f"; {self.note}"
         return text
 
     def to_json(self) -> dict:
@@ -160,10 +164,11 @@ class ListPage:
     items: list[Passage]
     next_cursor: str | None
     generation: int
+    message: str | None = None  # an empty page's filters that name nothing: which, and what there is
 
     def to_json(self) -> dict:
         return {"items": [p.to_json() for p in self.items], "next_cursor": self.next_cursor,
-                "generation": self.generation}
+                "generation": self.generation, "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -204,14 +209,18 @@ class MemoryApi:
                 imported_kinds=visibility.imported_kinds, saved_sections=visibility.saved_sections, status="all"))
         return IndexState(generation=generation, passages=counts.passages, pending=counts.pending)
 
-    async def capabilities(self, client: Client) -> dict:
-        """What this client may do and see, and the state of the index, over what it may see."""
+    async def _sections_held(self, client: Client) -> list[str]:
+        """The sections that hold something, of those the client may see."""
         held = await document_store.kinds(self.conn)
         holding = dict.fromkeys([imported_section(k) for k in held if k not in SAVE_KINDS]
                                 + await save_store.sections(self.conn))
+        return [s for s in holding if client.may_see(s)]
+
+    async def capabilities(self, client: Client) -> dict:
+        """What this client may do and see, and the state of the index, over what it may see."""
         return {"client": client.name, "operations": list(client.operations),
                 "sections": list(client.sections) or "all",
-                "sections_held": [s for s in holding if client.may_see(s)],
+                "sections_held": await self._sections_held(client),
                 "save_kinds": list(SAVE_KINDS), "index": (await self.index_state(client)).to_json()}
 
     # ------------------------------------------------------------------ who may see what
@@ -244,6 +253,27 @@ class MemoryApi:
             imported_kinds=None if unrestricted else imported_kinds_in(imported, held),
             saved_sections=None if unrestricted else saved_allowed)
 
+    async def _why_nothing(self, client: Client, filters: Filters, section: str | None = None) -> str:
+        """Why the filters keep nothing, when one of them names nothing the client may see: the
+        kind, person or section, and what there is instead ("" when each names something). A
+        client kept to some sections hears only of what they hold; of people, nothing (a name's
+        absence from its sections would tell of the others)."""
+        notes = []
+        held = await document_store.kinds(self.conn)
+        visible = held if not client.sections else list((await self._visibility(client, ())).kinds)
+        if unknown := [k for k in filters.kinds if k not in visible]:
+            notes.append(f"no sources of kind {', '.join(map(repr, unknown))} (kinds held: "
+                         f"{', '.join(visible) or 'none yet'})")
+        if filters.person and not client.sections:
+            others = await self.memory.others_than(filters.person)
+            if others is not None:
+                notes.append(f"no one called {filters.person!r} (people with the most messages: "
+                             f"{', '.join(others) or 'none yet'})")
+        sections = await self._sections_held(client) if section is not None else []
+        if sections and check_section_name(section) not in sections:
+            notes.append(f"section {section!r} holds nothing (sections that hold something: {', '.join(sections)})")
+        return "; ".join(notes)
+
     async def _search_filters(self, filters: Filters, kinds: tuple[str, ...]) -> SearchFilters:
         zone = self.memory.context.timezone
         return SearchFilters(kinds=kinds, person=filters.person,
@@ -261,7 +291,8 @@ class MemoryApi:
         search_filters = await self._search_filters(filters, visibility.kinds)
         index = await self.index_state(client)
         if visibility.nothing:
-            return SearchAnswer("nothing_matched" if not index.pending else "index_building", [], index)
+            return SearchAnswer("nothing_matched" if not index.pending else "index_building", [], index,
+                                note=await self._why_nothing(client, filters))
         try:
             passages = await self._visible_hits(query, limit=limit, mode=mode, filters=search_filters,
                                                 sections=visibility.sections, generation=index.generation)
@@ -270,7 +301,7 @@ class MemoryApi:
         listing_asked = (await self.memory.searcher.understand(query)).intent.exhaustive
         if not passages:
             return SearchAnswer("index_building" if index.pending else "nothing_matched", [], index,
-                                exhaustive_list=listing_asked)
+                                exhaustive_list=listing_asked, note=await self._why_nothing(client, filters))
         evidence = "words"
         if mode != "keyword" and not await self._visible_hits(query, limit=1, mode="keyword", filters=search_filters,
                                                               sections=visibility.sections, generation=index.generation):
@@ -383,8 +414,9 @@ class MemoryApi:
             time_end=_iso(c.time_end, zone), speakers=c.speakers, generation=generation, record=r.record_id,
             status=("superseded" if r.superseded_by else "current") if r.record_id else None,
             searchable=r.embedded) for r in page.chunks for c in (r.chunk,)]
+        why = await self._why_nothing(client, filters, section) if not items and cursor is None else ""
         return ListPage(items=items, next_cursor=_encode_cursor(page.next, fingerprint) if page.next else None,
-                        generation=generation)
+                        generation=generation, message=why or None)
 
 
 def _digest(text: str) -> str:

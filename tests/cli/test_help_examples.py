@@ -36,7 +36,10 @@ OWNER = "Ana"  # the examples' owner, as the README's quick start sets her
 KEY = "a long passphrase"  # the store key encrypt's example sets
 
 
-def _parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+Parsers = Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]
+
+
+def _parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Parsers:
     yield path, parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):

@@ -91,3 +91,19 @@ def test_chat_without_a_model_fails_before_asking_for_a_line(tmp_path: Path):
     result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
     assert_one_line_with_hint(result, "no language model is configured", "BIOGRAPHER_LLM_API_KEY")
     assert "you>" not in out + err and "Talk to your biographer" not in err
+
+
+@pytest.mark.parametrize(("setting", "value", "words"), [
+    ("BIOGRAPHER_TELEGRAM_OWNER_IDS", "@ana_s", ("BIOGRAPHER_TELEGRAM_OWNER_IDS", "'@ana_s' is not a numeric id")),
+    ("BIOGRAPHER_DISCORD_OWNER_IDS", "ana#1234", ("BIOGRAPHER_DISCORD_OWNER_IDS", "numeric id")),
+    ("BIOGRAPHER_LLM_MAX_RETRIES", "-1", ("BIOGRAPHER_LLM_MAX_RETRIES", "greater than or equal to 0")),
+    ("BIOGRAPHER_API_PORT", "70000", ("BIOGRAPHER_API_PORT", "less than or equal to 65535")),
+    ("BIOGRAPHER_BACKUP_KEEP", "0", ("BIOGRAPHER_BACKUP_KEEP", "greater than or equal to 1")),
+    ("BIOGRAPHER_EMBEDDING_BATCH_SIZE", "0", ("BIOGRAPHER_EMBEDDING_BATCH_SIZE", "greater than or equal to 1")),
+])
+def test_a_setting_out_of_its_range_is_one_line_before_anything_runs(setting, value, words, tmp_path: Path):
+    """A Telegram handle where an id belongs matched no one: the bot ignored its owner in silence
+    (and its scheduled messages failed on int()); a negative count or an impossible port failed
+    later, deep in a library."""
+    result = run("stats", env={"BIOGRAPHER_DATA_DIR": str(tmp_path / "data"), setting: value})
+    assert_one_line_with_hint(result, *words)

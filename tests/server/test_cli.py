@@ -113,3 +113,6 @@ def test_saves_list_and_delete(capsys, settings, tmp_path):
     assert [r["record"] for r in cli_json(capsys, "saves", "list", "--json")] == [2]
     assert main(["saves", "delete", "1"]) == 2
     assert "no saved record 1" in capsys.readouterr().err
+    # a misspelt client is not "no saves": it says which clients there are
+    assert main(["saves", "list", "--client", "cursr"]) == 2
+    assert "error: no client named 'cursr'\n  → clients: claude, cursor" in capsys.readouterr().err

@@ -496,3 +496,28 @@ def parse_www_authenticate(value: str) -> dict[str, str]:
 
     scheme, _, rest = value.partition(" ")
     return {"scheme": scheme.lower(), **parse_keqv_list(parse_http_list(rest))}
+
+
+async def test_a_filter_that_names_nothing_says_which_and_what_there_is(settings, tmp_path):
+    async with running_server(settings, tmp_path) as server:
+        token = await server.token()
+        async with server.http(token) as http, server.mcp(token) as mcp:
+            kind = (await http.post("/v1/search", json={"query": "knee", "kind": "signal"})).json()
+            assert kind["outcome"] == "nothing_matched"
+            assert kind["message"].endswith("; no sources of kind 'signal' (kinds held: markdown, whatsapp)")
+            person = (await http.post("/v1/search", json={"query": "knee", "person": "Zorro"})).json()
+            assert "no one called 'Zorro' (people with the most messages: Maya)" in person["message"]
+            section = (await http.post("/v1/list", json={"section": "reading"})).json()
+            assert section["items"] == [] and section["message"] == (
+                "section 'reading' holds nothing (sections that hold something: documents, chats)")
+            assert (await mcp.call_tool("list", {"section": "reading"})).structured_content == section
+            # each value names something: an empty answer has nothing more to say
+            later = (await http.post("/v1/list", json={"person": "Maya", "since": "2030"})).json()
+            assert later["items"] == [] and later["message"] is None
+            assert "kinds held" not in (await http.post("/v1/search", json={"query": "zeppelin", "mode": "keyword"})
+                                        ).json()["message"]
+        async with server.http(await server.token("reader", sections=["documents"])) as http:
+            person = (await http.post("/v1/search", json={"query": "knee", "person": "Zorro"})).json()
+            assert person["outcome"] == "nothing_matched" and "Maya" not in person["message"]
+            kind = (await http.post("/v1/list", json={"kind": "pdf"})).json()
+            assert kind["message"] == "no sources of kind 'pdf' (kinds held: markdown)"
