@@ -26,6 +26,18 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+class VersionAction(argparse.Action):
+    """--version, looked up only when asked for: importlib.metadata costs every other command
+    some 15-40 ms of start-up (bench/startup.py)."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit", **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"biographer {version()}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
 def global_options(*, top: bool) -> argparse.ArgumentParser:
     """--data-dir and -v, accepted before the subcommand and after it."""
     parser = argparse.ArgumentParser(add_help=False)
@@ -43,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="biographer", parents=[global_options(top=True)],
         description="Your life's sources in one local store: searchable offline, explained by your biographer.",
         epilog="`biographer COMMAND --help` describes each command, with an example.")
-    parser.add_argument("--version", action="version", version=f"biographer {version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     after = global_options(top=False)
     for module in SUBCOMMAND_MODULES:
