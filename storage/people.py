@@ -61,8 +61,8 @@ async def sync_from_messages(conn: Store) -> int:
 
 
 #: Names importers give a sender they could not name (a Slack integration, a cue without a
-#: speaker, a WhatsApp number without a contact): a placeholder, not a person.
-PLACEHOLDER_SENDERS = frozenset({"unknown", "unknown speaker", "someone", ""})
+#: speaker, an e-mail without From, a WhatsApp number without a contact): a placeholder, not a person.
+PLACEHOLDER_SENDERS = frozenset({"unknown", "unknown speaker", "unknown sender", "someone", ""})
 
 
 def is_placeholder(name: str) -> bool:

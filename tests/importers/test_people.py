@@ -91,19 +91,21 @@ def test_owner_flags_follow_aliases_added_later(tmp_path: Path, monkeypatch, cap
 
 
 REAL = Path(__file__).parent / "data"
+CONFORMANCE = Path(__file__).parents[1] / "conformance" / "files"
 
 
 def test_people_holds_people_not_bots_calendars_or_the_owner(tmp_path: Path, monkeypatch, capsys) -> None:
     """Real exports (tests/importers/data/README.md): a Slack archive whose integration posts have
     no user (94 of its messages), calendars whose events have no organizer, a Teams transcript,
-    and a WhatsApp group where the owner writes as 'Dmitry S'."""
+    a WhatsApp group where the owner writes as 'Dmitry S', and an e-mail with no From header."""
     monkeypatch.setenv("BIOGRAPHER_OWNER_ALIASES", "Dmitry S")
     paths = [REAL / "slack" / "slack-export-viewer-testarchive.zip", REAL / "calendar",
-             REAL / "meeting" / "teams_timeframe.vtt", REAL / "whatsapp" / "en_android_group.txt"]
+             REAL / "meeting" / "teams_timeframe.vtt", REAL / "whatsapp" / "en_android_group.txt",
+             CONFORMANCE / "eml" / "mailgun-flanker" / "attached-pdf.eml"]
     assert main(["ingest", "--no-index", *map(str, paths)]) == 0
     capsys.readouterr()
     assert main(["people", "--json"]) == 0
     names = [p["name"] for p in json.loads(capsys.readouterr().out)]
     # the Slack users who wrote, and the meeting's two speakers, counted by hand from the files
     assert {"Hamza Faran", "Hermione Granger", "Harry Potter", "Adrian Petrescu", "Yuri Bakulin"} <= set(names)
-    assert not {"unknown", "Holidays", "issue_1081_event_with_rrule", "Dmitry S"} & set(names)
+    assert not {"unknown", "unknown sender", "Holidays", "issue_1081_event_with_rrule", "Dmitry S"} & set(names)
