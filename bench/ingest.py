@@ -3,7 +3,7 @@
     python bench/ingest.py pipeline --messages 200000   # parse + chunk + write + FTS, no embedding
     python bench/ingest.py big --gb 1                    # `biographer ingest --no-index` on a 1 GB text file: peak RSS
     python bench/ingest.py model --messages 3000         # with the real local model: chunks/s, share of time in it
-    python bench/ingest.py embed [--chunks 600]          # real chat chunks: the import's embedding beside a plain loop
+    python bench/ingest.py embed [--chunks 600] [--models both|minilm|e5]  # real chat chunks: the import's embedding beside a plain loop
 
 `embed` reads LoCoMo's chat exports in place (../shared/eval/locomo, or --exports DIR), saves them
 with `ingest --no-index`, and embeds the chunks of its first conversations (at least --chunks, store order) with each shipped model
@@ -153,7 +153,7 @@ async def _reindex_pending(store: Path, model: str) -> int:
         return await memory.indexer.index_pending()
 
 
-def embedding_run(exports: Path, chunks: int, rounds: int, work: Path) -> dict:
+def embedding_run(exports: Path, chunks: int, rounds: int, work: Path, models: str = "both") -> dict:
     import sqlean
 
     from core.config import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
@@ -173,7 +173,9 @@ def embedding_run(exports: Path, chunks: int, rounds: int, work: Path) -> dict:
     conn.close()
     out: dict = {"chunks": len(texts), "mean_chars": round(sum(map(len, texts)) / len(texts)),
                  "numpy_matmul_gmac_s": round(numpy_macs_per_s() / 1e9, 1)}
-    for model, plain in ((DEFAULT_EMBEDDING_MODEL, minilm_plain_loop), (MULTILINGUAL_EMBEDDING_MODEL, e5_plain_loop)):
+    runs = {"minilm": [(DEFAULT_EMBEDDING_MODEL, minilm_plain_loop)],
+            "e5": [(MULTILINGUAL_EMBEDDING_MODEL, e5_plain_loop)]}
+    for model, plain in runs["minilm"] + runs["e5"] if models == "both" else runs[models]:
         figures: dict[str, list[float]] = {"plain": [], "product": [], "load": []}
         for r in range(rounds):
             figures["load"].append(os.getloadavg()[0])
@@ -215,6 +217,7 @@ def main() -> None:
     e = sub.add_parser("embed")
     e.add_argument("--chunks", type=int, default=600)
     e.add_argument("--rounds", type=int, default=2)
+    e.add_argument("--models", choices=("both", "minilm", "e5"), default="both")
     e.add_argument("--exports", type=Path, default=None, help="a folder of chat exports (default: LoCoMo's)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="biographer-bench-"))
@@ -234,7 +237,7 @@ def main() -> None:
             out = {"bytes": big.stat().st_size, "seconds": round(seconds, 1), "peak_rss_mb": rss}
         elif args.cmd == "embed":
             from bench.locomo import EVAL
-            out = embedding_run(args.exports or EVAL / "exports", args.chunks, args.rounds, work)
+            out = embedding_run(args.exports or EVAL / "exports", args.chunks, args.rounds, work, args.models)
             out["load_after"] = os.getloadavg()[0]
         else:
             chat = work / "WhatsApp Chat with Tom Berg.txt"
