@@ -23,7 +23,7 @@ import hmac
 import json
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -244,49 +244,47 @@ def opens_with(path: Path, key: bytes) -> bool:
     return True
 
 
-def reseal_file(path: Path, old: bytes, new: bytes) -> Path:
-    """`path`, sealed with `old`, sealed with `new` in its place (through a `.part` renamed when
-    complete; the plaintext is never on disk)."""
-    partial = _new_partial(path)
+def _write_through_partial(target: Path, write: Callable[[BinaryIO], None]) -> Path:
+    """`write` fills a `.part` beside `target`, which is synced and renamed over `target` when
+    complete; on any failure the `.part` is removed, so no half-written file is left or seen."""
+    partial = _new_partial(target)
     try:
-        with path.open("rb") as src, partial.open("wb") as dst:
+        with partial.open("wb") as dst:
+            write(dst)
+            dst.flush()
+            os.fsync(dst.fileno())
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    partial.replace(target)
+    return target
+
+
+def reseal_file(path: Path, old: bytes, new: bytes) -> Path:
+    """`path`, sealed with `old`, sealed with `new` in its place (the plaintext is never on disk)."""
+    def write(dst: BinaryIO) -> None:
+        with path.open("rb") as src:
             sealer = Sealer(dst, new)
             for block in open_stream(src, old, name=path.name):
                 sealer.write(block)
             sealer.close()
-            dst.flush()
-            os.fsync(dst.fileno())
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    partial.replace(path)
-    return path
+    return _write_through_partial(path, write)
 
 
 def seal_file(source: Path, target: Path, key: bytes) -> Path:
-    """Write `source` sealed to `target` (0600), through a `.part` renamed when complete."""
-    partial = _new_partial(target)
-    with source.open("rb") as src, partial.open("wb") as dst:
-        seal_stream(src, dst, key)
-        dst.flush()
-        os.fsync(dst.fileno())
-    partial.replace(target)
-    return target
+    """Write `source` sealed to `target` (0600)."""
+    def write(dst: BinaryIO) -> None:
+        with source.open("rb") as src:
+            seal_stream(src, dst, key)
+    return _write_through_partial(target, write)
 
 
 def unseal_file(source: Path, target: Path, key: bytes) -> Path:
-    partial = _new_partial(target)
-    try:
-        with source.open("rb") as src, partial.open("wb") as dst:
+    def write(dst: BinaryIO) -> None:
+        with source.open("rb") as src:
             for block in open_stream(src, key, name=source.name):
                 dst.write(block)
-            dst.flush()
-            os.fsync(dst.fileno())
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    partial.replace(target)
-    return target
+    return _write_through_partial(target, write)
 
 
 def seal_bytes(data: bytes, key: bytes) -> bytes:
