@@ -20,7 +20,6 @@ import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-import httpx
 from pydantic import AnyUrl, ValidationError
 
 from core.errors import UserFacingError
@@ -88,6 +87,8 @@ class ClientDocuments:
         """The app's metadata as this server keeps a registered app's, or DocumentRefused saying why."""
         if (why := document_url_refusal(url)) is not None:
             raise DocumentRefused(f"client_id {url}: {why}", hint="the app's client_id must be its metadata's address")
+        import httpx  # only a server fetching an app's metadata needs it: 55 ms of every CLI start
+
         host = (urlsplit(url).hostname or "").lower()
         await self._check_addresses(host, urlsplit(url).port or 443)
         try:
