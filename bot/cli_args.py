@@ -106,8 +106,10 @@ async def cli_facets(settings: Settings, *, model: bool = True) -> AsyncIterator
 async def cli_service(settings: Settings, *, model: bool = True) -> AsyncIterator[AdminFacet]:
     """The CLI's facet for one command. `model=False` for commands that never ask the model
     (search, grep, read...): the model client, and its library, are then not even loaded."""
-    async with cli_facets(settings, model=model) as facets:
-        yield facets.admin
+    from bot.compose import open_admin
+
+    async with open_admin(settings, with_model=model) as service:
+        yield service
 
 
 def stderr(text: str) -> None:

@@ -21,13 +21,12 @@ from core.ports import LLM, Describer, Embedder, Transcriber
 from core.schedule.preferences import ScheduleDefaults
 from core.providers.lazy import LazyEmbedder
 from core.service.admin import AdminFacet
-from core.service.chat import ChatFacet
 from core.service.parts import Parts
-from core.serving.oauth_apps import ClientDocuments
-from core.service.schedule import ScheduleFacet
-from core.service.serving import ServingFacet
 
 if TYPE_CHECKING:
+    from core.service.chat import ChatFacet
+    from core.service.schedule import ScheduleFacet
+    from core.service.serving import ServingFacet
     from core.chat.live import LiveRecorder
     from core.feeds.facade import Feeds
 
@@ -200,23 +199,44 @@ class Facets:
 
     @classmethod
     def over(cls, parts: Parts) -> Facets:
+        from core.service.chat import ChatFacet
+        from core.service.schedule import ScheduleFacet
+        from core.service.serving import ServingFacet
+
         return cls(chat=ChatFacet(parts), serving=ServingFacet(parts), schedule=ScheduleFacet(parts),
                    admin=AdminFacet(parts))
 
 
 @asynccontextmanager
-async def open_facets(settings: Settings, *, llm: LLM | None = None, embedder: Embedder | None = None,
-                      with_model: bool = True) -> AsyncIterator[Facets]:
-    """The facets (memory core + biographer) over the configured store and model, closed on exit.
-    `with_model=False` leaves the chat model out (commands that never ask it load no client)."""
+async def open_parts(settings: Settings, *, llm: LLM | None = None, embedder: Embedder | None = None,
+                     with_model: bool = True) -> AsyncIterator[Parts]:
+    """The service's parts (memory core + biographer) over the configured store and model, closed on
+    exit. `with_model=False` leaves the chat model out (commands that never ask it load no client)."""
+    from core.serving.oauth_apps import ClientDocuments
+
     model = llm or (build_llm(settings) if with_model else None)
     try:
         async with open_memory(settings, embedder=embedder) as memory:
-            yield Facets.over(Parts(memory=memory, llm=model, config=agent_config(settings),
-                                    schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
-                                    ledger_window_chars=settings.ledger_window_chars,
-                                    feeds=build_feeds(settings, memory), live=build_live(settings, memory),
-                                    client_documents=ClientDocuments(private_hosts=settings.oauth_client_hosts)))
+            yield Parts(memory=memory, llm=model, config=agent_config(settings),
+                        schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
+                        ledger_window_chars=settings.ledger_window_chars,
+                        feeds=build_feeds(settings, memory), live=build_live(settings, memory),
+                        client_documents=ClientDocuments(private_hosts=settings.oauth_client_hosts))
     finally:
         if llm is None and model is not None:
             await model.close()
+
+
+@asynccontextmanager
+async def open_facets(settings: Settings, *, llm: LLM | None = None, embedder: Embedder | None = None,
+                      with_model: bool = True) -> AsyncIterator[Facets]:
+    """Every facet over one set of parts, for a process that runs several front ends."""
+    async with open_parts(settings, llm=llm, embedder=embedder, with_model=with_model) as parts:
+        yield Facets.over(parts)
+
+
+@asynccontextmanager
+async def open_admin(settings: Settings, *, with_model: bool = True) -> AsyncIterator[AdminFacet]:
+    """The CLI's facet alone: a command does not import or build the server's and the chats' facets."""
+    async with open_parts(settings, with_model=with_model) as parts:
+        yield AdminFacet(parts)

@@ -21,10 +21,6 @@ from core.privacy.backups import take_backup
 from core.privacy.disclosure import Disclosure
 from core.schedule.preferences import PreferenceStore, ScheduleDefaults
 from core.serving.clients import ClientBook
-from core.serving.memory_api import MemoryApi
-from core.serving.oauth import OAuthBook
-from core.serving.oauth_apps import ClientDocuments
-from core.serving.page_sessions import PageSessions
 from core.serving.saves import SaveBook, SaveShelf
 from core.times import Clock, utc_now
 from core.types import Answer
@@ -38,6 +34,10 @@ if TYPE_CHECKING:
     from core.ledger.extraction import ExtractionResult
     from core.ledger.people import PersonPage
     from core.pictures.gather import Pictures
+    from core.serving.memory_api import MemoryApi
+    from core.serving.oauth import OAuthBook
+    from core.serving.oauth_apps import ClientDocuments
+    from core.serving.page_sessions import PageSessions
 
 Person = people_store.Person
 
@@ -65,20 +65,39 @@ class Parts:
         inbox = Inbox(data_dir / "inbox", key=key.files if key else None) if data_dir else None
         self.forwards = ForwardSaver(memory, inbox)
         self.clients = ClientBook(memory.conn)
-        self.memory_api = MemoryApi(memory)
         self.saves = SaveBook(memory)
         self.save_shelf = SaveShelf(memory)
-        self.page_sessions = PageSessions(memory.conn, self.clients, clock=clock)
-        # apps whose client_id is their metadata's address (fetched; the composition root says which
-        # hosts may be private): by default, public hosts only
-        self.oauth = OAuthBook(memory.conn, self.clients, clock=clock,
-                               documents=client_documents or ClientDocuments())
+        self._client_documents = client_documents
         self.disclosure = Disclosure(memory.conn, clock=clock)
         if biographer is not None:
             self.biographer = biographer
 
     # the agent, the ledger's reader and the pictures load their libraries (jsonschema, matplotlib)
     # on first use: `biographer grep` and the like never pay for them
+    # and the memory server's books (its API, page logins, OAuth) are made, and imported, when the
+    # server first asks: a CLI command never does
+    @cached_property
+    def memory_api(self) -> MemoryApi:
+        from core.serving.memory_api import MemoryApi
+
+        return MemoryApi(self.memory)
+
+    @cached_property
+    def page_sessions(self) -> PageSessions:
+        from core.serving.page_sessions import PageSessions
+
+        return PageSessions(self.memory.conn, self.clients, clock=self.clock)
+
+    @cached_property
+    def oauth(self) -> OAuthBook:
+        """Grants to remote connectors; apps whose client_id is their metadata's address are fetched
+        (the composition root says which hosts may be private): by default, public hosts only."""
+        from core.serving.oauth import OAuthBook
+        from core.serving.oauth_apps import ClientDocuments
+
+        return OAuthBook(self.memory.conn, self.clients, clock=self.clock,
+                         documents=self._client_documents or ClientDocuments())
+
     @cached_property
     def biographer(self) -> Biographer:
         from core.biographer.runs import Biographer
