@@ -17,7 +17,6 @@ from core.serving.clients import ClientBook
 from core.serving.saves import SaveShelf
 from core.types import Answer
 from storage import people as people_store
-from storage import ledger as ledger_store
 from storage import runs as run_store
 
 if TYPE_CHECKING:
@@ -128,6 +127,7 @@ class AdminFacet(Facet):
         from dataclasses import asdict
 
         from core.privacy.export import JsonLines, export_all
+        from storage import ledger as ledger_store  # only the export reads the ledger's table here
 
         biographer = self.biographer
         written = await export_all(self.memory.conn, directory, read_document=self.memory.searcher.read_document,
