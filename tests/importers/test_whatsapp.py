@@ -13,7 +13,8 @@ from core.memory.chunking import MessageChunker
 from core.errors import ImportFailed, UnsupportedFormat
 from core.importers import default_importers, pick_importer
 from core.importers.base import ImportContext
-from core.importers.whatsapp import WhatsAppImporter, resolve_time
+from core.importers.whatsapp import WhatsAppImporter
+from core.importers.whatsapp_stamps import resolve_time
 from core.importers.whatsapp_zip import WhatsAppZipImporter
 from tests.importers.conftest import only_messages, parse_all
 
@@ -158,7 +159,7 @@ def test_header_variants(tmp_path: Path, line: str, day_first: bool, expected: d
 
 
 def FLAVOURS_TS(line: str) -> str:  # noqa: N802
-    from core.importers.whatsapp import FLAVOURS, normalize_line
+    from core.importers.whatsapp_stamps import FLAVOURS, normalize_line
 
     for pattern in FLAVOURS.values():
         match = pattern.match(normalize_line(line))
