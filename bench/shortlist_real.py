@@ -1,23 +1,33 @@
-"""The short list on real vectors at the sizes a life reaches: every real text LoCoMo holds embedded
-once (chunks as the product cuts them, each message on its own, the dataset's observations, session
-and event summaries: about 10,700 texts), then the sign-bit short list's recall of the exact top 10
-(cosine) for LoCoMo's questions, at that size and with the store padded to 100k and 1M vectors.
+"""The short list on 100,000 real vectors and on a million made from them: real texts embedded once
+with the product's own embedder (MiniLM int8, as `reindex` stores them), then the sign-bit short
+list's recall of the exact top 10 (cosine, over every vector) for queries kept out of the store.
 
     python bench/shortlist_real.py             # embeds what the cache lacks (resumable), then measures
-    python bench/shortlist_real.py --queries 400 --pad 100000,1000000
+    python bench/shortlist_real.py --embed-only   # fill the cache (run it under nice, in the background)
+    python bench/shortlist_real.py --pad 200000,1000000
 
-The embeddings are cached outside git in bench/stores/shortlist-real/ (texts.json, vectors.npy),
-grown batch by batch so an interrupted run goes on where it stopped. Two kinds of padding:
-`uniform` (random unit vectors: unrelated distractors) and `around` (each a real vector moved by
-noise to a cosine of 0.6-0.95 with it: near neighbours of real text, where sign bits are tested
-hardest). Short lists are measured at fixed sizes and at the size the product picks for a store of
-that many vectors (core/memory/search.py shortlist_size).
+The store: every real text LoCoMo holds (its chunks as the product cuts them, each message, the
+observations and summaries: 10,689; /work/shared/eval/locomo, read in place), every English fortune
+cookie of Debian's `fortunes` and `fortunes-min` (14,831 after 300 held out) and WordNet 3.0 glosses
+(Debian `wordnet-base`; a definition with its example sentences, shuffled with a fixed seed) to make
+100,000. Queries: 300 of LoCoMo's questions, 300 fortunes and 300 glosses none of which is stored.
+`apt-get install fortunes wordnet-base` first.
+
+The vectors are cached outside the repository in ~/.cache/biographer-bench/shortlist-real/
+(BIOGRAPHER_BENCH_CACHE moves it), 4,096 texts a file named by their hash, so a killed run goes on
+where it stopped and a changed corpus re-embeds only what changed. A million is made by adding
+900,000 vectors two ways: `around` (each a stored real vector moved by random noise orthogonal to
+it to a cosine of 0.6-0.95 with it: crowded neighbourhoods of real text, the hard case for sign
+bits) and `uniform` (random unit vectors: unrelated distractors). Short lists are measured at
+fixed sizes and at the size the product picks for a store of that many vectors
+(core/memory/search.py shortlist_size).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import subprocess
@@ -38,11 +48,16 @@ from core.memory.search import shortlist_size  # noqa: E402
 from storage.vectors.index import hamming_distances, smallest  # noqa: E402
 from storage.vectors.store import sign_words  # noqa: E402
 
-CACHE = ROOT / "bench" / "stores" / "shortlist-real"
+CACHE = Path(os.environ.get("BIOGRAPHER_BENCH_CACHE", Path.home() / ".cache" / "biographer-bench")) / "shortlist-real"
 SIZES = (100, 200, 400, 1000, 2000, 4000, 8000)
+FORTUNES = Path("/usr/share/games/fortunes")  # Debian `fortunes` + `fortunes-min` (BSD fortune(6))
+WORDNET = Path("/usr/share/wordnet")  # Debian `wordnet-base`: Princeton WordNet 3.0 (WordNet 3.0 licence)
+STORED = 100_000  # real texts in the store: LoCoMo's, every fortune, and WordNet glosses for the rest
+HELD_OUT = 300  # fortunes and glosses kept out of the store, as queries beside LoCoMo's questions
+PART = 4096  # texts embedded (and saved) at a time: a killed run loses at most one part
 
 
-def real_texts() -> list[str]:
+def locomo_texts() -> list[str]:
     """Chunk texts from a store of LoCoMo's exports (saved, not embedded), then every message,
     observation and summary of locomo10.json."""
     import sqlean
@@ -68,19 +83,67 @@ def real_texts() -> list[str]:
     return [t for t in texts if t.strip()]
 
 
-def cached_vectors(texts: list[str], embedder, batch: int = 256) -> np.ndarray:
-    CACHE.mkdir(parents=True, exist_ok=True)
-    (CACHE / "texts.json").write_text(json.dumps(texts))
-    path = CACHE / "vectors.npy"
-    done = np.load(path) if path.exists() else np.zeros((0, embedder.dim), np.float32)
-    while len(done) < len(texts):
-        started = time.perf_counter()
-        part = np.asarray(embedder.embed(texts[len(done):len(done) + batch]), dtype=np.float32)
-        done = np.concatenate([done, part])
-        np.save(path, done)
-        print(f"embedded {len(done)}/{len(texts)} ({len(part) / (time.perf_counter() - started):.1f}/s, "
-              f"load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
-    return done[:len(texts)]
+def fortunes() -> list[str]:
+    """Every distinct fortune cookie of the installed English collections (quotes, jokes, bits of
+    dialogue: real text people wrote), in file order."""
+    files = sorted(f for f in FORTUNES.iterdir()
+                   if f.is_file() and not f.is_symlink() and f.suffix not in (".dat", ".u8"))
+    seen: dict[str, None] = {}
+    for f in files:
+        for text in f.read_text(encoding="utf-8", errors="replace").split("\n%\n"):
+            text = text.strip().strip("%").strip()
+            if text:
+                seen.setdefault(text, None)
+    return list(seen)
+
+
+def wordnet_glosses() -> list[str]:
+    """Every distinct WordNet 3.0 gloss (a definition and its example sentences), shuffled once
+    with a fixed seed so any prefix spans nouns, verbs, adjectives and adverbs."""
+    seen: dict[str, None] = {}
+    for pos in ("noun", "verb", "adj", "adv"):
+        for line in (WORDNET / f"data.{pos}").open(encoding="latin-1"):
+            if not line.startswith("  ") and " | " in line:
+                seen.setdefault(line.split(" | ", 1)[1].strip(), None)
+    glosses = list(seen)
+    return [glosses[i] for i in np.random.default_rng(25).permutation(len(glosses))]
+
+
+def corpus() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The stored texts and the held-out query texts, by source."""
+    missing = [p for p in (FORTUNES / "fortunes", WORDNET / "data.noun") if not p.exists()]
+    if missing:
+        raise SystemExit(f"{missing[0]} is missing: apt-get install fortunes wordnet-base")
+    locomo, cookies, glosses = locomo_texts(), fortunes(), wordnet_glosses()
+    step = len(cookies) // HELD_OUT
+    held = set(range(step // 2, len(cookies), step)[:HELD_OUT])
+    stored = {"locomo": locomo, "fortunes": [c for i, c in enumerate(cookies) if i not in held]}
+    rest = STORED - len(locomo) - len(stored["fortunes"])
+    stored["wordnet"] = glosses[:rest]
+    queries = {"fortunes": [cookies[i] for i in sorted(held)], "wordnet": glosses[rest:rest + HELD_OUT]}
+    return stored, queries
+
+
+def cached_vectors(name: str, texts: list[str], embedder, *, query: bool = False) -> np.ndarray:
+    """The texts' vectors, embedded PART at a time into CACHE/name/NNNNN.npy; a part is reused
+    while the texts it was made from are unchanged (their hash is in its name)."""
+    folder = CACHE / name
+    folder.mkdir(parents=True, exist_ok=True)
+    parts = []
+    for start in range(0, len(texts), PART):
+        chunk = texts[start:start + PART]
+        digest = hashlib.sha256("\0".join(chunk).encode()).hexdigest()[:16]
+        path = folder / f"{start // PART:05d}-{digest}.npy"
+        if not path.exists():
+            began = time.perf_counter()
+            vectors = np.asarray(embedder.embed(chunk, query=query), dtype=np.float32)
+            np.save(path.with_suffix(".tmp.npy"), vectors)
+            path.with_suffix(".tmp.npy").rename(path)
+            print(f"{name}: embedded {start + len(chunk)}/{len(texts)} "
+                  f"({len(chunk) / (time.perf_counter() - began):.1f}/s, load {os.getloadavg()[0]:.1f})",
+                  file=sys.stderr, flush=True)
+        parts.append(np.load(path))
+    return np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
 
 
 def padding(real: np.ndarray, n: int, kind: str, rng: np.random.Generator, block: int = 100_000):
@@ -99,33 +162,46 @@ def padding(real: np.ndarray, n: int, kind: str, rng: np.random.Generator, block
         yield v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def recall(real: np.ndarray, queries: np.ndarray, pad: int, kind: str) -> dict:
-    """Share of each query's exact top 10 that each short list holds."""
+def recall(real: np.ndarray, queries: dict[str, np.ndarray], pad: int, kind: str) -> dict:
+    """Share of each query set's exact top 10 (cosine, over every vector) that the short list of
+    each size holds, with the store padded by `pad` vectors of `kind`."""
     rng = np.random.default_rng(7)
+    q = np.concatenate(list(queries.values()))
     bits = [sign_words(real)]
-    exact_scores = [real @ queries.T]  # (n, q) built block by block, kept as the top 10 only
-    top_scores, top_ids = _top10(exact_scores[0], 0)
+    top = _top10(real @ q.T, 0)  # (scores, ids), 10 x queries, kept as blocks are added
     offset = len(real)
     for block in padding(real, pad, kind, rng):
         bits.append(sign_words(block))
-        scores, ids = _top10(block @ queries.T, offset)
-        top_scores, top_ids = _merge(top_scores, top_ids, scores, ids)
+        top = _merge(top, _top10(block @ q.T, offset))
         offset += len(block)
     words = np.concatenate(bits, axis=1)  # sign words are stored one row per 64 dimensions
     n = words.shape[1]
     sized = shortlist_size(n)
     sizes = sorted({*(k for k in SIZES if k < n), sized})
-    found = {k: 0 for k in sizes}
+    found = shortlist_hits(words, q, top[1], sizes)
+    out = {"vectors": n, "padding": kind if pad else "none", "shortlist_size": sized, "recall": {}}
+    start = 0
+    for name, vectors in queries.items():
+        part = found[start:start + len(vectors)]
+        out["recall"][name] = {str(k): round(float(part[:, i].sum() / (10 * len(part))), 4)
+                               for i, k in enumerate(sizes)}
+        start += len(vectors)
+    return out
+
+
+def shortlist_hits(words: np.ndarray, queries: np.ndarray, top_ids: np.ndarray, sizes: list[int]) -> np.ndarray:
+    """How many of each query's exact top ids (a column of `top_ids`) the k nearest by sign bits
+    hold, for each k in `sizes`, found as the index finds them (hamming_distances, smallest, a
+    stable sort): shape (queries, sizes)."""
+    found = np.zeros((len(queries), len(sizes)), dtype=np.int64)
     for qi, q in enumerate(queries):
         exact = set(top_ids[:, qi].tolist())
         distance = hamming_distances(words, sign_words(q[None, :])[:, 0])
         ranked = smallest(distance, max(sizes))
         order = ranked[np.argsort(distance[ranked], kind="stable")]
-        for k in sizes:
-            found[k] += len(exact & set(order[:k].tolist()))
-    total = 10 * len(queries)
-    return {"vectors": n, "padding": kind if pad else "none", "shortlist_size": sized,
-            "recall": {str(k): round(f / total, 4) for k, f in found.items()}}
+        for i, k in enumerate(sizes):
+            found[qi, i] = len(exact & set(order[:k].tolist()))
+    return found
 
 
 def _top10(scores: np.ndarray, offset: int) -> tuple[np.ndarray, np.ndarray]:
@@ -133,30 +209,40 @@ def _top10(scores: np.ndarray, offset: int) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(scores, idx, axis=0), idx + offset
 
 
-def _merge(a_s, a_i, b_s, b_i):
-    s, i = np.concatenate([a_s, b_s]), np.concatenate([a_i, b_i])
+def _merge(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    s, i = np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
     keep = np.argpartition(-s, 10, axis=0)[:10]
     return np.take_along_axis(s, keep, axis=0), np.take_along_axis(i, keep, axis=0)
 
 
+def locomo_questions(count: int) -> list[str]:
+    items = [json.loads(line) for line in (EVAL / "qa.jsonl").open() if line.strip()]
+    return [it["question"] for it in items[::max(1, len(items) // count)][:count]]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--queries", type=int, default=400, help="LoCoMo questions used (every n-th)")
-    ap.add_argument("--pad", default="100000,1000000", help="store sizes to pad to")
+    ap.add_argument("--queries", type=int, default=HELD_OUT, help="LoCoMo questions used (every n-th)")
+    ap.add_argument("--pad", default="1000000", help="store sizes to pad the real vectors to")
+    ap.add_argument("--embed-only", action="store_true", help="fill the cache and stop")
     args = ap.parse_args()
     embedder = build_embedder(Settings(), DEFAULT_EMBEDDING_MODEL)
-    texts = real_texts()
-    real = cached_vectors(texts, embedder)
-    items = [json.loads(line) for line in (EVAL / "qa.jsonl").open() if line.strip()]
-    items = items[::max(1, len(items) // args.queries)][:args.queries]
-    queries = np.asarray(embedder.embed([it["question"] for it in items], query=True), dtype=np.float32)
-    out = {"real_texts": len(real), "queries": len(queries), "model": embedder.name, "runs": []}
-    out["runs"].append(recall(real, queries, 0, "none"))
-    print(json.dumps(out["runs"][-1]), file=sys.stderr, flush=True)
-    for size in (int(s) for s in args.pad.split(",") if s):
-        for kind in ("around", "uniform"):
-            out["runs"].append(recall(real, queries, size - len(real), kind))
-            print(json.dumps(out["runs"][-1]), file=sys.stderr, flush=True)
+    stored, held_out = corpus()
+    real = np.concatenate([cached_vectors(name, texts, embedder) for name, texts in stored.items()])
+    queries = {"locomo questions": locomo_questions(args.queries),
+               **{f"held-out {name}": texts for name, texts in held_out.items()}}
+    qv = {name: cached_vectors(f"queries-{name.replace(' ', '-')}", texts, embedder, query=True)
+          for name, texts in queries.items()}
+    if args.embed_only:
+        return
+    out = {"model": embedder.name, "stored": {name: len(t) for name, t in stored.items()},
+           "mean_chars": {name: round(sum(map(len, t)) / len(t)) for name, t in stored.items()},
+           "queries": {name: len(v) for name, v in qv.items()}, "runs": []}
+    runs = [(0, "none")] + [(int(s) - len(real), kind) for s in args.pad.split(",") if s
+                            for kind in ("around", "uniform")]
+    for pad, kind in runs:
+        out["runs"].append(recall(real, qv, pad, kind))
+        print(json.dumps(out["runs"][-1]), file=sys.stderr, flush=True)
     out["load_average"] = round(os.getloadavg()[0], 1)
     print(json.dumps(out, indent=1))
 
