@@ -11,7 +11,9 @@ import pytest
 
 from core.errors import ImportFailed
 from core.importers.base import ImportContext
-from core.importers.email import MboxImporter, split_mbox, strip_quoted
+from core.importers.email import MboxImporter
+from core.importers.email_body import strip_quoted
+from core.importers.email_mbox import split_mbox
 from core.types import SearchFilters
 from tests.importers.conftest import only_messages, parse_all
 
@@ -300,7 +302,7 @@ def test_apple_mail_forward_keeps_the_forwarded_mail(context: ImportContext) -> 
 def test_apple_mail_forward_in_html_is_kept() -> None:
     from email import message_from_bytes, policy
 
-    from core.importers.email import decode_part, html_to_text
+    from core.importers.email_body import decode_part, html_to_text
 
     parsed = message_from_bytes(_emlx_message("114892.partial.emlx"), policy=policy.compat32)
     html = [decode_part(p) for p in parsed.walk() if p.get_content_type() == "text/html"]
