@@ -178,3 +178,40 @@ async def test_a_store_whose_postings_lag_is_answered_by_fts5(tmp_path: Path) ->
     assert "raw" in {h.chunk.text for h in hits} or any(h.chunk.text == "ferry ferry tavira" for h in hits)
     keywords.close()
     reader.close()
+
+
+async def test_pruned_top_is_the_exhaustive_top(tmp_path: Path) -> None:
+    """MaxScore skips the chunks only the commonest words hold when they cannot reach the top:
+    on a Zipf-distributed store (a few words in most chunks, a long tail of rare ones, as
+    bench/latency.py writes) the pruned top 100 equals the exhaustive one, score for score and
+    id for id, and FTS5's; and pruning did skip postings."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    vocabulary = [f"w{n}" for n in range(3000)]
+    p = 1.0 / np.arange(1, len(vocabulary) + 1) ** 1.07
+    texts = [("", " ".join(rng.choice(vocabulary, size=int(rng.integers(40, 120)), p=p / p.sum())))
+             for _ in range(2500)]
+    path = tmp_path / "biographer.sqlite3"
+    async with open_database(path) as conn:
+        await _add_document(conn, "zipf", texts)
+    reader = open_reader(path, cache_mb=16)
+    pruned, exhaustive = Bm25Arrays(), Bm25Arrays()
+    weighed = {"pruned": 0, "exhaustive": 0}
+    for _ in range(60):
+        words = [*rng.choice(vocabulary[5:200], size=int(rng.integers(1, 4))),
+                 *rng.choice(vocabulary[200:], size=int(rng.integers(1, 3)))]
+        match = " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+        cur = reader.cursor()
+        cur.execute("BEGIN")
+        try:
+            mine = pruned.top(cur, plain_terms(match), DEPTH)
+            full = exhaustive.top(cur, plain_terms(match), DEPTH, prune=False)
+        finally:
+            cur.execute("COMMIT")
+        assert mine == full, match
+        assert_fts5s_top(reader, pruned, match)
+        weighed["pruned"] += pruned.weighed
+        weighed["exhaustive"] += exhaustive.weighed
+    assert weighed["pruned"] < 0.8 * weighed["exhaustive"], weighed
+    reader.close()
