@@ -4,7 +4,7 @@ simplest exact baseline on the same data, in one run. Query embedding is exclude
     python bench/latency.py build bench/stores/lat100k --chunks 100000 [--chunk-chars 900]
     python bench/latency.py query bench/stores/lat100k --runs 200
     python bench/latency.py compare bench/stores/lat100k --before /tmp/old  # another checkout's search
-    python bench/latency.py vectors bench/stores/lat100k  # the vector half's paths alone
+    python bench/latency.py vectors bench/stores/lat100k  # the vector half's paths alone (one-shot, kept)
 
 `build` writes the store through the storage layer (the real schema, FTS5 triggers, vectors and
 their sign-bit parts): texts of 40-120 words (90-130 with --chunk-chars 900) drawn from a
@@ -305,6 +305,70 @@ def _former_rescoring(index, query: np.ndarray, ids, depth: int) -> list[int]:
     return [rows[i][0] for i in top]
 
 
+def _float_vectors(index, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float vectors of `ids` from the store (for the brute-force answer), and their ids."""
+    rows = index._conn.execute(
+        "SELECT chunk_id, vector FROM chunk_embeddings WHERE chunk_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids.tolist()),)).fetchall()
+    return (np.array([r[0] for r in rows]),
+            np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1))
+
+
+def _former_kept(index, query: np.ndarray, kept, depth: int) -> list[int]:
+    """A filtered search of a process that keeps the vectors, as it was before the bounds: exact
+    over floats read by id up to 1,000 chunks, else the sign bits' 400 nearest among them ranked
+    by their bytes."""
+    from core.memory.search import SHORTLIST
+
+    if len(kept) <= max(1_000, SHORTLIST):
+        return _former_rescoring(index, query, kept.tolist(), depth)
+    with index._lock:
+        return [h.chunk_id for h in index._rescore(query, index._shortlist(query, SHORTLIST, kept), depth)]
+
+
+async def kept_paths(path: Path, n_queries: int) -> dict:
+    """The vector half's filtered searches in a process that keeps the vectors (bot, server):
+    now, exact (the kept bytes bound each cosine, sqlite-vec ranks the few that can reach the
+    top), against the former path (approximate past 1,000 chunks)."""
+    from core.memory.search import EXACT_FILTER_CAP, SEMANTIC_DEPTH, SHORTLIST
+    from storage.vectors.index import VectorIndex
+
+    _, vectors = workload(n_queries, round_=8)
+    index = VectorIndex(path / "biographer.sqlite3")
+    index.keep_vectors()
+    index.refresh()
+    if index._vectors is None:
+        index.close()
+        return {"skipped": "the store's vectors are over the memory budget: they are not kept"}
+    out: dict[str, dict] = {}
+    for share in FILTER_SHARES:
+        where = period(share)
+        allowed = index._filtered_ids(where)
+        ids, matrix = _float_vectors(index, allowed)
+        times: dict[str, list[float]] = {"now": [], "before": []}
+        found = {"now": 0, "before": 0}
+        ranked = []
+        for v in vectors:
+            for who in ("now", "before") if len(times["now"]) % 2 == 0 else ("before", "now"):
+                t = time.perf_counter()
+                if who == "now":
+                    got = [h.chunk_id for h in index.search(v, shortlist=SHORTLIST, depth=SEMANTIC_DEPTH, where=where,
+                                                             exact_below=EXACT_FILTER_CAP)]
+                    ranked.append(index.bounded[1])
+                else:
+                    got = _former_kept(index, v, index._filtered_ids(where), SEMANTIC_DEPTH)
+                times[who].append((time.perf_counter() - t) * 1000)
+                exact = set(ids[np.argsort(-(matrix @ v))[:10]].tolist())
+                found[who] += len(exact & set(got[:10]))
+        out[f"period {round(share * 100)}%"] = {
+            "chunks_kept": len(allowed), "ranked_exactly_p50": statistics.median(ranked),
+            **{f"{who}_ms": percentiles(ts) for who, ts in times.items()},
+            "p50_now_over_before": round(statistics.median(times["now"]) / statistics.median(times["before"]), 2),
+            **{f"{who}_recall_of_exact_top10": round(f / (10 * len(vectors)), 3) for who, f in found.items()}}
+    index.close()
+    return out
+
+
 async def vector_paths(path: Path, n_queries: int) -> dict:
     """The vector half of a one-shot search (vectors read from the store, not kept), today's
     path beside the former one, query by query: unfiltered (sign bits, then the short list's
@@ -329,11 +393,7 @@ async def vector_paths(path: Path, n_queries: int) -> dict:
         allowed = index._filtered_ids(where) if where is not None else None
         matrix = None
         if allowed is not None:
-            rows = index._conn.execute(
-                "SELECT chunk_id, vector FROM chunk_embeddings WHERE chunk_id IN (SELECT value FROM json_each(?))",
-                (json.dumps(allowed.tolist()),)).fetchall()
-            ids = np.array([r[0] for r in rows])
-            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            ids, matrix = _float_vectors(index, allowed)
         for v in vectors:
             for who in ("now", "before") if len(times["now"]) % 2 == 0 else ("before", "now"):
                 t = time.perf_counter()
@@ -413,6 +473,7 @@ async def query(path: Path, runs: int, warmup: int, rounds: int) -> dict:
     out.update(latencies(path, runs, warmup, rounds))
     out["shortlist_recall_of_exact_top10_random"] = await shortlist_recall(path, min(runs, 100))
     out["vector_half_one_shot"] = await vector_paths(path, min(runs, 100))
+    out["vector_half_kept"] = await kept_paths(path, min(runs, 100))
     out["insert"] = await insert_cost(path, batches=40)
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     lat = out["latency"]
@@ -455,7 +516,8 @@ def main() -> None:
         print(json.dumps(compare(args.path, args.before.resolve(), args.runs, args.warmup, args.rounds), indent=1))
     elif args.cmd == "vectors":
         print(json.dumps({"load_average": [round(x, 2) for x in os.getloadavg()],
-                          **asyncio.run(vector_paths(args.path, args.runs)),
+                          "one_shot": asyncio.run(vector_paths(args.path, args.runs)),
+                          "kept": asyncio.run(kept_paths(args.path, args.runs)),
                           "load_average_after": [round(x, 2) for x in os.getloadavg()]}, indent=1))
     elif args.cmd == "_run":
         queries, vectors = workload(args.runs + args.warmup, round_=args.round)

@@ -31,7 +31,7 @@ class ChunkRecord:
     language: str = ""  # ISO 639-1 (storage/keyword/languages.py); "" unknown: indexed by script alone
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a search makes 150 of them (a third less time each)
 class StoredChunk:
     id: int
     document_id: int
@@ -126,7 +126,7 @@ def _stored(row: aiosqlite.Row) -> StoredChunk:
     return StoredChunk(
         id=row[0], document_id=row[1], document=row[2], kind=row[3], char_start=row[4],
         char_end=row[5], text=row[6], time_start=row[7], time_end=row[8],
-        speakers=tuple(json.loads(row[9])),
+        speakers=tuple(json.loads(row[9])) if row[9] != "[]" else (),
     )
 
 

@@ -34,6 +34,14 @@ async def _new_chunks(conn, n: int, *, tag: str, words: str = "plain words") -> 
         return [r[0] for r in await cur.fetchall()]
 
 
+async def _chats_and_others(conn, n: int) -> tuple[list[int], list[int]]:
+    """n chunks of a document of kind chat, then n of a text document."""
+    chats = await _new_chunks(conn, n, tag="chats")
+    async with conn.transaction():
+        await conn.execute("UPDATE documents SET kind = 'chat' WHERE identity = 'chats'")
+    return chats, await _new_chunks(conn, n, tag="others")
+
+
 async def _old_chunks(conn, n: int) -> list[int]:
     """Chunks as a store of the time wrote them (the columns of migration 1 only)."""
     async with conn.transaction():
@@ -143,10 +151,10 @@ async def test_vectors_over_the_budget_are_read_from_the_store(tmp_path: Path):
         async with conn.transaction():
             await vector_store.fold_log(conn)
         index = VectorIndex(path)
-        index.keep_vectors(budget_bytes=40 * (DIM + 4) - 1)  # a byte short (a byte a dimension, 4 for scale)
+        index.keep_vectors(budget_bytes=40 * (DIM + 12) - 1)  # a byte short (a byte a dimension, 12 for scale, length, error)
         await _agrees(conn, index, rng)
         assert index._vectors is None
-        index.keep_vectors(budget_bytes=40 * (DIM + 4))
+        index.keep_vectors(budget_bytes=40 * (DIM + 12))
         await _agrees(conn, index, rng)
         assert index._vectors is not None
         index.close()
@@ -192,10 +200,7 @@ async def test_a_filter_restricts_the_scan_and_a_small_one_is_ranked_exactly(tmp
     rng = np.random.default_rng(4)
     path = tmp_path / "s.sqlite3"
     async with _store_at(path) as conn:
-        notes = await _new_chunks(conn, 60, tag="notes")
-        async with conn.transaction():
-            await conn.execute("UPDATE documents SET kind = 'chat' WHERE identity = 'notes'")
-        others = await _new_chunks(conn, 60, tag="others")
+        notes, others = await _chats_and_others(conn, 60)
         await _store(conn, notes + others, _unit(rng, 120))
         index = VectorIndex(path)
         where = chunk_store.ChunkFilter(kinds=("chat",))
@@ -306,4 +311,33 @@ async def test_filtered_search_is_exact_against_brute_force(tmp_path: Path, kept
                 found = index.search(query, shortlist=8, depth=10, where=where, exact_below=1_000)
                 assert [h.chunk_id for h in found] == exact
                 assert [h.cosine for h in found] == pytest.approx([cosine[i] for i in exact], abs=1e-6)
+        index.close()
+
+
+async def test_kept_vectors_bound_the_filtered_search_and_it_stays_exact(tmp_path: Path):
+    """With the vectors kept in memory, a filtered search ranks exactly only the chunks whose
+    bounded cosine (from their bytes) can still reach the top: far fewer than the filter keeps,
+    and the result is NumPy's brute force over every chunk the filter keeps, changes in the log
+    (replaced and new vectors, not yet folded into parts) included."""
+    rng = np.random.default_rng(8)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        chats, notes = await _chats_and_others(conn, 1500)
+        await _store(conn, chats + notes, _unit(rng, 3000))
+        async with conn.transaction():
+            await vector_store.fold_log(conn)
+        index = VectorIndex(path)
+        index.keep_vectors()
+        index.refresh()
+        await _store(conn, chats[:20], _unit(rng, 20))  # replaced since the parts: in the log
+        where = chunk_store.ChunkFilter(kinds=("chat",))
+        for query in _unit(rng, 6):
+            _, cosine = await _brute_force(conn, query)
+            exact = sorted(chats, key=lambda i: -cosine[i])[:10]
+            found = index.search(query, shortlist=8, depth=10, where=where, exact_below=5_000)
+            assert index._vectors is not None
+            assert [h.chunk_id for h in found] == exact
+            assert [h.cosine for h in found] == pytest.approx([cosine[i] for i in exact], abs=1e-6)
+            bounded, ranked = index.bounded
+            assert bounded == 1480 and ranked < 300  # the 20 in the log are ranked exactly, unbounded
         index.close()
