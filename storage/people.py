@@ -3,6 +3,7 @@ the owner ("Teo", "Teo Ramos" and "+44 7700 900124" are one person)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.errors import UserFacingError
@@ -204,6 +205,7 @@ async def person_names(conn: Store) -> dict[str, str]:
 class PeopleNames:
     aliases: dict[str, str]  # every name the people table knows, lower-cased, to its person's canonical name
     owner_senders: list[str]  # the senders the store holds as the owner's
+    chunks: int = 0  # the chunks the store holds, to weigh a person's share of them
 
 
 def known_names_sync(conn) -> PeopleNames:
@@ -213,4 +215,13 @@ def known_names_sync(conn) -> PeopleNames:
     # through messages_activity (sender, is_owner, ...): one step per distinct sender
     owners = [row[0] for row in conn.execute(
         "SELECT DISTINCT sender FROM messages WHERE is_owner = 1 AND kind != 'system'")]
-    return PeopleNames(names, owners)
+    (chunks,) = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()
+    return PeopleNames(names, owners, chunks)
+
+
+def chunks_spoken_in_sync(conn, speakers: Sequence[str]) -> int:
+    """How many chunks any of `speakers` speaks in (the speaker index: a count of one range each)."""
+    (count,) = conn.execute(
+        f"SELECT COUNT(*) FROM chunk_speakers WHERE speaker IN ({','.join('?' * len(speakers))})",
+        list(speakers)).fetchone()
+    return count

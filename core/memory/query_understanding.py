@@ -41,6 +41,31 @@ ben benim minä minun aku saya
 #: of those, the ones that are a subject ("what did *I* say")
 _FIRST_PERSON_SUBJECTS = frozenset("i ich je j yo eu io ik jag jeg ja já ben minä aku saya я".split())
 
+#: words for the owner's relatives, one relation a line, in the languages the keyword index knows
+#: best: a contact saved under one of them ("Mãe", "Mum", "Papa") is the owner's relative of that
+#: kind, and a question that says "my mother" or "Ana's mum" means them. Words that are as often
+#: something else are left out ("ma", "man", "Frau", "son" and "far" in French and English, "mam",
+#: "anne", "baba", "gran", "mano").
+KINSHIP = {
+    "mother": "mother mum mom mommy mummy mama mamma mamá mami mutter mutti mère maman mãe mamã "
+              "madre moeder moder mor matka máma мама мать мати",
+    "father": "father dad daddy papa pappa papá papà vater vati père pai papai padre vader ojciec tata "
+              "táta папа отец тато",
+    "sister": "sister sis schwester sœur soeur irmã hermana sorella zus søster syster siostra sestra сестра",
+    "brother": "brother bruder frère frere irmão irmao hermano fratello broer bror brat bratr брат",
+    "grandmother": "grandmother grandma granny oma omi großmutter grossmutter mamie avó vovó abuela nonna "
+                   "grootmoeder farmor mormor babcia babička бабушка",
+    "grandfather": "grandfather grandpa grandad granddad opa großvater grossvater avô vovô abuelo nonno "
+                   "grootvader farfar morfar dziadek dědeček дедушка",
+    "husband": "husband hubby ehemann marido esposo marito echtgenoot mąż муж",
+    "wife": "wife wifey ehefrau épouse mulher esposa moglie echtgenote żona жена",
+    "daughter": "daughter tochter fille filha hija figlia dochter córka дочь",
+    "aunt": "aunt auntie tante tia tía zia ciocia тётя тетя",
+    "uncle": "uncle onkel oncle tio tío zio wujek дядя",
+}
+KIN_WORDS: Mapping[str, str] = {word: relation for relation, words in KINSHIP.items() for word in words.split()}
+
+
 #: saying or writing something: "what did I say about", "what did Maya tell me"
 _SPEECH_VERBS = frozenset("""
 say says said saying tell tells told write writes wrote written mention mentions mentioned text texted
@@ -124,6 +149,20 @@ class KnownNames:
     owner: frozenset[str] = frozenset()
     people: Mapping[str, str] = field(default_factory=dict)
     names_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # canonical -> every name
+    kin: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # relation -> contacts saved so
+
+
+def kin_relation(name: str) -> str | None:
+    """The relative a contact's saved name says ("Mãe", "Mum ❤️", "Minha mãe": mother), or None:
+    every word of it, the owner's "my" aside, a word for that one relation (KINSHIP)."""
+    relations = {KIN_WORDS.get(w) for w in _name_words(name) if w not in FIRST_PERSON}
+    return next(iter(relations)) if len(relations) == 1 and None not in relations else None
+
+
+def kin_at(word: str) -> str | None:
+    """The relation a question's word names ("mother", "Mum's", "mãe"), or None."""
+    match = _POSSESSIVE.match(word)
+    return KIN_WORDS.get(match["base"] if match else word) or KIN_WORDS.get(word)
 
 
 def _name_words(name: str) -> list[str]:
@@ -161,8 +200,13 @@ def known_names(aliases: Mapping[str, str], *, owner_senders: Iterable[str] = ()
     for word in shared:
         if word not in aliases:  # a whole name of its own stays
             del people[word]
+    kin: dict[str, list[str]] = {}
+    for canonical, names in names_of.items():
+        for relation in dict.fromkeys(r for n in names if canonical not in owner_people and (r := kin_relation(n))):
+            kin.setdefault(relation, []).append(canonical)
     return KnownNames(owner=owner, people=people,
-                      names_of={c: tuple(sorted(n)) for c, n in names_of.items() if c not in owner_people})
+                      names_of={c: tuple(sorted(n)) for c, n in names_of.items() if c not in owner_people},
+                      kin={r: tuple(sorted(c)) for r, c in kin.items()})
 
 
 #: the small words inside people's names ("Maria da Silva", "Ludwig van Dijk")
@@ -252,13 +296,17 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
     mentions: list[tuple[int, int, bool]] = []
     subjects: list[tuple[int, str | None]] = []  # (word index, person or None for the owner)
     topic: list[str] = []
+    whose: str | None = None  # "owner" or "other" when the word before is someone's ("my", "Clara's")
     i = 0
     while i < len(words):
         word = words[i]
+        before, whose = whose, None
         if _owner_at(word, names):
             owner_named = True
             drop.update(_index_words(word))
-            if not _possessive(word, names.owner):
+            if _possessive(word, names.owner):
+                whose = "owner"
+            else:
                 subjects.append((i, None))
             i += 1
             continue
@@ -266,19 +314,29 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
             owner_named = True
             if word in _FIRST_PERSON_SUBJECTS:
                 subjects.append((i, None))
+            else:
+                whose = "owner"
             i += 1
             continue
         person, size, possessive = (None, 1, False) if word in _NOT_A_NAME and not _capitalised(text, word) \
             else _person_at(words, i, names)
+        # a kin word is the owner's relative, never someone else's ("Clara's mother")
+        relatives = names.kin.get(kin_at(word) or "", ()) if person is None and before != "other" else ()
+        if relatives:
+            person, size, possessive = relatives[0], 1, bool(_POSSESSIVE.match(word))
         if person is not None:
-            if person not in people:
-                people.append(person)
-            if possessive:
-                possessed.append(person)
-            else:
-                subjects.append((i, person))
+            for one in relatives or (person,):
+                if one not in people:
+                    people.append(one)
+                if possessive:
+                    possessed.append(one)
+                else:
+                    subjects.append((i, one))
             keep.update(w for part in words[i:i + size] for w in _index_words(part))
-            mentions.append((found[i].start(), found[i + size - 1].end(), possessive))
+            # "my mother" or "Ana's mum" is one mention: the semantic half asks about "them"
+            start = found[i - 1].start() if relatives and before == "owner" else found[i].start()
+            mentions.append((start, found[i + size - 1].end(), possessive))
+            whose = "other" if possessive else None
             i += size
             continue
         if word not in _NOT_A_NAME and word not in _SPEECH_VERBS and word not in filler:

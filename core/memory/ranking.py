@@ -43,6 +43,9 @@ PERSON_BOOST = 0.3  # the passage has the person's own messages or names them
 NEAR_BOOST = 0.2  # ... and a line of theirs, or naming them, holds a word the question is about
 SAID_BOOST = 0.2  # share of the passage's lines written by the one whose words are asked for
 RECENCY_WEIGHT = 0.2  # present states: the newest candidate scores up to this share more
+# a question naming a person also ranks that person's own chunks among themselves (search.py's
+# person round): their one informative line, lost among everyone's windows, leads there
+PERSON_ROUND_WEIGHT = 0.5
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
@@ -267,13 +270,44 @@ def _newness(scores: Mapping[int, float], rows: Mapping[int, Row]) -> dict[int, 
     return {cid: (t - lo) / (hi - lo) for cid, t in times.items()} if hi > lo else {}
 
 
+PersonRound = tuple[Sequence[tuple[int, float]], Sequence[tuple[int, float]]]  # (keyword, semantic)
+
+
+def with_person_round(scores: Mapping[int, float], rounds: Sequence[PersonRound], *,
+                      weight: float | None = None) -> dict[int, float]:
+    """`scores` plus `weight` times each chunk's fused score within a person's own round (their
+    keyword and semantic lists, fused as the whole store's are; the best over the people named):
+    ranked among the person's chunks only, their line that answers is near the top of a short
+    list, where among everyone's windows of small talk it was not. A chunk only a round found
+    enters with that alone."""
+    weight = PERSON_ROUND_WEIGHT if weight is None else weight
+    out = dict(scores)
+    best: dict[int, float] = {}
+    for keyword, semantic in rounds:
+        # a round with one list only (no word of the question beside the names) is that list; a
+        # list of one (min-max would make its only chunk the worst) is its best
+        share = KEYWORD_WEIGHT if keyword and semantic else float(bool(keyword))
+        a, b = (_normalised(ranked) if len(ranked) > 1 else {cid: 1.0 for cid, _ in ranked}
+                for ranked in (keyword, semantic))
+        for cid in dict.fromkeys([*a, *b]):
+            score = share * a.get(cid, 0.0) + (1 - share) * b.get(cid, 0.0)
+            best[cid] = max(best.get(cid, 0.0), score)
+    for cid, score in best.items():
+        out[cid] = out.get(cid, 0.0) + weight * score
+    return out
+
+
 def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]],
          rows: Mapping[int, Row], *, limit: int, intent: QueryIntent = QueryIntent(),
          owner: frozenset[str] = frozenset(),
-         names_of: Mapping[str, Sequence[str]] | None = None) -> tuple[list[list[int]], dict[int, float]]:
+         names_of: Mapping[str, Sequence[str]] | None = None,
+         person_rounds: Sequence[PersonRound] = ()) -> tuple[list[list[int]], dict[int, float]]:
     """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score.
-    `intent`: what the question points at, with the owner's names and every person's (lower-cased)."""
+    `intent`: what the question points at, with the owner's names and every person's (lower-cased);
+    `person_rounds`: the named people's own lists (with_person_round)."""
     scores = fuse_scores(list(keyword), list(semantic))
+    if person_rounds:
+        scores = with_person_round(scores, person_rounds)
     periods = query_dates(query)
     if periods:
         for cid in scores:

@@ -8,7 +8,7 @@ import math
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.memory import ranking
@@ -25,7 +25,7 @@ from storage import chunks as chunk_store
 from storage import disclosure as disclosure_store
 from storage import documents as document_store
 from storage import messages as message_store
-from storage.keyword.query import keyword_phrase, keyword_query
+from storage.keyword.query import keyword_both, keyword_phrase, keyword_query
 from storage.keyword.reader import KeywordReader
 
 if TYPE_CHECKING:  # numpy and the vector index load in 0.1 s: grep and read never need them
@@ -64,6 +64,12 @@ NAMES_AS_KEYWORDS = True
 # live?" as "Where does I live?") and other people's as "they" when it asks more than who: a name
 # starts every line its person wrote (query_understanding.semantic_query, bench/rules_tune.py)
 OWNER_AS_I = True
+# the person round (ranking.with_person_round): a question naming someone also ranks the chunks
+# they speak in among themselves, this many from each half, unless they speak in more than
+# PERSON_SHARE of the store (in a two-person chat, every chunk: nothing to tell apart)
+PERSON_DEPTH = 40
+PERSON_SHARE = 0.5
+PERSON_ROUND_PEOPLE = 2  # the first people a question names
 LIST_HINT = ("this question asks for every instance: ranked search returns the best matches, not "
              "all of them; for the whole list use grep (every occurrence of a word, in time order) or list")
 MAX_PAGE = 1_000_000
@@ -78,6 +84,7 @@ class Understood:
 
     intent: QueryIntent = QueryIntent()
     names: KnownNames = KnownNames()
+    apart: tuple[str, ...] = ()  # the people it names whose own chunks are ranked apart (person rounds)
 
 
 def checked_number(name: str, value: int, *, low: int, high: int) -> int:
@@ -183,14 +190,19 @@ class Searcher:
         depth, semantic_depth = max(HYBRID_DEPTH, limit * 5), max(SEMANTIC_DEPTH, limit * 5)
         if query_vector is None and self.embedder is not None:
             # the model's work overlaps the keyword half; the vector half follows the embedding
-            ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.gather(
-                self._keyword_rows(query, depth=depth, where=where),
-                self._semantic_rows(query, depth=semantic_depth, where=where, people_elsewhere=True))
+            async def semantic_half() -> tuple[np.ndarray, Ranked]:
+                vector = await self._query_vector(query, people_elsewhere=True)
+                return vector, await self._semantic_rows(query, depth=semantic_depth, where=where,
+                                                         query_vector=vector)
+
+            ((keyword, keyword_rows), understood), (query_vector, (semantic, semantic_rows)) = \
+                await asyncio.gather(self._keyword_rows(query, depth=depth, where=where, rounds=True),
+                                     semantic_half())
         elif spare_cores() >= 1:
             # a core is free: the halves at once (SQLite and NumPy let go of the GIL while they
             # work; 100k chunks on two idle cores: 3.5 against 4.9 ms back to back)
             ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.gather(
-                self._keyword_rows(query, depth=depth, where=where),
+                self._keyword_rows(query, depth=depth, where=where, rounds=True),
                 self._semantic_rows(query, depth=semantic_depth, where=where, query_vector=query_vector))
         else:
             # no core to spare: the halves back to back in one worker thread, which two busy
@@ -198,19 +210,33 @@ class Searcher:
             reader, index = await self._keyword_reader(), await self.vector_index()
 
             def both() -> tuple[tuple[Ranked, Understood], Ranked]:
-                keyword_half = _keyword_now(reader, query, depth=depth, where=where, names=self._known_now)
+                keyword_half = _keyword_now(reader, query, depth=depth, where=where, names=self._known_now,
+                                            rounds=True)
                 if query_vector is None:
                     return keyword_half, ([], {})
                 return keyword_half, _semantic_now(index, query_vector, depth=semantic_depth, where=where,
                                                    known=keyword_half[0][1])
 
             ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.to_thread(both)
+        rounds, round_rows = await self._person_rounds(query, understood, query_vector, where=where)
         # each half read its candidates' chunks: fusion starts with every row at hand
-        rows = {**keyword_rows, **semantic_rows}
+        rows = {**round_rows, **keyword_rows, **semantic_rows}
         intent, names = understood.intent, understood.names
         groups, _ = ranking.rank(query, keyword, semantic, rows, limit=limit * LIST_FACTOR if intent.exhaustive else limit,
-                                 intent=intent, owner=names.owner, names_of=names.names_of)
+                                 intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds)
         return await self._hits(groups, ranking.relevance(keyword, semantic), rows, intent)
+
+    async def _person_rounds(self, query: str, understood: Understood, vector: np.ndarray | None, *,
+                             where: chunk_store.ChunkFilter) -> tuple[list[ranking.PersonRound], dict]:
+        """Each person the query names, their own chunks ranked among themselves (PERSON_DEPTH
+        from each half: the query's meaning, and its words without their names, which every
+        line of theirs holds); none when the search is filtered to a person already."""
+        if not understood.apart or where.speakers:
+            return [], {}
+        reader = await self._keyword_reader()
+        index = await self.vector_index() if vector is not None else None
+        return await asyncio.to_thread(_person_rounds_now, reader, index, vector, query=query,
+                                       understood=understood, where=where)
 
     async def _kept_local(self, query: str) -> bool:
         """Whether a query must not go to a remote embedding endpoint: it matches, here, a source
@@ -220,15 +246,16 @@ class Searcher:
         match = keyword_query(query, await chunk_store.languages(self.conn))
         return match is not None and await disclosure_store.matches_policy(self.conn, match, DENY)
 
-    async def keyword(self, query: str, *, depth: int, where: chunk_store.ChunkFilter) -> list[tuple[int, float]]:
-        (ranked, _), _ = await self._keyword_rows(query, depth=depth, where=where)
+    async def keyword(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
+                      rounds: bool = False) -> list[tuple[int, float]]:
+        """`rounds`: as the hybrid's keyword half, which leaves people's names to their rounds."""
+        (ranked, _), _ = await self._keyword_rows(query, depth=depth, where=where, rounds=rounds)
         return ranked
 
     async def understand(self, query: str) -> Understood:
         """What the query points at, read with the names the store knows (benchmarks, tests)."""
         reader = await self._keyword_reader()
-        return await asyncio.to_thread(lambda: Understood(understand(query, self._known_now(reader),
-                                                                     reader.languages()), self._known_now(reader)))
+        return await asyncio.to_thread(_understood_now, reader, query, self._known_now)
 
     def _known_now(self, reader: KeywordReader) -> KnownNames:
         """The names the store knows, made again only when the reader read them again (blocking)."""
@@ -239,10 +266,10 @@ class Searcher:
         return self._names[1]
 
     async def _keyword_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
-                            arrays: bool = True) -> tuple[Ranked, Understood]:
+                            arrays: bool = True, rounds: bool = False) -> tuple[Ranked, Understood]:
         reader = await self._keyword_reader()
         return await asyncio.to_thread(_keyword_now, reader, query, depth=depth, where=where,
-                                       names=self._known_now, arrays=arrays)
+                                       names=self._known_now, arrays=arrays, rounds=rounds)
 
     async def semantic(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
                        query_vector: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -257,20 +284,26 @@ class Searcher:
         if self.embedder is None:
             return [], {}
         if query_vector is None:
-            reader = await self._keyword_reader() if OWNER_AS_I else None
-
-            def embedded() -> np.ndarray:
-                if reader is None:
-                    text = query
-                else:
-                    known = self._known_now(reader)
-                    text = (semantic_query(query, understand(query, known), known) if people_elsewhere
-                            else first_person(query, known))
-                return self.embedder.embed([text], query=True)[0]
-
-            query_vector = await asyncio.to_thread(embedded)
+            query_vector = await self._query_vector(query, people_elsewhere=people_elsewhere)
         index = await self.vector_index()
         return await asyncio.to_thread(_semantic_now, index, query_vector, depth=depth, where=where)
+
+    async def _query_vector(self, query: str, *, people_elsewhere: bool) -> np.ndarray:
+        """The query embedded as the semantic half asks it (see _semantic_rows)."""
+        assert self.embedder is not None
+        embedder = self.embedder
+        reader = await self._keyword_reader() if OWNER_AS_I else None
+
+        def embedded() -> np.ndarray:
+            if reader is None:
+                text = query
+            else:
+                known = self._known_now(reader)
+                text = (semantic_query(query, understand(query, known), known) if people_elsewhere
+                        else first_person(query, known))
+            return embedder.embed([text], query=True)[0]
+
+        return await asyncio.to_thread(embedded)
 
     async def _hits(self, groups: list[list[int]], scores: dict[int, float],
                     rows: dict[int, chunk_store.StoredChunk] | None = None,
@@ -416,21 +449,69 @@ def spare_cores() -> float:
         return cores - 1
 
 
-def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_store.ChunkFilter,
-                 names: Callable[[KeywordReader], KnownNames], arrays: bool = True) -> tuple[Ranked, Understood]:
-    """The keyword half, blocking (in a worker thread): bm25 flipped so that higher is better;
-    the owner's names in the query left out of it, people's names kept (query_understanding).
-    `arrays`: bm25 from the postings in NumPy (KeywordReader.search)."""
-    languages = reader.languages()
+def _understood_now(reader: KeywordReader, query: str, names: Callable[[KeywordReader], KnownNames]) -> Understood:
+    """The query read with the store's names, and which of its people speak in few enough of the
+    store's chunks to rank their own apart (blocking)."""
     known = names(reader)
-    understood = Understood(understand(query, known, languages), known)
-    intent = understood.intent
-    drop, keep = keyword_words(intent, names_as_keywords=NAMES_AS_KEYWORDS)
+    intent = understand(query, known, reader.languages())
+    apart = tuple(p for p in intent.people[:PERSON_ROUND_PEOPLE]
+                  if reader.speaker_share(known.names_of.get(p, (p,))) <= PERSON_SHARE)
+    return Understood(intent, known, apart)
+
+
+def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_store.ChunkFilter,
+                 names: Callable[[KeywordReader], KnownNames], arrays: bool = True,
+                 rounds: bool = False) -> tuple[Ranked, Understood]:
+    """The keyword half, blocking (in a worker thread): bm25 flipped so that higher is better;
+    the owner's names in the query left out of it, people's names kept (query_understanding)
+    unless `rounds` (the hybrid's) rank their passages. `arrays`: bm25 from the postings in
+    NumPy (KeywordReader.search)."""
+    languages = reader.languages()
+    understood = _understood_now(reader, query, names)
+    intent, apart = understood.intent, understood.apart
+    # where every person it names has a round of their own (the hybrid's), that round finds their
+    # passages: in this half their names would rank each window of their small talk above what is asked
+    to_rounds = rounds and not where.speakers and bool(apart) and set(apart) == set(intent.people)
+    drop, keep = keyword_words(intent, names_as_keywords=NAMES_AS_KEYWORDS and not to_rounds)
     match = keyword_query(query, languages, drop=drop, keep=keep)
     if match is None:
         return ([], {}), understood
     hits = reader.search(match, limit=depth, where=where, arrays=arrays)
     return ([(hit.chunk.id, -hit.bm25) for hit in hits], {hit.chunk.id: hit.chunk for hit in hits}), understood
+
+
+def _person_rounds_now(reader: KeywordReader, index: VectorIndex | None, vector: np.ndarray | None, *,
+                       query: str, understood: Understood,
+                       where: chunk_store.ChunkFilter) -> tuple[list[ranking.PersonRound], dict]:
+    """The person rounds, blocking (in a worker thread): see Searcher._person_rounds."""
+    import numpy as np
+
+    intent, names = understood.intent, understood.names
+    languages = reader.languages()
+    # the rest of the question, in the passages they speak in or that name them
+    topic = keyword_query(query, languages, drop=intent.drop | intent.names) if intent.topic else None
+    rounds: list[ranking.PersonRound] = []
+    rows: dict[int, chunk_store.StoredChunk] = {}
+    for person in understood.apart:
+        every = names.names_of.get(person, (person,))
+        semantic: list[tuple[int, float]] = []
+        if index is not None and vector is not None:
+            hits = index.search(np.asarray(vector, dtype=np.float32), where=replace(where, speakers=every),
+                                depth=PERSON_DEPTH, shortlist=shortlist_size(len(index), depth=PERSON_DEPTH),
+                                exact_below=EXACT_FILTER_CAP)
+            semantic = [(hit.chunk_id, hit.cosine) for hit in hits]
+        keyword: list[tuple[int, float]] = []
+        named = keyword_query(" ".join(every), languages, keep=frozenset(w for n in every for w in n.split()))
+        if topic is not None and named is not None:
+            found = reader.search(keyword_both(named, topic), limit=PERSON_DEPTH, where=where)
+            keyword = [(hit.chunk.id, -hit.bm25) for hit in found]
+            rows.update((hit.chunk.id, hit.chunk) for hit in found)
+        if keyword or semantic:
+            rounds.append((keyword, semantic))
+    wanted = [cid for _, semantic in rounds for cid, _ in semantic if cid not in rows]
+    if wanted and index is not None:
+        rows.update(index.chunks(wanted))
+    return rounds, rows
 
 
 def shortlist_size(vectors: int, *, depth: int = SEMANTIC_DEPTH) -> int:

@@ -43,6 +43,11 @@ def keyword_query(query: str, languages: Sequence[str] = (), *, drop: Iterable[s
     return " OR ".join(_fts_term(term) for term in terms) if terms else None
 
 
+def keyword_both(first: str, second: str) -> str:
+    """An FTS5 expression a passage satisfies when it matches both expressions (keyword_query's)."""
+    return f"({first}) AND ({second})"
+
+
 def keyword_phrase(text: str, languages: Sequence[str] = ()) -> str | None:
     """An FTS5 expression every occurrence of `text` (whole words, or a run of unspaced
     letters) satisfies: its terms as a phrase, once per way the store's languages index them."""

@@ -20,13 +20,14 @@ import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from storage.chunks import ChunkFilter, KeywordHit, get_chunks_sync, keyword_hits, languages_sync
 from storage.db import open_reader
 from storage.encryption import StoreKey
 from storage.keyword.query import plain_terms
-from storage.people import PeopleNames, known_names_sync
+from storage.people import PeopleNames, chunks_spoken_in_sync, known_names_sync
 
 if TYPE_CHECKING:
     from storage.keyword.scoring import Bm25Arrays
@@ -63,6 +64,14 @@ class KeywordReader:
             if self._names is None or self._names[0] != version:
                 self._names = (version, known_names_sync(self._conns[0]))
             return self._names[1]
+
+    def speaker_share(self, speakers: Sequence[str]) -> float:
+        """The share of the store's chunks that any of `speakers` speaks in (0 in an empty store)."""
+        total = self.known_names().chunks
+        if not total or not speakers:
+            return 0.0
+        with self._locks[0]:
+            return chunks_spoken_in_sync(self._conns[0], speakers) / total
 
     def close(self) -> None:
         self._closer()

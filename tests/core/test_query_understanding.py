@@ -149,3 +149,42 @@ def test_one_word_stands_for_a_name_only_as_its_given_name():
         assert word not in names.people, word
     assert understand("When did Ana move to Berlin?", names).people == ()
     assert understand("What did Berlin Marathon Events send?", names).people == ("Berlin Marathon Events",)
+
+
+def test_a_contact_saved_under_a_word_for_a_relative_is_that_relative():
+    from core.memory.query_understanding import kin_at, kin_relation
+
+    assert kin_relation("Mãe") == kin_relation("Mum ❤️") == kin_relation("Minha mãe") == "mother"
+    assert kin_relation("Papa") == kin_relation("Vati") == "father"
+    assert kin_relation("Oma") == "grandmother" and kin_relation("Irmão") == "brother"
+    # a name beside the word, or words of two relations, is no relation
+    assert kin_relation("Mama Rosa") is None and kin_relation("Mum Dad") is None
+    assert kin_relation("Clara Weber") is None
+    assert kin_at("mother's") == kin_at("Mum’s".lower()) == kin_at("mutter") == kin_at("mère") == "mother"
+    assert kin_at("sister") == "sister" and kin_at("another") is None
+
+
+def test_my_mother_in_any_language_is_the_contact_saved_as_one():
+    names = known_names({**ALIASES, "mãe": "Mãe", "papa": "Papa"}, owner_senders=["Ana Lima"])
+    assert names.kin == {"mother": ("Mãe",), "father": ("Papa",)}
+    for query in ("What was my mother's old dog called?", "What was Mum's old dog called?",
+                  "What was Ana's mother's old dog called?", "Wie hieß der Hund meiner Mutter?",
+                  "Comment s'appelait le chien de ma mère ?", "What did mum say about the dog?"):
+        intent = understand(query, names, ["de", "fr"])
+        assert intent.people == ("Mãe",), query
+        assert "dog" in intent.topic or "hund" in intent.topic or "chien" in intent.topic, query
+    assert understand("What did my mother say about Porto?", names).people_words == ("Mãe",)
+    # someone else's mother is not the owner's
+    assert understand("What is Teo's mother called?", names).people == ("Teo Ramos",)
+    # nobody saved so: the word is what it asks about
+    intent = understand("What does my sister do?", names)
+    assert intent.people == () and "sister" in intent.topic
+
+
+def test_the_semantic_half_asks_about_a_relative_as_them():
+    from core.memory.query_understanding import semantic_query
+
+    names = known_names({**ALIASES, "mãe": "Mãe"}, owner_senders=["Ana Lima"])
+    for query in ("What was Ana's mother's old dog called?", "What was my mother's old dog called?",
+                  "What was Mum's old dog called?"):
+        assert semantic_query(query, understand(query, names), names) == "What was their old dog called?"

@@ -79,3 +79,32 @@ def test_present_states_prefer_the_newest_and_keep_the_oldest_reachable():
 def test_no_rule_changes_nothing():
     rows = {1: Row(1, 1, 0, 50, "a"), 2: Row(2, 2, 0, 50, "b")}
     assert intent_boosts(QueryIntent(), {1: 0.3, 2: 0.7}, rows, owner=OWNER, names_of=NAMES_OF) == {1: 0.3, 2: 0.7}
+
+
+def test_a_persons_own_round_lifts_their_line_that_answers_over_everyones_small_talk():
+    from core.memory.ranking import with_person_round
+
+    # 1, 2: windows of small talk the whole store ranks first; 3: Maya's line that answers, far
+    # down the whole store's lists but first among her own chunks
+    scores = {1: 0.9, 2: 0.8, 3: 0.2}
+    lifted = with_person_round(scores, [([(3, 4.0), (2, 1.0)], [(3, 0.6), (1, 0.5), (2, 0.4)])], weight=1.0)
+    assert lifted[3] == 0.2 + 1.0 and lifted[3] > lifted[1] > lifted[2]
+    # a chunk only the round found enters with what the round gave it
+    assert with_person_round({}, [([], [(7, 0.5), (8, 0.1)])], weight=0.5) == {7: 0.5, 8: 0.0}
+    # of two people's rounds a chunk keeps its best; no round changes nothing
+    both = with_person_round({}, [([], [(1, 0.9), (2, 0.1)]), ([], [(2, 0.9), (1, 0.1)])], weight=1.0)
+    assert both == {1: 1.0, 2: 1.0}
+    assert with_person_round(scores, []) == scores
+
+
+def test_rank_takes_the_person_rounds_into_fusion():
+    rows = {1: Row(1, 1, 0, 50, chat(("Maya", "long day"), ("Ana", "same"))),
+            2: Row(2, 2, 0, 50, chat(("Maya", "I work as a nurse now"), ("Ana", "wow"))),
+            9: Row(9, 3, 0, 50, chat(("Teo", "the weather"), ("Ana", "yes")))}
+    intent = understand("What is Maya's job?", NAMES)
+    keyword, semantic = [(1, 5.0), (2, 4.8), (9, 1.0)], [(1, 0.5), (2, 0.45), (9, 0.1)]
+    plain, _ = rank("What is Maya's job?", keyword, semantic, rows, limit=1, intent=intent,
+                    owner=OWNER, names_of=NAMES_OF)
+    rounds, _ = rank("What is Maya's job?", keyword, semantic, rows, limit=1, intent=intent,
+                     owner=OWNER, names_of=NAMES_OF, person_rounds=[([], [(2, 0.45), (1, 0.3)])])
+    assert plain == [[1]] and rounds == [[2]]

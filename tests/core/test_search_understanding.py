@@ -70,3 +70,51 @@ async def test_only_the_hybrid_leaves_peoples_names_to_the_keyword_half_and_the_
         assert embedder.queries[-1] == "What is their dog called, I?"
         await memory.search("What is Teo's dog called, Ana?", limit=1, mode="semantic")
         assert embedder.queries[-1] == "What is Teo's dog called, I?"  # nothing else would keep Teo
+
+
+def _teo_among_dog_people(folder: Path) -> Path:
+    folder.mkdir()
+    teo = [NOTICE]
+    for day in range(1, 10):
+        teo += [f"0{day}/03/2023, 10:0{m} - Teo: {text}" for m, text in enumerate(["ok Ana", "haha", "see you", "sure"])]
+    teo.insert(12, "05/03/2023, 12:00 - Teo: we adopted a dog from the shelter in Braga, he is called Rex")
+    whatsapp_export(folder / "WhatsApp Chat with Teo.txt", teo)
+    whatsapp_export(folder / "WhatsApp Chat with Lia.txt",
+                    [NOTICE, *[f"0{d}/04/2024, 10:00 - Lia: the dog park, dog walk {d}" for d in range(1, 10)]])
+    whatsapp_export(folder / "WhatsApp Chat with Maya.txt",
+                    [NOTICE, *[f"0{d}/05/2024, 10:00 - Maya: groceries {d}" for d in range(1, 10)]])
+    return folder
+
+
+async def test_a_person_who_speaks_in_few_chunks_has_their_own_round(tmp_path, monkeypatch):
+    from core.memory import search
+    from storage.chunks import ChunkFilter
+
+    folder = _teo_among_dog_people(tmp_path / "inbox")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([folder])
+        # keyword search alone: a bag of hashed words would find his line by "dog" and "from" anyway
+        memory.searcher.embedder = None
+        understood = await memory.searcher.understand("Where is Teo's dog from?")
+        assert understood.intent.people == ("Teo",) and understood.apart == ("Teo",)
+        # the store's keyword half holds only its first few: Lia's dog walks fill it, as it leaves
+        # Teo's name to his round; his line reaches the results through that round
+        monkeypatch.setattr(search, "HYBRID_DEPTH", 1)
+        keyword = await memory.searcher.keyword("Where is Teo's dog from?", depth=5, where=ChunkFilter(), rounds=True)
+        teos = await memory.searcher.keyword("Teo", depth=100, where=ChunkFilter())
+        assert not {cid for cid, _ in keyword} & {cid for cid, _ in teos}
+        hits = await memory.search("Where is Teo's dog from?", limit=1)
+        assert "shelter in Braga" in hits[0].text
+        monkeypatch.setattr(search, "PERSON_SHARE", 0.0)  # everyone speaks in more than that
+        assert (await memory.searcher.understand("Where is Teo's dog from?")).apart == ()
+
+
+async def test_a_person_in_most_of_the_store_has_no_round(tmp_path):
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    whatsapp_export(folder / "WhatsApp Chat with Maya.txt", [
+        NOTICE, *[f"0{d}/02/2024, 10:00 - Maya: groceries again, {d} eggs" for d in range(1, 9)]])
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([folder])
+        understood = await memory.searcher.understand("What did Maya buy?")
+        assert understood.intent.people == ("Maya",) and understood.apart == ()
