@@ -496,9 +496,11 @@ def _person_rounds_now(reader: KeywordReader, index: VectorIndex | None, vector:
         every = names.names_of.get(person, (person,))
         semantic: list[tuple[int, float]] = []
         if index is not None and vector is not None:
+            # exact among a few hundred of theirs; beyond, the sign bits' short list among theirs,
+            # as an unfiltered search ranks (not the filter's exact cap: this runs on every
+            # question naming them, and sqlite-vec reads about 22 µs a chunk)
             hits = index.search(np.asarray(vector, dtype=np.float32), where=replace(where, speakers=every),
-                                depth=PERSON_DEPTH, shortlist=shortlist_size(len(index), depth=PERSON_DEPTH),
-                                exact_below=EXACT_FILTER_CAP)
+                                depth=PERSON_DEPTH, shortlist=shortlist_size(len(index), depth=PERSON_DEPTH))
             semantic = [(hit.chunk_id, hit.cosine) for hit in hits]
         keyword: list[tuple[int, float]] = []
         named = keyword_query(" ".join(every), languages, keep=frozenset(w for n in every for w in n.split()))
