@@ -206,6 +206,7 @@ class PeopleNames:
     aliases: dict[str, str]  # every name the people table knows, lower-cased, to its person's canonical name
     owner_senders: list[str]  # the senders the store holds as the owner's
     chunks: int = 0  # the chunks the store holds, to weigh a person's share of them
+    profile: str = ""  # bio.md, whose people section says who is whose relative
 
 
 def known_names_sync(conn) -> PeopleNames:
@@ -216,7 +217,8 @@ def known_names_sync(conn) -> PeopleNames:
     owners = [row[0] for row in conn.execute(
         "SELECT DISTINCT sender FROM messages WHERE is_owner = 1 AND kind != 'system'")]
     (chunks,) = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()
-    return PeopleNames(names, owners, chunks)
+    profile = conn.execute("SELECT text FROM profile WHERE id = 1").fetchone()
+    return PeopleNames(names, owners, chunks, profile[0] if profile else "")
 
 
 def chunks_spoken_in_sync(conn, speakers: Sequence[str]) -> int:

@@ -60,6 +60,8 @@ KINSHIP = {
     "husband": "husband hubby ehemann marido esposo marito echtgenoot mąż муж",
     "wife": "wife wifey ehefrau épouse mulher esposa moglie echtgenote żona жена",
     "daughter": "daughter tochter fille filha hija figlia dochter córka дочь",
+    "partner": "partner boyfriend girlfriend fiancé fiancée fiance fiancee namorado namorada novio novia "
+               "fidanzato fidanzata companheiro companheira compagnon compagne lebensgefährte lebensgefährtin",
     "aunt": "aunt auntie tante tia tía zia ciocia тётя тетя",
     "uncle": "uncle onkel oncle tio tío zio wujek дядя",
 }
@@ -159,6 +161,40 @@ def kin_relation(name: str) -> str | None:
     return next(iter(relations)) if len(relations) == 1 and None not in relations else None
 
 
+#: the heading of bio.md's section about the people in the owner's life (core/biographer/profile.py)
+PEOPLE_SECTION = "people & relationships"
+_HEADING = re.compile(r"^##\s+(.+?)\s*$", re.M)
+
+
+def profile_kin(profile: str, aliases: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(relation, canonical name) for each line of bio.md's people section that names one person
+    the people table knows (a whole name of theirs) and one relation of the owner's ("- Beatriz
+    Duarte: my sister, an architect"); a relation word right after someone's possessive is
+    theirs, not the owner's ("Clara's sister"), and an in-law is none of them."""
+    headings = list(_HEADING.finditer(profile))
+    found: list[tuple[str, str]] = []
+    for at, heading in enumerate(headings):
+        if heading.group(1).strip().lower() != PEOPLE_SECTION:
+            continue
+        end = headings[at + 1].start() if at + 1 < len(headings) else len(profile)
+        for line in profile[heading.end():end].splitlines():
+            words = [w.lower() for w in _TOKEN.findall(line)]
+            people = {c for n, c in aliases.items() if _names_in(n, words)}
+            relations = {KIN_WORDS[w] for i, w in enumerate(words)
+                         if w in KIN_WORDS and not (i and _POSSESSIVE.match(words[i - 1]))
+                         and words[i + 1:i + 3] != ["in", "law"]}  # a sister-in-law is no sister
+            if len(people) == 1 and len(relations) == 1:
+                found.append((relations.pop(), people.pop()))
+    return found
+
+
+def _names_in(name: str, words: Sequence[str]) -> bool:
+    """Whether the words of `name` occur in `words`, one after another (a possessive counts)."""
+    parts = _TOKEN.findall(name.lower())
+    bare = [m["base"] if (m := _POSSESSIVE.match(w)) else w for w in words]
+    return bool(parts) and any(bare[i:i + len(parts)] == parts for i in range(len(bare) - len(parts) + 1))
+
+
 def kin_at(word: str) -> str | None:
     """The relation a question's word names ("mother", "Mum's", "mãe"), or None."""
     match = _POSSESSIVE.match(word)
@@ -171,10 +207,12 @@ def _name_words(name: str) -> list[str]:
 
 
 def known_names(aliases: Mapping[str, str], *, owner_senders: Iterable[str] = (),
-                owner_aliases: Iterable[str] = ()) -> KnownNames:
+                owner_aliases: Iterable[str] = (), profile: str = "") -> KnownNames:
     """KnownNames from the people table (every name, lower-cased, to its canonical name), the
     senders stored as the owner's and BIOGRAPHER_OWNER_ALIASES. A name shared by the owner's
-    person is the owner's; a first name two people share stands for neither."""
+    person is the owner's; a first name two people share stands for neither. The owner's
+    relatives: contacts saved under a word for one (kin_relation) and people bio.md's people
+    section calls so (profile_kin)."""
     owner_given = {n.strip().lower() for n in (*owner_senders, *owner_aliases) if n.strip()}
     owner_people = {aliases[n] for n in owner_given if n in aliases}
     names_of: dict[str, list[str]] = {}
@@ -204,6 +242,9 @@ def known_names(aliases: Mapping[str, str], *, owner_senders: Iterable[str] = ()
     for canonical, names in names_of.items():
         for relation in dict.fromkeys(r for n in names if canonical not in owner_people and (r := kin_relation(n))):
             kin.setdefault(relation, []).append(canonical)
+    for relation, canonical in profile_kin(profile, {a: c for a, c in aliases.items() if c not in owner_people}):
+        if canonical not in kin.setdefault(relation, []):
+            kin[relation].append(canonical)
     return KnownNames(owner=owner, people=people,
                       names_of={c: tuple(sorted(n)) for c, n in names_of.items() if c not in owner_people},
                       kin={r: tuple(sorted(c)) for r, c in kin.items()})

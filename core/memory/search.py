@@ -262,7 +262,7 @@ class Searcher:
         raw = reader.known_names()
         if self._names is None or self._names[0] is not raw:
             self._names = (raw, known_names(raw.aliases, owner_senders=raw.owner_senders,
-                                            owner_aliases=self.owner_aliases))
+                                            owner_aliases=self.owner_aliases, profile=raw.profile))
         return self._names[1]
 
     async def _keyword_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,

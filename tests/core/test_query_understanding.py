@@ -188,3 +188,33 @@ def test_the_semantic_half_asks_about_a_relative_as_them():
     for query in ("What was Ana's mother's old dog called?", "What was my mother's old dog called?",
                   "What was Mum's old dog called?"):
         assert semantic_query(query, understand(query, names), names) == "What was their old dog called?"
+
+
+PROFILE = """# bio.md
+
+## Summary
+Ana's sister Maya is an architect.
+
+## People & Relationships
+- Maya Costa: my sister, an architect in Porto [doc3:10-40]
+- Teo: partner since 2023
+- Will Hart: best friend; Will's mother runs the bakery
+- Maya R: sister-in-law
+
+## Patterns
+- calls her mother on Sundays
+"""
+
+
+def test_bio_md_says_who_is_whose_relative():
+    from core.memory.query_understanding import profile_kin
+
+    assert profile_kin(PROFILE, ALIASES) == [("sister", "Maya Costa"), ("partner", "Teo Ramos")]
+    assert profile_kin("# bio.md\n\n## Summary\nMaya Costa is my sister.\n", ALIASES) == []
+    names = known_names(ALIASES, owner_senders=["Ana Lima"], profile=PROFILE)
+    assert names.kin == {"sister": ("Maya Costa",), "partner": ("Teo Ramos",)}
+    intent = understand("What does my sister do for a living?", names)
+    assert intent.people == ("Maya Costa",) and "sister" not in intent.topic
+    for query in ("Where did I meet my boyfriend?", "Where did Ana meet her boyfriend?"):
+        assert understand(query, names).people == ("Teo Ramos",), query
+    assert understand("Where did Will meet Will's boyfriend?", names).people == ("Will Hart",)

@@ -118,3 +118,22 @@ async def test_a_person_in_most_of_the_store_has_no_round(tmp_path):
         await memory.ingest([folder])
         understood = await memory.searcher.understand("What did Maya buy?")
         assert understood.intent.people == ("Maya",) and understood.apart == ()
+
+
+async def test_bio_md_and_saved_contact_names_tell_who_the_owners_relatives_are(tmp_path):
+    from storage import profile as profile_store
+
+    folder = _chats(tmp_path / "inbox")
+    whatsapp_export(folder / "WhatsApp Chat with Mum.txt", [
+        NOTICE, "02/01/2024, 11:00 - Mum: the cat had kittens"])
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([folder])
+        assert (await memory.searcher.understand("What did my mother say about the cat?")).intent.people == ("Mum",)
+        assert (await memory.searcher.understand("What does my brother do?")).intent.people == ()
+        async with memory.conn.transaction():
+            await profile_store.write_profile(
+                memory.conn, before="", after="# bio.md\n\n## People & Relationships\n- Teo: my brother, a vet\n",
+                at="2024-05-01T00:00:00Z", kind="edit", section=None, old_text="", new_text="x",
+                run_id=None, locators=[])
+        # read again once the store has changed
+        assert (await memory.searcher.understand("What does my brother do?")).intent.people == ("Teo",)
