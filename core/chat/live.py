@@ -144,15 +144,18 @@ class LiveRecorder:
         """The new text replaces the stored one, which is kept beside it."""
         if await self._recording(incoming.connection_id) is None:
             return False
-        stored = await live_store.message_document(self.conn, incoming.chat_id, incoming.message_id)
+        # looked up under the lock: a window being saved now gets its document id when the save ends,
+        # and an edit read before that would change the open copy and leave the saved text as it was
+        async with self._lock:
+            stored = await live_store.message_document(self.conn, incoming.chat_id, incoming.message_id)
+            if stored is not None:
+                async with self.conn.transaction():
+                    await live_store.edit_message(self.conn, incoming.chat_id, incoming.message_id, incoming.text,
+                                                  at=utc_iso(self.clock()))
+                if stored.document_id is not None:
+                    await self._replace(incoming.chat_id, stored.document_id)
         if stored is None:
             return await self.message(incoming)  # sent before the connection, or while paused: kept as it is now
-        async with self._lock:
-            async with self.conn.transaction():
-                await live_store.edit_message(self.conn, incoming.chat_id, incoming.message_id, incoming.text,
-                                              at=utc_iso(self.clock()))
-            if stored.document_id is not None:
-                await self._replace(incoming.chat_id, stored.document_id)
         return True
 
     async def deleted(self, *, connection_id: str, chat_id: str, message_ids: Sequence[str]) -> int:
