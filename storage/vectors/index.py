@@ -30,7 +30,8 @@ import json
 import threading
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,10 @@ FAR = np.iinfo(np.uint16).max  # the distance given to rows that must not be fou
 # at which OpenBLAS starts threads: 4,096 rows took 10x longer on two busy cores)
 BOUND_SLACK = 1e-4
 BOUND_BLOCK = 1024
+# a list of at least this many ids (every short list: 400, 1,000 at a million chunks) is ranked in
+# READERS slices at once, unless the vectors are kept
+PARALLEL_FROM = 400
+READERS = 4
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,9 @@ class VectorIndex:
     def __init__(self, path: Path | str, *, key: StoreKey | None = None) -> None:
         self._conn = open_reader(path, cache_mb=16, key=key)  # holds the vector table's inner pages: one page read per id
         load_sqlite_vec(self._conn)  # exact distances over the float vectors, in SQL
-        self._closer = weakref.finalize(self, self._conn.close)
+        self._path, self._key = path, key
+        self._more = _Readers()  # more connections, for long lists (_nearest_of)
+        self._closer = weakref.finalize(self, _close, self._conn, self._more)
         self._lock = threading.Lock()
         self._vector_budget = 0  # bytes; 0: the short list's vectors are read from the store
         self.bounded = (0, 0)  # the last bounded filtered search: (chunks bounded, left to rank exactly)
@@ -306,13 +313,44 @@ class VectorIndex:
 
     def _nearest_of(self, query: np.ndarray, ids: Sequence[int], depth: int) -> list[VectorHit]:
         """The short list ranked exactly from the store: sqlite-vec's cosine distance over the
-        float vectors of `ids` that are current, only the nearest `depth` handed back."""
-        rows = self._conn.execute(
+        float vectors of `ids` that are current, only the nearest `depth` handed back. A long
+        list is ranked in slices on several connections at once: a vector whose page the OS has
+        let go of is a disk read, and 1,000 of them one after another (a million chunks) were
+        mostly waiting (75 ms against 27 ms in 4 slices, 10% of the pages on disk, load 19)."""
+        order = sorted(int(i) for i in ids)
+        if len(order) < PARALLEL_FROM:
+            rows = self._ranked_on(self._conn, query, order, depth)
+        else:
+            pool = self._more_readers()
+            conns = [self._conn, *self._more.conns]
+            n = len(conns)
+            slices = [order[len(order) * i // n:len(order) * (i + 1) // n] for i in range(n)]
+            rest = [pool.submit(self._ranked_on, conn, query, part, depth)
+                    for conn, part in zip(conns[1:], slices[1:])]
+            rows = self._ranked_on(conns[0], query, slices[0], depth)
+            for future in rest:
+                rows += future.result()
+            # each slice's nearest in (distance, id) order, merged: the order of one query over all
+            rows = sorted(rows, key=lambda row: (row[1], row[0]))[:depth]
+        return [VectorHit(cid, 1.0 - distance) for cid, distance in rows]
+
+    def _ranked_on(self, conn: sqlean.Connection, query: np.ndarray, ids: list[int], depth: int) -> list[tuple[int, float]]:
+        return conn.execute(
             """SELECT chunk_id, vec_distance_cosine(vector, ?) AS distance FROM chunk_embeddings
                WHERE generation = ? AND chunk_id IN (SELECT value FROM json_each(?))
                ORDER BY distance, chunk_id LIMIT ?""",
-            (_blob(query), self._generation, json.dumps([int(i) for i in ids]), depth)).fetchall()
-        return [VectorHit(cid, 1.0 - distance) for cid, distance in rows]
+            (_blob(query), self._generation, json.dumps(ids), depth)).fetchall()
+
+    def _more_readers(self) -> ThreadPoolExecutor:
+        """The other connections a long list is ranked on and their threads, made on first use
+        (a small page cache each: what they read is read once)."""
+        if self._more.pool is None:
+            for _ in range(READERS - 1):
+                conn = open_reader(self._path, cache_mb=2, key=self._key)
+                load_sqlite_vec(conn)
+                self._more.conns.append(conn)
+            self._more.pool = ThreadPoolExecutor(READERS - 1, thread_name_prefix="vectors")
+        return self._more.pool
 
     def _kept_vectors(self, ids: Sequence[int]) -> tuple[list[int], np.ndarray]:
         """The vectors of `ids` that are current, from memory (widened to float32)."""
@@ -428,6 +466,19 @@ def smallest(dist: np.ndarray, k: int) -> np.ndarray:
     elif len(near) > k:
         near = near[np.argpartition(dist[near], k - 1)[:k]]
     return near[dist[near] < FAR]
+
+
+@dataclass
+class _Readers:
+    conns: list[sqlean.Connection] = field(default_factory=list)
+    pool: ThreadPoolExecutor | None = None
+
+
+def _close(conn: sqlean.Connection, more: _Readers) -> None:
+    if more.pool is not None:
+        more.pool.shutdown(wait=True)
+    for each in (conn, *more.conns):
+        each.close()
 
 
 def _blob(query: np.ndarray) -> bytes:

@@ -16,6 +16,7 @@ from storage.vectors import store as vector_store
 from storage.db import open_database
 from storage.keyword.reader import KeywordReader
 from storage.meta import set_meta
+from storage.vectors import index as index_module
 from storage.vectors.index import VectorIndex
 
 DIM = 96  # not a multiple of 64: the last word of each vector is half padding
@@ -269,10 +270,14 @@ async def test_keyword_ranges_searched_apart_give_the_same_best(tmp_path: Path, 
     split.close()
 
 
-@pytest.mark.parametrize("kept", [False, True], ids=["vectors read by id", "vectors kept in memory"])
-async def test_filtered_search_is_exact_against_brute_force(tmp_path: Path, kept):
+@pytest.mark.parametrize("kept, sliced", [(False, False), (True, False), (False, True)],
+                         ids=["vectors read by id", "vectors kept in memory", "read in slices at once"])
+async def test_filtered_search_is_exact_against_brute_force(tmp_path: Path, monkeypatch, kept, sliced):
     """A person, a period, a kind: sqlite-vec's nearest over the chunks each filter keeps are
-    NumPy's exact nearest over the same chunks (the filter applied by hand here)."""
+    NumPy's exact nearest over the same chunks (the filter applied by hand here), also when a
+    long list is ranked in slices on several connections at once."""
+    if sliced:
+        monkeypatch.setattr(index_module, "PARALLEL_FROM", 4)
     rng = np.random.default_rng(5)
     path = tmp_path / "s.sqlite3"
     people = ("ana", "maya", "teo")
