@@ -191,6 +191,7 @@ MODES = ("hybrid", "keyword", "semantic")
 
 async def _run_ours(path: Path, queries: list[str], vectors: np.ndarray, warmup: int) -> dict:
     timings: dict[str, list[float]] = {m: [] for m in MODES}
+    cpu: dict[str, list[float]] = {m: [] for m in MODES}
     async with open_database(path / "biographer.sqlite3") as conn:
         searcher = Searcher(conn, _Dim())
         t = time.perf_counter()
@@ -198,28 +199,31 @@ async def _run_ours(path: Path, queries: list[str], vectors: np.ndarray, warmup:
         load_s = time.perf_counter() - t
         for i, (q, v) in enumerate(zip(queries, vectors)):
             for mode in MODES:
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 hits = await searcher.search(q, limit=10, mode=mode, query_vector=v)
                 if i >= warmup:
                     timings[mode].append((time.perf_counter() - t) * 1000)
+                    cpu[mode].append((time.process_time() - c) * 1000)
                 assert hits, (mode, q)
         searcher.close()
-    return {"timings": timings, "load_s": round(load_s, 3), **memory()}
+    return {"timings": timings, "cpu": cpu, "load_s": round(load_s, 3), **memory()}
 
 
 def _run_baseline(path: Path, queries: list[str], vectors: np.ndarray, warmup: int) -> dict:
     timings: dict[str, list[float]] = {m: [] for m in MODES}
+    cpu: dict[str, list[float]] = {m: [] for m in MODES}
     t = time.perf_counter()
     baseline = NumpyBaseline(path / "biographer.sqlite3")
     load_s = time.perf_counter() - t
     for i, (q, v) in enumerate(zip(queries, vectors)):
         for mode in MODES:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             hits = baseline.search(q, v, limit=10, mode=mode)
             if i >= warmup:
                 timings[mode].append((time.perf_counter() - t) * 1000)
+                cpu[mode].append((time.process_time() - c) * 1000)
             assert hits, (mode, q)
-    return {"timings": timings, "load_s": round(load_s, 3), **memory()}
+    return {"timings": timings, "cpu": cpu, "load_s": round(load_s, 3), **memory()}
 
 
 def memory() -> dict:
@@ -258,14 +262,19 @@ def latencies(path: Path, runs: int, warmup: int, rounds: int) -> dict:
     """Each side in a fresh process of its own, alternating for `rounds` rounds (so both see the
     same spread of machine load), `runs` queries per round; memory as measured after a round."""
     timings = {who: {m: [] for m in MODES} for who in ("biographer", "baseline")}
+    cpu = {who: {m: [] for m in MODES} for who in ("biographer", "baseline")}
     memories: dict[str, list[dict]] = {"biographer": [], "baseline": []}
     for r in range(rounds):
         for who in ("biographer", "baseline") if r % 2 == 0 else ("baseline", "biographer"):
             result = in_child("ours" if who == "biographer" else "baseline", path, runs, warmup, r)
             for mode in MODES:
                 timings[who][mode].extend(result["timings"][mode])
-            memories[who].append({k: v for k, v in result.items() if k != "timings"})
+                cpu[who][mode].extend(result["cpu"][mode])
+            memories[who].append({k: v for k, v in result.items() if k not in ("timings", "cpu")})
+    # the processor time each query took (all the process's threads): its own work, whose spread
+    # is the work's; the wall clock adds whatever the machine's other processes made it wait
     return {"latency": {who: {m: percentiles(ts) for m, ts in modes.items()} for who, modes in timings.items()},
+            "cpu_time": {who: {m: percentiles(ts) for m, ts in modes.items()} for who, modes in cpu.items()},
             "after_queries": {who: max(ms, key=lambda m: m["rss_mb"]) for who, ms in memories.items()}}
 
 

@@ -52,9 +52,12 @@ FAR = np.iinfo(np.uint16).max  # the distance given to rows that must not be fou
 # at which OpenBLAS starts threads: 4,096 rows took 10x longer on two busy cores)
 BOUND_SLACK = 1e-4
 BOUND_BLOCK = 1024
-# a list of at least this many ids (every short list: 400, 1,000 at a million chunks) is ranked in
-# READERS slices at once, unless the vectors are kept
+# a list of at least this many ids (every short list: 400, 1,000 at a million chunks) in a store
+# of at least PARALLEL_STORE vectors is ranked in READERS slices at once. A smaller store's vectors
+# (600 MB at 400k) stay in the OS's cache, where the slices only add their threads' hand-overs:
+# at 100k chunks and load 19 they made the vector half 1.5x slower
 PARALLEL_FROM = 400
+PARALLEL_STORE = 400_000
 READERS = 4
 
 
@@ -300,13 +303,13 @@ class VectorIndex:
         so ranking these exactly gives the exact nearest of all `ids`."""
         if self._vectors is None or len(ids) <= depth:
             return ids.tolist()
-        changed = np.fromiter(self._delta, dtype=np.int64, count=len(self._delta))
         at = np.minimum(np.searchsorted(self._ids, ids), max(len(self._ids) - 1, 0))
-        in_parts = (self._ids[at] == ids) & ~np.isin(ids, changed) if len(self._ids) \
-            else np.zeros(len(ids), dtype=bool)
+        in_parts = self._ids[at] == ids if len(self._ids) else np.zeros(len(ids), dtype=bool)
+        if self._delta:
+            in_parts &= ~np.isin(ids, np.fromiter(self._delta, dtype=np.int64, count=len(self._delta)))
         if int(in_parts.sum()) <= depth:
             return ids.tolist()
-        low, high = self._vectors.rows(at[in_parts]).bounds(np.asarray(query, dtype=np.float32))
+        low, high = self._vectors.bounds(np.asarray(query, dtype=np.float32), at[in_parts])
         reached = high >= np.partition(low, len(low) - depth)[len(low) - depth]
         self.bounded = (int(in_parts.sum()), int(reached.sum()))
         return np.sort(np.concatenate([ids[in_parts][reached], ids[~in_parts]])).tolist()
@@ -316,9 +319,10 @@ class VectorIndex:
         float vectors of `ids` that are current, only the nearest `depth` handed back. A long
         list is ranked in slices on several connections at once: a vector whose page the OS has
         let go of is a disk read, and 1,000 of them one after another (a million chunks) were
-        mostly waiting (75 ms against 27 ms in 4 slices, 10% of the pages on disk, load 19)."""
+        mostly waiting (75 ms against 27 ms in 4 slices, 10% of the pages on disk, load 19). The
+        caller holds the lock."""
         order = sorted(int(i) for i in ids)
-        if len(order) < PARALLEL_FROM:
+        if len(order) < PARALLEL_FROM or len(self) < PARALLEL_STORE:
             rows = self._ranked_on(self._conn, query, order, depth)
         else:
             pool = self._more_readers()
@@ -403,25 +407,26 @@ class Bytes:
     def widened(self) -> np.ndarray:
         return self.codes.astype(np.float32) * self.scales[:, None]
 
-    def bounds(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def bounds(self, query: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each row's exact cosine with `query` lies between these. For a row v = scale * codes
         + e, q.v / |q||v| is q.(scale * codes) / |q||v| give or take |e| / |v|; the product is
         summed in float32, which moves it by at most n * eps * sum |codes * q| (n terms: the
         standard bound on a rounded dot product), and sqlite-vec's own float32 cosine by less
-        than BOUND_SLACK. A row of length 0 is never left out."""
+        than BOUND_SLACK. A row of length 0 is never left out. `at`: the rows wanted."""
         q = (query / max(float(np.linalg.norm(query)), 1e-30)).astype(np.float32)
-        dots = np.empty(len(self.codes), dtype=np.float32)
-        for start in range(0, len(self.codes), BOUND_BLOCK):  # widened a block at a time: in cache
-            block = self.codes[start:start + BOUND_BLOCK]
+        dots = np.empty(len(at), dtype=np.float32)
+        for start in range(0, len(at), BOUND_BLOCK):  # gathered and widened a block at a time: in cache
+            block = self.codes[at[start:start + BOUND_BLOCK]]
             dots[start:start + len(block)] = block.astype(np.float32) @ q
         n = self.codes.shape[1]
         eps = float(np.finfo(np.float32).eps)
         rounding = n * eps / (1 - n * eps) * 127 * float(np.abs(q).astype(np.float64).sum())
-        norms = self.norms.astype(np.float64)
+        norms = self.norms[at].astype(np.float64)
+        scales = self.scales[at]
         empty = norms <= 0
         norms[empty] = 1.0
-        middle = dots * (self.scales / norms)
-        spread = (self.errors + rounding * self.scales) / norms + BOUND_SLACK
+        middle = dots * (scales / norms)
+        spread = (self.errors[at] + rounding * scales) / norms + BOUND_SLACK
         low, high = middle - spread, middle + spread
         low[empty], high[empty] = -np.inf, np.inf
         return low, high

@@ -278,6 +278,7 @@ async def test_filtered_search_is_exact_against_brute_force(tmp_path: Path, monk
     long list is ranked in slices on several connections at once."""
     if sliced:
         monkeypatch.setattr(index_module, "PARALLEL_FROM", 4)
+        monkeypatch.setattr(index_module, "PARALLEL_STORE", 4)
     rng = np.random.default_rng(5)
     path = tmp_path / "s.sqlite3"
     people = ("ana", "maya", "teo")
