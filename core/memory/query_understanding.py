@@ -245,6 +245,10 @@ def known_names(aliases: Mapping[str, str], *, owner_senders: Iterable[str] = ()
     for relation, canonical in profile_kin(profile, {a: c for a, c in aliases.items() if c not in owner_people}):
         if canonical not in kin.setdefault(relation, []):
             kin[relation].append(canonical)
+    # the word that stands for a person alone ("Lukas" for Lukas Brandt) names them in passages too
+    for word, canonical in people.items():
+        if word not in names_of[canonical]:
+            names_of[canonical].append(word)
     return KnownNames(owner=owner, people=people,
                       names_of={c: tuple(sorted(n)) for c, n in names_of.items() if c not in owner_people},
                       kin={r: tuple(sorted(c)) for r, c in kin.items()})

@@ -218,3 +218,9 @@ def test_bio_md_says_who_is_whose_relative():
     for query in ("Where did I meet my boyfriend?", "Where did Ana meet her boyfriend?"):
         assert understand(query, names).people == ("Teo Ramos",), query
     assert understand("Where did Will meet Will's boyfriend?", names).people == ("Will Hart",)
+
+
+def test_the_word_that_stands_for_a_person_names_them_in_passages_too():
+    names = known_names({"clara weber": "Clara Weber", "maya costa": "Maya Costa", "maya reis": "Maya Reis"})
+    assert set(names.names_of["Clara Weber"]) == {"clara weber", "clara"}
+    assert names.names_of["Maya Costa"] == ("maya costa",)  # "maya" is two people's: neither's
