@@ -1,12 +1,12 @@
 """Tunes the ranking rules that follow a question (core/memory/ranking.py: PERSON_BOOST,
-NEAR_BOOST, SAID_BOOST, RECENCY_WEIGHT) on the tuning halves only: LoCoMo conversations 0-4 and
+NEAR_BOOST, SAID_BOOST, RECENCY_WEIGHT, PERSON_ROUND_WEIGHT: 0 runs no person rounds) on the tuning halves only: LoCoMo conversations 0-4 and
 the life archive's tuning half, in process over cached candidate lists (as bench/locomo_tune.py
 does for fusion). The held-out halves are printed beside them for the record, never chosen on.
 
     python bench/rules_tune.py          # needs bench/stores (bench/locomo.py, bench/life_eval.py)
 
 The candidates are those of the real Searcher (its keyword half with the owner's names left out,
-its semantic half at the shipped depth); a passage's text is its chunks joined, as the CLI
+its semantic half at the shipped depth, its person rounds); a passage's text is its chunks joined, as the CLI
 returns it. Scoring: LoCoMo's harness (`recall.score`) and life_eval's `found`.
 """
 
@@ -35,9 +35,10 @@ from storage import chunks as chunk_store  # noqa: E402
 from storage.db import open_database  # noqa: E402
 
 SEMANTIC_FIRST_PERSON = 1  # the semantic half embeds the question as search.OWNER_AS_I does (semantic_query)
-RULES = ("SEMANTIC_FIRST_PERSON", "NAMES_AS_KEYWORDS", "PERSON_BOOST", "NEAR_BOOST", "SAID_BOOST", "RECENCY_WEIGHT")
+RULES = ("SEMANTIC_FIRST_PERSON", "NAMES_AS_KEYWORDS", "PERSON_BOOST", "NEAR_BOOST", "SAID_BOOST", "RECENCY_WEIGHT",
+         "PERSON_ROUND_WEIGHT")
 GRID = {"SEMANTIC_FIRST_PERSON": (0, 1), "NAMES_AS_KEYWORDS": (1, 0), "PERSON_BOOST": (0.0, 0.1, 0.2), "NEAR_BOOST": (0.0, 0.1, 0.2, 0.3), "SAID_BOOST": (0.0, 0.2, 0.4),
-        "RECENCY_WEIGHT": (0.0, 0.2, 0.4)}
+        "RECENCY_WEIGHT": (0.0, 0.2, 0.4), "PERSON_ROUND_WEIGHT": (0.0, 0.3, 0.5, 0.8)}
 
 
 async def cached(store: Path, questions: list[str], owner_aliases: tuple[str, ...]) -> dict:
@@ -72,18 +73,28 @@ async def cached(store: Path, questions: list[str], owner_aliases: tuple[str, ..
             understood = lists[True][1]
             if not change:
                 sem_first, sem_first_rows = sem, {}
-            rows = {**lists[True][0][1], **lists[False][0][1], **sem_rows, **sem_first_rows}
-            out["q"].append((question, {n: lists[n][0][0] for n in lists}, {0: sem, 1: sem_first}, rows, understood))
+            # the hybrid's keyword half beside its person rounds (names left to the rounds), and the rounds
+            (kw_rounds, kw_rounds_rows), with_rounds = await searcher._keyword_rows(
+                question, depth=search_mod.HYBRID_DEPTH, where=where, rounds=True)
+            rounds, round_rows = await searcher._person_rounds(question, with_rounds, vector_first if change else vector,
+                                                               where=where)
+            rows = {**round_rows, **kw_rounds_rows, **lists[True][0][1], **lists[False][0][1], **sem_rows,
+                    **sem_first_rows}
+            keyword_lists = {**{n: lists[n][0][0] for n in lists}, "rounds": kw_rounds}
+            out["q"].append((question, keyword_lists, {0: sem, 1: sem_first}, rows, understood, rounds))
         searcher.close()
     return out
 
 
-def passages(question, lists, sems, rows, understood) -> list[str]:
-    kw = lists[search_mod.NAMES_AS_KEYWORDS]
+def passages(question, lists, sems, rows, understood, rounds) -> list[str]:
+    """PERSON_ROUND_WEIGHT 0: no person rounds, the keyword half as NAMES_AS_KEYWORDS says."""
+    with_rounds = bool(rounds) and ranking.PERSON_ROUND_WEIGHT > 0
+    kw = lists["rounds"] if with_rounds else lists[search_mod.NAMES_AS_KEYWORDS]
     sem = sems[int(SEMANTIC_FIRST_PERSON)]
     limit = 10 * search_mod.LIST_FACTOR if understood.intent.exhaustive else 10
     groups, _ = ranking.rank(question, kw, sem, rows, limit=limit, intent=understood.intent,
-                             owner=understood.names.owner, names_of=understood.names.names_of)
+                             owner=understood.names.owner, names_of=understood.names.names_of,
+                             person_rounds=rounds if with_rounds else ())
     return ["\n".join(rows[i].text.strip() for i in sorted(g, key=lambda i: rows[i].char_start)) for g in groups]
 
 
