@@ -476,14 +476,15 @@ async def insert_cost(path: Path, batches: int) -> dict:
     return out
 
 
-async def query(path: Path, runs: int, warmup: int, rounds: int) -> dict:
+async def query(path: Path, runs: int, warmup: int, rounds: int, *, latency_only: bool = False) -> dict:
     out = {"store": str(path), "runs_per_round": runs, "rounds": rounds,
            "load_average": [round(x, 2) for x in os.getloadavg()]}
     out.update(latencies(path, runs, warmup, rounds))
-    out["shortlist_recall_of_exact_top10_random"] = await shortlist_recall(path, min(runs, 100))
-    out["vector_half_one_shot"] = await vector_paths(path, min(runs, 100))
-    out["vector_half_kept"] = await kept_paths(path, min(runs, 100))
-    out["insert"] = await insert_cost(path, batches=40)
+    if not latency_only:
+        out["shortlist_recall_of_exact_top10_random"] = await shortlist_recall(path, min(runs, 100))
+        out["vector_half_one_shot"] = await vector_paths(path, min(runs, 100))
+        out["vector_half_kept"] = await kept_paths(path, min(runs, 100))
+        out["insert"] = await insert_cost(path, batches=40)
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     lat = out["latency"]
     out["hybrid_p50_ratio"] = round(lat["biographer"]["hybrid"]["p50_ms"] / lat["baseline"]["hybrid"]["p50_ms"], 2)
@@ -503,6 +504,8 @@ def main() -> None:
     q.add_argument("--runs", type=int, default=200)
     q.add_argument("--warmup", type=int, default=20)
     q.add_argument("--rounds", type=int, default=2)
+    q.add_argument("--latency-only", action="store_true",
+                   help="only the side-by-side latencies and memory (the rest takes long at 1M chunks)")
     c = sub.add_parser("compare", help="this checkout's search against another's (--before DIR)")
     c.add_argument("path", type=Path)
     c.add_argument("--before", type=Path, required=True)
@@ -534,7 +537,8 @@ def main() -> None:
                   else _run_baseline(args.path, queries, vectors, args.warmup))
         print(json.dumps(result))
     else:
-        print(json.dumps(asyncio.run(query(args.path, args.runs, args.warmup, args.rounds)), indent=1))
+        print(json.dumps(asyncio.run(query(args.path, args.runs, args.warmup, args.rounds,
+                                           latency_only=args.latency_only)), indent=1))
 
 
 if __name__ == "__main__":

@@ -279,6 +279,7 @@ async def test_filtered_search_is_exact_against_brute_force(tmp_path: Path, monk
     if sliced:
         monkeypatch.setattr(index_module, "PARALLEL_FROM", 4)
         monkeypatch.setattr(index_module, "PARALLEL_STORE", 4)
+        monkeypatch.setattr(index_module, "PARALLEL_ROWS", 4)
     rng = np.random.default_rng(5)
     path = tmp_path / "s.sqlite3"
     people = ("ana", "maya", "teo")
@@ -316,6 +317,8 @@ async def test_filtered_search_is_exact_against_brute_force(tmp_path: Path, monk
                 exact = sorted(allowed, key=lambda i: -cosine[i])[:10]
                 found = index.search(query, shortlist=8, depth=10, where=where, exact_below=1_000)
                 assert [h.chunk_id for h in found] == exact
+                read = index.chunks(exact)  # in slices too, when sliced
+                assert sorted(read) == sorted(exact) and all(read[i].id == i for i in exact)
                 assert [h.cosine for h in found] == pytest.approx([cosine[i] for i in exact], abs=1e-6)
         index.close()
 
