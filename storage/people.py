@@ -205,7 +205,6 @@ async def person_names(conn: Store) -> dict[str, str]:
 class PeopleNames:
     aliases: dict[str, str]  # every name the people table knows, lower-cased, to its person's canonical name
     owner_senders: list[str]  # the senders the store holds as the owner's
-    chunks: int = 0  # the chunks the store holds, to weigh a person's share of them
     profile: str = ""  # bio.md, whose people section says who is whose relative
 
 
@@ -216,9 +215,14 @@ def known_names_sync(conn) -> PeopleNames:
     # through messages_activity (sender, is_owner, ...): one step per distinct sender
     owners = [row[0] for row in conn.execute(
         "SELECT DISTINCT sender FROM messages WHERE is_owner = 1 AND kind != 'system'")]
-    (chunks,) = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()
     profile = conn.execute("SELECT text FROM profile WHERE id = 1").fetchone()
-    return PeopleNames(names, owners, chunks, profile[0] if profile else "")
+    return PeopleNames(names, owners, profile[0] if profile else "")
+
+
+def chunk_count_sync(conn) -> int:
+    """The chunks the store holds, to weigh a person's share of them."""
+    (count,) = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()
+    return count
 
 
 def chunks_spoken_in_sync(conn, speakers: Sequence[str]) -> int:

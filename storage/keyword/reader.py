@@ -27,7 +27,7 @@ from storage.chunks import ChunkFilter, KeywordHit, get_chunks_sync, keyword_hit
 from storage.db import open_reader
 from storage.encryption import StoreKey
 from storage.keyword.query import plain_terms
-from storage.people import PeopleNames, chunks_spoken_in_sync, known_names_sync
+from storage.people import PeopleNames, chunk_count_sync, chunks_spoken_in_sync, known_names_sync
 
 if TYPE_CHECKING:
     from storage.keyword.scoring import Bm25Arrays
@@ -53,6 +53,7 @@ class KeywordReader:
             if self._ranges > 1 else None
         self._closer = weakref.finalize(self, _close, self._conns, self._pool)
         self._names: tuple[int, PeopleNames] | None = None
+        self._chunks: tuple[int, int] | None = None  # (data_version, chunks in the store)
         self._arrays: Bm25Arrays | None = None  # made on the first search that scores from them
 
     def known_names(self) -> PeopleNames:
@@ -66,12 +67,17 @@ class KeywordReader:
             return self._names[1]
 
     def speaker_share(self, speakers: Sequence[str]) -> float:
-        """The share of the store's chunks that any of `speakers` speaks in (0 in an empty store)."""
-        total = self.known_names().chunks
-        if not total or not speakers:
+        """The share of the store's chunks that any of `speakers` speaks in (0 in an empty store).
+        The store's count is read again only after a change (a few ms at 100k chunks), and only
+        for questions that name someone."""
+        if not speakers:
             return 0.0
         with self._locks[0]:
-            return chunks_spoken_in_sync(self._conns[0], speakers) / total
+            (version,) = self._conns[0].execute("PRAGMA data_version").fetchone()
+            if self._chunks is None or self._chunks[0] != version:
+                self._chunks = (version, chunk_count_sync(self._conns[0]))
+            total = self._chunks[1]
+            return chunks_spoken_in_sync(self._conns[0], speakers) / total if total else 0.0
 
     def close(self) -> None:
         self._closer()
