@@ -43,6 +43,7 @@ class StoredChunk:
     time_start: str | None
     time_end: str | None
     speakers: tuple[str, ...]
+    small_talk: float = 0.0  # share of its text in lines its document says again and again
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ class ChunkFilter:
 
 
 _COLUMNS = """c.id, c.document_id, d.name, d.kind, c.char_start, c.char_end, c.text, c.time_start,
-              c.time_end, c.speakers"""
+              c.time_end, c.speakers, c.small_talk"""
 _SELECT = f"SELECT {_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id"
 
 
@@ -126,7 +127,7 @@ def _stored(row: aiosqlite.Row) -> StoredChunk:
     return StoredChunk(
         id=row[0], document_id=row[1], document=row[2], kind=row[3], char_start=row[4],
         char_end=row[5], text=row[6], time_start=row[7], time_end=row[8],
-        speakers=tuple(json.loads(row[9])) if row[9] != "[]" else (),
+        speakers=tuple(json.loads(row[9])) if row[9] != "[]" else (), small_talk=row[10] or 0.0,
     )
 
 
@@ -219,6 +220,35 @@ def get_chunks_sync(conn: sqlean.Connection, ids: Sequence[int]) -> dict[int, St
         for row in conn.execute(f"{_SELECT} WHERE c.id IN ({','.join('?' * len(part))})", part):
             out[row[0]] = _stored(row)
     return out
+
+
+def small_talk_sync(conn: sqlean.Connection, ids: Sequence[int]) -> dict[int, float]:
+    """The share of small talk of the chunks `ids` that have one (core/memory/small_talk.py),
+    without reading their rows: search chooses its candidates by it before reading any."""
+    out: dict[int, float] = {}
+    for i in range(0, len(ids), 500):
+        part = list(ids[i:i + 500])
+        # from the partial index alone (migration 181): the rows, text and all, stay unread
+        out.update(conn.execute("SELECT id, small_talk FROM chunks INDEXED BY chunks_small_talk"
+                                f" WHERE small_talk > 0 AND id IN ({','.join('?' * len(part))})", part).fetchall())
+    return out
+
+
+async def unmeasured_documents(conn: Store, *, limit: int) -> list[int]:
+    """Documents with chunks whose small talk is not measured yet."""
+    async with conn.execute("SELECT DISTINCT document_id FROM chunks WHERE small_talk IS NULL LIMIT ?",
+                            (limit,)) as cur:
+        return [row[0] for row in await cur.fetchall()]
+
+
+async def document_texts(conn: Store, document_id: int) -> dict[int, str]:
+    """Every chunk of a document, id -> text."""
+    async with conn.execute("SELECT id, text FROM chunks WHERE document_id = ?", (document_id,)) as cur:
+        return dict(await cur.fetchall())
+
+
+async def set_small_talk(conn: Store, shares: dict[int, float]) -> None:
+    await conn.executemany("UPDATE chunks SET small_talk = ? WHERE id = ?", [(v, k) for k, v in shares.items()])
 
 
 async def get_chunks(conn: Store, ids: Sequence[int]) -> dict[int, StoredChunk]:

@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from core.privacy.disclosure import DENY, Shown, descriptor, model_sees, provider_safe
+from core.memory import small_talk
 from core.memory.embedding_choice import AUTO_MODELS, AutoEmbedder, EmbeddingAdvice, language_mix, pick_model
 from core.errors import EmbeddingModelMismatch
 from core.ports import Embedder, Progress, no_progress
@@ -27,6 +28,23 @@ def embedding_text(chunk_text: str) -> str:
     """Chunk text without the per-line timestamps: they carry no meaning for the model and would
     use up its short window (MiniLM reads 256 tokens)."""
     return _STAMP.sub("", chunk_text)
+
+
+MEASURE_BATCH = 20  # documents whose small talk is measured in one transaction
+
+
+async def measure_small_talk(conn: Store) -> int:
+    """Each chunk's share of small talk (core/memory/small_talk.py), measured over its whole
+    document, for every document with chunks not measured yet (new ones, or all of a store made
+    before migration 181); no embedding. Returns how many documents were measured."""
+    done = 0
+    while documents := await chunk_store.unmeasured_documents(conn, limit=MEASURE_BATCH):
+        texts = [await chunk_store.document_texts(conn, d) for d in documents]
+        shares = await asyncio.to_thread(small_talk.measured, texts)
+        async with conn.transaction():
+            await chunk_store.set_small_talk(conn, shares)
+        done += len(documents)
+    return done
 
 
 class Indexer:
@@ -70,6 +88,7 @@ class Indexer:
             )
 
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
+        await measure_small_talk(self.conn)
         await self.check_model()
         pending = (await chunk_store.count_chunks(self.conn)).waiting
         generation = await vector_store.generation(self.conn)

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Protocol
 
+from core.memory import small_talk
 from core.memory.chunking import MAX_CHARS
 from core.memory.query_understanding import QueryIntent
 from core.times import parse_utc
@@ -24,6 +25,7 @@ class Row(Protocol):
     text: str
     time_start: str | None
     time_end: str | None
+    small_talk: float  # its share of lines its document says again and again (core/memory/small_talk.py)
 
 
 # Hybrid ranking, tuned on LoCoMo (see README, "Benchmarks"): each list's scores min-max
@@ -133,9 +135,8 @@ def relevance(keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int
             for cid in dict.fromkeys([*share, *meaning])}
 
 
-# a conversation chunk's line, as core/memory/chunking.py renders a message; and its head
+# a conversation chunk's line, as core/memory/chunking.py renders a message
 _LINE = re.compile(r"^\[[^\]\n]*\] (?P<sender>[^:\n]{1,120}): (?P<text>.*)$", re.M)
-_STAMPED = re.compile(r"^\[[^\]\n]*\] [^:\n]{1,120}: ", re.M)
 
 
 def _within(row: Row, periods: list[tuple[date, date]]) -> bool:
@@ -160,7 +161,7 @@ def _adjacent(rows: dict[int, Row]) -> dict[int, list[int]]:
 def said_lines(text: str) -> frozenset[str]:
     """What a chunk says, line by line, without when and by whom (lower-cased, spaces collapsed):
     the same small talk on another day, or a mail quoted again, says nothing new."""
-    return frozenset(line for raw in _STAMPED.sub("", text).split("\n") if (line := " ".join(raw.lower().split())))
+    return frozenset(small_talk.lines_said(text))
 
 
 def _passages(order: list[int], rows: dict[int, Row],
@@ -308,6 +309,7 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
     scores = fuse_scores(list(keyword), list(semantic))
     if person_rounds:
         scores = with_person_round(scores, person_rounds)
+    scores = small_talk.less_small_talk(scores, {cid: row.small_talk for cid, row in rows.items()})
     periods = query_dates(query)
     if periods:
         for cid in scores:

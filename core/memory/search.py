@@ -7,11 +7,11 @@ import asyncio
 import math
 import os
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from core.memory import ranking
+from core.memory import ranking, small_talk
 from core.memory.query_understanding import (KnownNames, QueryIntent, first_person, keyword_words, known_names,
                                              semantic_query, understand)
 from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
@@ -188,22 +188,26 @@ class Searcher:
             shown = ranking.relevance(ranked, []) if mode == "keyword" else ranking.relevance([], ranked)
             return await self._hits([[cid] for cid, _ in ranked], shown, rows, understood.intent)
         depth, semantic_depth = max(HYBRID_DEPTH, limit * 5), max(SEMANTIC_DEPTH, limit * 5)
+        # each half chooses its candidates from a pool this many times deeper, small talk weighing
+        # little (core/memory/small_talk.py), before reading their rows
+        pool, semantic_pool = small_talk.KEYWORD_POOL, small_talk.SEMANTIC_POOL
         if query_vector is None and self.embedder is not None:
             # the model's work overlaps the keyword half; the vector half follows the embedding
             async def semantic_half() -> tuple[np.ndarray, Ranked]:
                 vector = await self._query_vector(query, people_elsewhere=True)
                 return vector, await self._semantic_rows(query, depth=semantic_depth, where=where,
-                                                         query_vector=vector)
+                                                         query_vector=vector, pool=semantic_pool)
 
             ((keyword, keyword_rows), understood), (query_vector, (semantic, semantic_rows)) = \
-                await asyncio.gather(self._keyword_rows(query, depth=depth, where=where, rounds=True),
+                await asyncio.gather(self._keyword_rows(query, depth=depth, where=where, rounds=True, pool=pool),
                                      semantic_half())
         elif spare_cores() >= 1:
             # a core is free: the halves at once (SQLite and NumPy let go of the GIL while they
             # work; 100k chunks on two idle cores: 3.5 against 4.9 ms back to back)
             ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.gather(
-                self._keyword_rows(query, depth=depth, where=where, rounds=True),
-                self._semantic_rows(query, depth=semantic_depth, where=where, query_vector=query_vector))
+                self._keyword_rows(query, depth=depth, where=where, rounds=True, pool=pool),
+                self._semantic_rows(query, depth=semantic_depth, where=where, query_vector=query_vector,
+                                    pool=semantic_pool))
         else:
             # no core to spare: the halves back to back in one worker thread, which two busy
             # cores ran faster than two threads at once (100k chunks: 4.7 against 6.1 ms)
@@ -211,11 +215,11 @@ class Searcher:
 
             def both() -> tuple[tuple[Ranked, Understood], Ranked]:
                 keyword_half = _keyword_now(reader, query, depth=depth, where=where, names=self._known_now,
-                                            rounds=True)
+                                            rounds=True, pool=pool)
                 if query_vector is None:
                     return keyword_half, ([], {})
                 return keyword_half, _semantic_now(index, query_vector, depth=semantic_depth, where=where,
-                                                   known=keyword_half[0][1])
+                                                   known=keyword_half[0][1], pool=semantic_pool)
 
             ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.to_thread(both)
         rounds, round_rows = await self._person_rounds(query, understood, query_vector, where=where)
@@ -266,10 +270,10 @@ class Searcher:
         return self._names[1]
 
     async def _keyword_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
-                            arrays: bool = True, rounds: bool = False) -> tuple[Ranked, Understood]:
+                            arrays: bool = True, rounds: bool = False, pool: int = 0) -> tuple[Ranked, Understood]:
         reader = await self._keyword_reader()
         return await asyncio.to_thread(_keyword_now, reader, query, depth=depth, where=where,
-                                       names=self._known_now, arrays=arrays, rounds=rounds)
+                                       names=self._known_now, arrays=arrays, rounds=rounds, pool=pool)
 
     async def semantic(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
                        query_vector: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -277,16 +281,18 @@ class Searcher:
         return ranked
 
     async def _semantic_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
-                             query_vector: np.ndarray | None = None, people_elsewhere: bool = False) -> Ranked:
+                             query_vector: np.ndarray | None = None, people_elsewhere: bool = False,
+                             pool: int = 0) -> Ranked:
         """`people_elsewhere`: the keyword half and the person rules look after the people the
         query names (hybrid), so the embedded question leaves their names out (semantic_query);
-        on its own the semantic half keeps them."""
+        on its own the semantic half keeps them. `pool`: the `depth` candidates are chosen from
+        `pool` times as many, small talk weighing little (small_talk.informed)."""
         if self.embedder is None:
             return [], {}
         if query_vector is None:
             query_vector = await self._query_vector(query, people_elsewhere=people_elsewhere)
         index = await self.vector_index()
-        return await asyncio.to_thread(_semantic_now, index, query_vector, depth=depth, where=where)
+        return await asyncio.to_thread(_semantic_now, index, query_vector, depth=depth, where=where, pool=pool)
 
     async def _query_vector(self, query: str, *, people_elsewhere: bool) -> np.ndarray:
         """The query embedded as the semantic half asks it (see _semantic_rows)."""
@@ -461,11 +467,12 @@ def _understood_now(reader: KeywordReader, query: str, names: Callable[[KeywordR
 
 def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_store.ChunkFilter,
                  names: Callable[[KeywordReader], KnownNames], arrays: bool = True,
-                 rounds: bool = False) -> tuple[Ranked, Understood]:
+                 rounds: bool = False, pool: int = 0) -> tuple[Ranked, Understood]:
     """The keyword half, blocking (in a worker thread): bm25 flipped so that higher is better;
     the owner's names in the query left out of it, people's names kept (query_understanding)
     unless `rounds` (the hybrid's) rank their passages. `arrays`: bm25 from the postings in
-    NumPy (KeywordReader.search)."""
+    NumPy (KeywordReader.search). `pool`: the `depth` hits are chosen from `pool` times as many,
+    small talk weighing little (where the postings answer)."""
     languages = reader.languages()
     understood = _understood_now(reader, query, names)
     intent, apart = understood.intent, understood.apart
@@ -476,7 +483,8 @@ def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_
     match = keyword_query(query, languages, drop=drop, keep=keep)
     if match is None:
         return ([], {}), understood
-    hits = reader.search(match, limit=depth, where=where, arrays=arrays)
+    hits = reader.search(match, limit=depth, where=where, arrays=arrays, pool=depth * pool,
+                         choose=_informed_bm25(depth) if pool > 1 else None)
     return ([(hit.chunk.id, -hit.bm25) for hit in hits], {hit.chunk.id: hit.chunk for hit in hits}), understood
 
 
@@ -516,6 +524,13 @@ def _person_rounds_now(reader: KeywordReader, index: VectorIndex | None, vector:
     return rounds, rows
 
 
+def _informed_bm25(depth: int) -> Callable[[list[tuple[int, float]], Mapping[int, float]], list[tuple[int, float]]]:
+    """small_talk.informed for bm25 as FTS5 gives it (lower is better)."""
+    def choose(ranked: list[tuple[int, float]], talk: Mapping[int, float]) -> list[tuple[int, float]]:
+        return small_talk.informed(ranked, talk, depth=depth, lower_is_better=True)
+    return choose
+
+
 def shortlist_size(vectors: int, *, depth: int = SEMANTIC_DEPTH) -> int:
     """How many sign-bit hits are ranked by their float vectors in a store of `vectors`: at least
     SHORTLIST (BIT_OVERSAMPLE times the depth when deeper), and a share of the store beyond that,
@@ -525,13 +540,17 @@ def shortlist_size(vectors: int, *, depth: int = SEMANTIC_DEPTH) -> int:
 
 
 def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: chunk_store.ChunkFilter,
-                  known: dict[int, chunk_store.StoredChunk] | None = None) -> Ranked:
-    """The vector half, blocking (in a worker thread); the chunks in `known` are not read again."""
+                  known: dict[int, chunk_store.StoredChunk] | None = None, pool: int = 0) -> Ranked:
+    """The vector half, blocking (in a worker thread); the chunks in `known` are not read again.
+    `pool`: the `depth` hits are chosen from `pool` times as many of the same short list, small
+    talk weighing little."""
     import numpy as np
 
-    hits = index.search(np.asarray(vector, dtype=np.float32), depth=depth, where=where,
+    hits = index.search(np.asarray(vector, dtype=np.float32), depth=depth * max(pool, 1), where=where,
                         shortlist=shortlist_size(len(index), depth=depth), exact_below=EXACT_FILTER_CAP)
     ranked = [(hit.chunk_id, hit.cosine) for hit in hits]
+    if pool > 1:
+        ranked = small_talk.informed(ranked, index.small_talk([cid for cid, _ in ranked]), depth=depth)
     known = known or {}
     rows = index.chunks([cid for cid, _ in ranked if cid not in known])
     return ranked, {**rows, **{cid: known[cid] for cid, _ in ranked if cid in known}}

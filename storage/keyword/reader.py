@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import threading
 import weakref
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from storage.chunks import ChunkFilter, KeywordHit, get_chunks_sync, keyword_hits, languages_sync
+from storage.chunks import ChunkFilter, KeywordHit, get_chunks_sync, keyword_hits, languages_sync, small_talk_sync
 from storage.db import open_reader
 from storage.encryption import StoreKey
 from storage.keyword.query import plain_terms
@@ -31,6 +32,10 @@ from storage.people import PeopleNames, chunk_count_sync, chunks_spoken_in_sync,
 
 if TYPE_CHECKING:
     from storage.keyword.scoring import Bm25Arrays
+
+# chooses the candidates to read from a deeper pool of (chunk id, bm25), by each one's share of
+# small talk (core/memory/small_talk.py); the chunks' rows are read for the chosen alone
+Chooser = Callable[[list[tuple[int, float]], Mapping[int, float]], list[tuple[int, float]]]
 
 SPLIT_FROM = 200_000  # chunk ids below this: one range (splitting costs more than it saves)
 MAX_RANGES = 4
@@ -87,13 +92,15 @@ class KeywordReader:
         with self._locks[0]:
             return languages_sync(self._conns[0])
 
-    def search(self, match: str, *, limit: int, where: ChunkFilter, arrays: bool = True) -> list[KeywordHit]:
+    def search(self, match: str, *, limit: int, where: ChunkFilter, arrays: bool = True,
+               pool: int = 0, choose: Chooser | None = None) -> list[KeywordHit]:
         """The hits best first, bm25 lower-is-better as FTS5 gives it. `arrays`: score from the
         postings in NumPy where it can (storage/keyword/scoring.py; the same scores), else FTS5
         alone, as a one-shot keyword search does (NumPy alone takes longer to import than FTS5
-        takes to answer it)."""
+        takes to answer it). `choose`: from the postings, the hits are what it picks of the best
+        `pool` (FTS5 gives its best `limit`, rows and all)."""
         if arrays and not where.active and (terms := plain_terms(match)) is not None:
-            hits = self._from_arrays(terms, limit)
+            hits = self._from_arrays(terms, max(limit, pool) if choose else limit, choose)
             if hits is not None:
                 return hits
         if self._pool is None:
@@ -111,7 +118,7 @@ class KeywordReader:
         hits.sort(key=lambda hit: hit.bm25)
         return hits[:limit]
 
-    def _from_arrays(self, terms: list[str], limit: int) -> list[KeywordHit] | None:
+    def _from_arrays(self, terms: list[str], limit: int, choose: Chooser | None = None) -> list[KeywordHit] | None:
         from storage.keyword.scoring import Bm25Arrays
 
         with self._locks[0]:
@@ -121,6 +128,8 @@ class KeywordReader:
             cur.execute("BEGIN")  # the postings and the chunk rows of one snapshot
             try:
                 ranked = self._arrays.top(cur, terms, limit)
+                if ranked and choose is not None:
+                    ranked = choose(ranked, small_talk_sync(self._conns[0], [cid for cid, _ in ranked]))
                 rows = get_chunks_sync(self._conns[0], [cid for cid, _ in ranked]) if ranked else {}
             finally:
                 cur.execute("COMMIT")

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import sqlean
 
-from storage.chunks import ChunkFilter, StoredChunk, get_chunks_sync
+from storage.chunks import ChunkFilter, StoredChunk, get_chunks_sync, small_talk_sync
 from storage.db import load_sqlite_vec, open_reader
 from storage.encryption import StoreKey
 from storage.vectors.store import GENERATION_KEY, PARTS_SEQ_KEY, part_arrays, sign_words
@@ -264,6 +264,11 @@ class VectorIndex:
             for future in rest:
                 rows.update(future.result())
             return rows
+
+    def small_talk(self, ids: Sequence[int]) -> dict[int, float]:
+        """The chunks' shares of small talk, where measured and above none (storage.chunks.small_talk_sync)."""
+        with self._lock:
+            return small_talk_sync(self._conn, ids)
 
     def _filtered_ids(self, where: ChunkFilter) -> np.ndarray:
         clause, params = where.where()

@@ -20,6 +20,7 @@ class Row:
     text: str
     time_start: str | None = None
     time_end: str | None = None
+    small_talk: float = 0.0
 
 
 def test_keyword_query_keeps_the_words_that_matter_and_quotes_each():

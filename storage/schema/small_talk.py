@@ -1,0 +1,25 @@
+"""Each chunk's share of small talk (core/memory/small_talk.py), kept for ranking."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from storage.migrations import migration, run_statements
+
+if TYPE_CHECKING:
+    from storage.db import Store
+
+
+@migration(181)
+async def m181_chunks_small_talk(conn: Store) -> None:
+    """The share of a chunk's text in lines its document says again and again. NULL until the
+    indexer measures the chunk's document (`biographer reindex --pending` measures a store made
+    before this migration without embedding anything again); search counts NULL as none. One
+    partial index finds the documents still to measure without reading the chunks; the other
+    holds the chunks with some small talk, which search looks up for hundreds of candidates a
+    query without reading their rows (storage.chunks.small_talk_sync)."""
+    await run_statements(conn, [
+        "ALTER TABLE chunks ADD COLUMN small_talk REAL",
+        "CREATE INDEX chunks_unmeasured ON chunks (document_id) WHERE small_talk IS NULL",
+        "CREATE INDEX chunks_small_talk ON chunks (id, small_talk) WHERE small_talk > 0",
+    ])
