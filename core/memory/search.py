@@ -508,8 +508,11 @@ def _person_rounds_now(reader: KeywordReader, index: VectorIndex | None, vector:
             # as an unfiltered search ranks (not the filter's exact cap: this runs on every
             # question naming them, and sqlite-vec reads about 22 µs a chunk)
             hits = index.search(np.asarray(vector, dtype=np.float32), where=replace(where, speakers=every),
-                                depth=PERSON_DEPTH, shortlist=shortlist_size(len(index), depth=PERSON_DEPTH))
+                                depth=PERSON_DEPTH * small_talk.SEMANTIC_POOL,
+                                shortlist=shortlist_size(len(index), depth=PERSON_DEPTH))
             semantic = [(hit.chunk_id, hit.cosine) for hit in hits]
+            # their small talk weighs little here too (small_talk.informed)
+            semantic = small_talk.informed(semantic, index.small_talk([cid for cid, _ in semantic]), depth=PERSON_DEPTH)
         keyword: list[tuple[int, float]] = []
         named = keyword_query(" ".join(every), languages, keep=frozenset(w for n in every for w in n.split()))
         if topic is not None and named is not None:
