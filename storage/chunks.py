@@ -228,7 +228,7 @@ def small_talk_sync(conn: sqlean.Connection, ids: Sequence[int]) -> dict[int, fl
     out: dict[int, float] = {}
     for i in range(0, len(ids), 500):
         part = list(ids[i:i + 500])
-        # from the partial index alone (migration 181): the rows, text and all, stay unread
+        # from the partial index alone (migration 180): the rows, text and all, stay unread
         out.update(conn.execute("SELECT id, small_talk FROM chunks INDEXED BY chunks_small_talk"
                                 f" WHERE small_talk > 0 AND id IN ({','.join('?' * len(part))})", part).fetchall())
     return out

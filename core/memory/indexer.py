@@ -36,7 +36,7 @@ MEASURE_BATCH = 20  # documents whose small talk is measured in one transaction
 async def measure_small_talk(conn: Store) -> int:
     """Each chunk's share of small talk (core/memory/small_talk.py), measured over its whole
     document, for every document with chunks not measured yet (new ones, or all of a store made
-    before migration 181); no embedding. Returns how many documents were measured."""
+    before migration 180); no embedding. Returns how many documents were measured."""
     done = 0
     while documents := await chunk_store.unmeasured_documents(conn, limit=MEASURE_BATCH):
         texts = [await chunk_store.document_texts(conn, d) for d in documents]

@@ -10,8 +10,8 @@ if TYPE_CHECKING:
     from storage.db import Store
 
 
-@migration(181)
-async def m181_chunks_small_talk(conn: Store) -> None:
+@migration(180)
+async def m180_chunks_small_talk(conn: Store) -> None:
     """The share of a chunk's text in lines its document says again and again. NULL until the
     indexer measures the chunk's document (`biographer reindex --pending` measures a store made
     before this migration without embedding anything again); search counts NULL as none. One

@@ -1,5 +1,5 @@
 """Small talk weighs little through a real store: the indexer measures each chunk's share of it
-over its document (core/memory/indexer.py, storage column of migration 181), and hybrid search
+over its document (core/memory/indexer.py, storage column of migration 180), and hybrid search
 ranks a window of its own above windows of repeated chatter that match the words better."""
 
 from __future__ import annotations
