@@ -110,6 +110,15 @@ def render_message(message: Message) -> str:
     return f"[{stamp}] {message.sender}: {message.text}"
 
 
+_STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d\] ", re.M)
+
+
+def embedding_text(chunk_text: str) -> str:
+    """Chunk text without the per-line timestamps: they carry no meaning for the model and would
+    use up its short window (MiniLM reads 256 tokens)."""
+    return _STAMP.sub("", chunk_text)
+
+
 @dataclass
 class RenderedMessage:
     message: Message

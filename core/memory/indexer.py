@@ -4,12 +4,12 @@ A reindex replaces vectors batch by batch: until a chunk's turn comes, its old v
 from __future__ import annotations
 
 import asyncio
-import re
 
 import numpy as np
 
 from core.privacy.disclosure import DENY, Shown, descriptor, model_sees, provider_safe
 from core.memory import small_talk
+from core.memory.chunking import embedding_text
 from core.memory.embedding_choice import AUTO_MODELS, AutoEmbedder, EmbeddingAdvice, language_mix, pick_model
 from core.errors import EmbeddingModelMismatch
 from core.ports import Embedder, Progress, no_progress
@@ -20,15 +20,6 @@ from storage.db import Store
 from storage.meta import delete_meta, get_meta, set_meta
 
 REINDEX_KEY = "reindex_model"  # set while a full reindex with this model is unfinished
-
-_STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d\] ", re.M)
-
-
-def embedding_text(chunk_text: str) -> str:
-    """Chunk text without the per-line timestamps: they carry no meaning for the model and would
-    use up its short window (MiniLM reads 256 tokens)."""
-    return _STAMP.sub("", chunk_text)
-
 
 MEASURE_BATCH = 20  # documents whose small talk is measured in one transaction
 

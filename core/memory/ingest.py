@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from core.memory.chunking import MessageChunker, stream_prose_spans
+from core.memory.chunking import MessageChunker, embedding_text, stream_prose_spans
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
 from core.importers.base import file_sha256
@@ -83,7 +83,8 @@ def chunk_record(document_id: int, identity: str, chunk: Chunk) -> chunk_store.C
         time_end=utc_iso(chunk.time_end),
         speakers=chunk.speakers,
         identity=text_hash(f"{identity}|{chunk.char_start}|{chunk.text}"),
-        text_hash=text_hash(chunk.text),
+        # what the model reads: the same messages at other times share one vector
+        text_hash=text_hash(embedding_text(chunk.text)),
         language=detect_language(chunk.text),
     )
 

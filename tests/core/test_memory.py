@@ -408,3 +408,24 @@ async def test_a_warm_process_keeps_the_vectors_only_within_its_budget(tmp_path,
         assert index._vectors is not None
         kept = await memory.search("knee physio")
     assert [h.locator for h in kept] == [h.locator for h in read]
+
+
+async def test_a_grown_export_embeds_only_the_text_it_did_not_have(tmp_path):
+    """A real chat exported again months later (the same file, more messages at its end): no
+    chunk text embedded by the first import is sent to the model again."""
+    real = Path(__file__).resolve().parents[1] / "importers" / "data" / "whatsapp" / "en_android_polls.txt"
+    lines = real.read_text(encoding="utf-8").splitlines()
+    older = whatsapp_export(tmp_path / "WhatsApp Chat with Apeksha.txt", lines[:1500])
+    embedder = HashEmbedder()
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        await memory.ingest([older])
+        first = {t for call in embedder.calls for t in call}
+        embedder.calls.clear()
+        (tmp_path / "later").mkdir()
+        await memory.ingest([whatsapp_export(tmp_path / "later" / older.name, lines)])
+        stats = await memory.stats()
+    second = [t for call in embedder.calls for t in call]
+    assert first and second  # both imports had text to embed
+    assert not first & set(second)
+    assert len(second) == len(set(second))
+    assert stats["chunks_pending_index"] == 0
