@@ -127,7 +127,7 @@ class Settings(BaseSettings):
     embedding_base_url: str | None = None
     embedding_api_key: SecretStr | None = None
     embedding_batch_size: int = Field(default=32, ge=1)
-    embedding_threads: int = Field(default=0, ge=0)  # 0: onnxruntime decides
+    embedding_threads: int = Field(default=0, ge=0)  # batches embedded at once, one core each; 0: every usable core
     # query/passage prefixes for models trained with them: "auto" (e5 and nomic-embed models by
     # name), "none", "e5", "nomic", or "QUERY|PASSAGE" (core/providers/prefixes.py)
     embedding_prefixes: str = "auto"

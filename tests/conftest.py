@@ -11,9 +11,16 @@ from core.config import Settings
 from tests.fakes.embedder import HashEmbedder
 
 
+@pytest.fixture(scope="session")
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The user cache of a test run (the embedding model's rewritten copy is made once per run)."""
+    return tmp_path_factory.mktemp("user-cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No BIOGRAPHER_* setting or .env of the developer leaks into a test."""
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _user_cache: Path) -> None:
+    """No BIOGRAPHER_* setting or .env of the developer leaks into a test, nor is anything
+    written to the developer's own cache."""
     import os
 
     for key in list(os.environ):
@@ -22,6 +29,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BIOGRAPHER_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_user_cache))
     # the developer's OS keyring (where a store passphrase may be kept) is never read
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     monkeypatch.setenv("TZ", "UTC")  # the default time zone is the machine's: make it the same everywhere

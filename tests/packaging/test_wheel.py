@@ -144,3 +144,19 @@ def test_the_installed_package_searches_with_its_shipped_model(installed: Path, 
     assert found.returncode == 0, found.stderr
     hits = json.loads(found.stdout)
     assert hits and all(hit["kind"] == "whatsapp" for hit in hits)
+
+
+def test_the_installed_package_runs_its_model_fused(installed: Path, tmp_path: Path):
+    """The wheel declares the `onnx` package and, installed, writes and uses the fused copy of the
+    shipped model's graph (core/providers/onnx_rewrite.py) rather than falling back to the export."""
+    script = ("import sys; from importlib.metadata import requires; from pathlib import Path; "
+              "from packaging.requirements import Requirement; "
+              "from core.providers.local_embedder import OnnxEmbedder; "
+              "print(' '.join(sorted(Requirement(r).name for r in requires('biographer')))); "
+              "print(OnnxEmbedder(cache=Path(sys.argv[1])).model_file)")
+    probe = subprocess.run([str(installed / "bin" / "python"), "-c", script, str(tmp_path / "cache")],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert probe.returncode == 0, probe.stderr
+    declared, model_file = probe.stdout.splitlines()
+    assert "onnx" in declared.split()
+    assert Path(model_file).parent == tmp_path / "cache" and "fused" in Path(model_file).name
