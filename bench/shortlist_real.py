@@ -49,7 +49,7 @@ from storage.vectors.index import hamming_distances, smallest  # noqa: E402
 from storage.vectors.store import sign_words  # noqa: E402
 
 CACHE = Path(os.environ.get("BIOGRAPHER_BENCH_CACHE", Path.home() / ".cache" / "biographer-bench")) / "shortlist-real"
-SIZES = (100, 200, 400, 1000, 2000, 4000, 8000)
+SIZES = (100, 200, 400, 600, 800, 1000, 1500, 2000, 4000, 8000)
 FORTUNES = Path("/usr/share/games/fortunes")  # Debian `fortunes` + `fortunes-min` (BSD fortune(6))
 WORDNET = Path("/usr/share/wordnet")  # Debian `wordnet-base`: Princeton WordNet 3.0 (WordNet 3.0 licence)
 STORED = 100_000  # real texts in the store: LoCoMo's, every fortune, and WordNet glosses for the rest
@@ -124,25 +124,31 @@ def corpus() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     return stored, queries
 
 
-def cached_vectors(name: str, texts: list[str], embedder, *, query: bool = False) -> np.ndarray:
-    """The texts' vectors, embedded PART at a time into CACHE/name/NNNNN.npy; a part is reused
-    while the texts it was made from are unchanged (their hash is in its name)."""
+def cached_vectors(name: str, texts: list[str], embedder, *, query: bool = False,
+                   backwards: bool = False) -> np.ndarray:
+    """The texts' vectors, embedded PART at a time into CACHE/name/NNNNN-HASH.npy; a part is reused
+    while the texts it was made from are unchanged (their hash is in its name). A second process
+    going `backwards` fills the parts from the other end."""
     folder = CACHE / name
     folder.mkdir(parents=True, exist_ok=True)
     parts = []
-    for start in range(0, len(texts), PART):
+    starts = range(0, len(texts), PART)
+    for start in reversed(starts) if backwards else starts:
         chunk = texts[start:start + PART]
         digest = hashlib.sha256("\0".join(chunk).encode()).hexdigest()[:16]
         path = folder / f"{start // PART:05d}-{digest}.npy"
         if not path.exists():
             began = time.perf_counter()
             vectors = np.asarray(embedder.embed(chunk, query=query), dtype=np.float32)
-            np.save(path.with_suffix(".tmp.npy"), vectors)
-            path.with_suffix(".tmp.npy").rename(path)
+            tmp = path.with_suffix(f".{os.getpid()}.npy")
+            np.save(tmp, vectors)
+            tmp.rename(path)
             print(f"{name}: embedded {start + len(chunk)}/{len(texts)} "
                   f"({len(chunk) / (time.perf_counter() - began):.1f}/s, load {os.getloadavg()[0]:.1f})",
                   file=sys.stderr, flush=True)
         parts.append(np.load(path))
+    if backwards:
+        parts.reverse()
     return np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
 
 
@@ -215,6 +221,36 @@ def _merge(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -
     return np.take_along_axis(s, keep, axis=0), np.take_along_axis(i, keep, axis=0)
 
 
+def cost(stores: list[Path], sizes: list[int], runs: int) -> dict:
+    """Milliseconds of the vector half (sign bits, then the short list ranked by sqlite-vec over
+    float vectors read from the store, as a one-shot search does) for each short-list size, the
+    sizes alternating query by query so they see the same load; query vectors as bench/latency.py
+    draws them."""
+    from bench.latency import percentiles, workload
+    from core.memory.search import SEMANTIC_DEPTH
+    from storage.vectors.index import VectorIndex
+
+    _, vectors = workload(runs, round_=11)
+    out = {}
+    for store in stores:
+        index = VectorIndex(store / "biographer.sqlite3")
+        index.refresh()
+        n = len(index)
+        ks = sorted({*sizes, shortlist_size(n)})
+        times: dict[int, list[float]] = {k: [] for k in ks}
+        for i, v in enumerate(vectors):
+            for k in ks if i % 2 == 0 else ks[::-1]:
+                began = time.perf_counter()
+                index.search(v, shortlist=k, depth=SEMANTIC_DEPTH)
+                times[k].append((time.perf_counter() - began) * 1000)
+        index.close()
+        out[str(store)] = {"vectors": n, "shortlist_size": shortlist_size(n),
+                           "ms": {str(k): percentiles(t[2:]) for k, t in times.items()},
+                           "load_average": round(os.getloadavg()[0], 1)}
+        print(json.dumps(out[str(store)]), file=sys.stderr, flush=True)
+    return out
+
+
 def locomo_questions(count: int) -> list[str]:
     items = [json.loads(line) for line in (EVAL / "qa.jsonl").open() if line.strip()]
     return [it["question"] for it in items[::max(1, len(items) // count)][:count]]
@@ -225,9 +261,23 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=HELD_OUT, help="LoCoMo questions used (every n-th)")
     ap.add_argument("--pad", default="1000000", help="store sizes to pad the real vectors to")
     ap.add_argument("--embed-only", action="store_true", help="fill the cache and stop")
+    ap.add_argument("--backwards", action="store_true", help="with --embed-only: a second process, "
+                    "filling the cache from its other end")
+    ap.add_argument("--cost", default="", help="stores (comma-separated, e.g. bench/latency.py's) "
+                    "to time the vector half on with the short-list sizes of --sizes instead")
+    ap.add_argument("--sizes", default="400,1000,2000", help="short-list sizes timed by --cost")
+    ap.add_argument("--runs", type=int, default=60, help="queries timed by --cost")
     args = ap.parse_args()
+    if args.cost:
+        sizes = [int(k) for k in args.sizes.split(",")]
+        print(json.dumps(cost([Path(p) for p in args.cost.split(",")], sizes, args.runs), indent=1))
+        return
     embedder = build_embedder(Settings(), DEFAULT_EMBEDDING_MODEL)
     stored, held_out = corpus()
+    if args.embed_only and args.backwards:
+        for name, texts in reversed(stored.items()):
+            cached_vectors(name, texts, embedder, backwards=True)
+        return
     real = np.concatenate([cached_vectors(name, texts, embedder) for name, texts in stored.items()])
     queries = {"locomo questions": locomo_questions(args.queries),
                **{f"held-out {name}": texts for name, texts in held_out.items()}}

@@ -40,11 +40,14 @@ SEMANTIC_DEPTH = 50  # semantic candidates, ranked exactly from a short list of 
 # the short list: at least SHORTLIST sign-bit hits, BIT_OVERSAMPLE times the depth when deeper.
 # On real embeddings (LoCoMo, 1.3k-5.9k vectors pooled) 100 held 98.2-98.7% of the exact top 10,
 # 400 held 99.9%; reading 400 float vectors by id costs about 2 ms at a million chunks.
-# Beyond 400k vectors it grows with the store (shortlist_size): on 10.7k real vectors padded to 1M
-# with near neighbours of them, 400 held 98.2% and 1,000 (0.1%) 99.7% (bench/shortlist_real.py)
+# It grows with the store (shortlist_size), like a power of it: on 100,000 real vectors (LoCoMo's
+# texts, fortunes, WordNet glosses; bench/shortlist_real.py) held-out fortunes, whose neighbours
+# are far, needed 1,000 for 99% of their exact top 10 (400 held 97.4%), and 2,000 with the store
+# padded to 1M by near neighbours of real vectors (1,000 held 98.2%); 32 * n ** 0.3 gives both.
 SHORTLIST = 400
 BIT_OVERSAMPLE = 8
-SHORTLIST_SHARE = 0.001
+SHORTLIST_SCALE = 32
+SHORTLIST_POWER = 0.3
 MODES = ("hybrid", "keyword", "semantic")
 # a filter that keeps at most this many chunks has all of them ranked exactly by sqlite-vec (no
 # first stage to drop any); a broader one takes the sign bits' short list among the chunks it keeps.
@@ -536,10 +539,10 @@ def _informed_bm25(depth: int) -> Callable[[list[tuple[int, float]], Mapping[int
 
 def shortlist_size(vectors: int, *, depth: int = SEMANTIC_DEPTH) -> int:
     """How many sign-bit hits are ranked by their float vectors in a store of `vectors`: at least
-    SHORTLIST (BIT_OVERSAMPLE times the depth when deeper), and a share of the store beyond that,
-    because the sign bits' ranks spread as a store grows: more vectors sit between a query's exact
-    top 10 and the short list's edge."""
-    return max(SHORTLIST, depth * BIT_OVERSAMPLE, math.ceil(vectors * SHORTLIST_SHARE))
+    SHORTLIST (BIT_OVERSAMPLE times the depth when deeper), and more as the store grows, because
+    the sign bits' ranks spread: more vectors sit between a query's exact top 10 and the list's
+    edge. Sublinear: ten times the store needed twice the list on real vectors."""
+    return max(SHORTLIST, depth * BIT_OVERSAMPLE, math.ceil(SHORTLIST_SCALE * vectors ** SHORTLIST_POWER))
 
 
 def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: chunk_store.ChunkFilter,
