@@ -4,9 +4,9 @@ and one place that turns errors into a line that says what to do."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
+import types
 from pathlib import Path
 
 from bot import (cli_agent, cli_backup, cli_doctor, cli_encrypt, cli_ledger, cli_mail, cli_memory, cli_people,
@@ -93,7 +93,11 @@ def main(argv: list[str] | None = None) -> int:
         settings = _load_settings(args)
         configure_logging(verbose=args.verbose, secrets=settings.secret_values())
         result = args.handler(args, settings)
-        return asyncio.run(result) if asyncio.iscoroutine(result) else int(result)
+        if not isinstance(result, types.CoroutineType):
+            return int(result)
+        import asyncio  # here, not at the top: `--help` and a bad argument never start a loop
+
+        return asyncio.run(result)
     except UserFacingError as error:
         print(f"error: {error.message}" + (f"\n  → {error.hint}" if error.hint else ""), file=sys.stderr)
         return 2

@@ -4,8 +4,6 @@ consolidate, usage. Each parses its input, calls the service, renders the result
 from __future__ import annotations
 
 import argparse
-import asyncio
-import secrets
 import sys
 from functools import partial
 from datetime import datetime, timezone
@@ -56,6 +54,8 @@ CLI_CONVERSATIONS = "cli:"
 
 def new_conversation(mode: str) -> str:
     """A conversation of its own: nothing said in an earlier `ask` or `chat` leaks into it."""
+    import secrets
+
     return f"{CLI_CONVERSATIONS}{mode}:{datetime.now(timezone.utc):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
 
 
@@ -90,6 +90,8 @@ async def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     """A terminal conversation; an empty line or Ctrl-D ends it."""
+    import asyncio
+
     from core.errors import UserFacingError
 
     async with cli_service(settings) as service:

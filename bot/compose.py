@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -212,16 +213,14 @@ async def open_parts(settings: Settings, *, llm: LLM | None = None, embedder: Em
                      with_model: bool = True) -> AsyncIterator[Parts]:
     """The service's parts (memory core + biographer) over the configured store and model, closed on
     exit. `with_model=False` leaves the chat model out (commands that never ask it load no client)."""
-    from core.serving.oauth_apps import ClientDocuments
-
     model = llm or (build_llm(settings) if with_model else None)
     try:
         async with open_memory(settings, embedder=embedder) as memory:
             yield Parts(memory=memory, llm=model, config=agent_config(settings),
                         schedule=ScheduleDefaults.from_settings(settings), data_dir=settings.data_dir,
                         ledger_window_chars=settings.ledger_window_chars,
-                        feeds=build_feeds(settings, memory), live=build_live(settings, memory),
-                        client_documents=ClientDocuments(private_hosts=settings.oauth_client_hosts))
+                        feeds=partial(build_feeds, settings), live=build_live(settings, memory),
+                        oauth_client_hosts=settings.oauth_client_hosts)
     finally:
         if llm is None and model is not None:
             await model.close()

@@ -211,6 +211,12 @@ async def open_database(path: Path, *, key: StoreKey | None = None, private_fold
         await store.close()
 
 
+async def database_path(conn: aiosqlite.Connection) -> str:
+    """The file behind a connection ('' for an in-memory store)."""
+    async with conn.execute("SELECT file FROM pragma_database_list WHERE name = 'main'") as cur:
+        return (await cur.fetchone())[0] or ""
+
+
 def open_reader(path: Path | str, *, cache_mb: int, key: StoreKey | None = None) -> sqlean.Connection:
     """A blocking read-only connection of a search's own, used from worker threads: it sees
     only committed data and never queues behind the shared connection's writes."""

@@ -25,6 +25,7 @@ from storage import chunks as chunk_store
 from storage import disclosure as disclosure_store
 from storage import documents as document_store
 from storage import messages as message_store
+from storage.db import database_path
 from storage.keyword.query import keyword_both, keyword_phrase, keyword_query
 from storage.keyword.reader import KeywordReader
 
@@ -133,9 +134,7 @@ class Searcher:
         return self._keywords
 
     async def _store_path(self) -> str:
-        from storage.vectors import store as vector_store
-
-        path = await vector_store.database_path(self.conn)
+        path = await database_path(self.conn)
         if not path:
             raise RuntimeError("search reads the store through connections of its own: it needs a file")
         return path

@@ -8,20 +8,20 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.memory.sources import Source
 from core.ports import Progress, no_progress
-from core.privacy.disclosure import Disclosure, PolicyChange
-from core.schedule.preferences import PreferenceStore
 from core.service.parts import Facet, Parts, Person
-from core.serving.clients import ClientBook
-from core.serving.saves import SaveShelf
-from core.types import Answer
 from storage import people as people_store
 from storage import runs as run_store
 
 if TYPE_CHECKING:
     from core.ledger.extraction import ExtractionResult
     from core.ledger.people import PersonPage
+    from core.memory.sources import Source
+    from core.privacy.disclosure import Disclosure, PolicyChange
+    from core.schedule.preferences import PreferenceStore
+    from core.serving.clients import ClientBook
+    from core.serving.saves import SaveShelf
+    from core.types import Answer
 
 UnmatchedSender = people_store.UnmatchedSender
 
@@ -31,16 +31,22 @@ class AdminFacet(Facet):
     `clients` adds, lists and revokes the memory server's clients, `save_shelf` lists and deletes
     what they saved; `preferences` is the schedule."""
 
-    def __init__(self, parts: Parts) -> None:
-        super().__init__(parts)
-        self.disclosure: Disclosure = parts.disclosure
-        self.clients: ClientBook = parts.clients
-        self.save_shelf: SaveShelf = parts.save_shelf
-        self.preferences: PreferenceStore = parts.preferences
+    # the books are the parts' own, made on first use: `biographer grep` opens none of them
+    @property
+    def disclosure(self) -> Disclosure:
+        return self._parts.disclosure
 
+    @property
+    def clients(self) -> ClientBook:
+        return self._parts.clients
 
+    @property
+    def save_shelf(self) -> SaveShelf:
+        return self._parts.save_shelf
 
-
+    @property
+    def preferences(self) -> PreferenceStore:
+        return self._parts.preferences
 
     # ------------------------------------------------------------ what the memory holds
 

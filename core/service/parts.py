@@ -4,40 +4,38 @@ process; and the few operations more than one kind of caller needs, written here
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, tzinfo
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.agent.config import AgentConfig
-from core.chat.inbox import Inbox
-from core.chat.prompts import PromptBook
-from core.chat.saving import ForwardSaver
 from core.errors import ModelUnavailable, UserFacingError
-from core.memory.facade import Memory
 from core.memory.sources import Source, get_source, list_sources
 from core.ports import LLM, Progress, no_progress
-from core.privacy.backups import take_backup
-from core.privacy.disclosure import Disclosure
 from core.schedule.preferences import PreferenceStore, ScheduleDefaults
-from core.serving.clients import ClientBook
-from core.serving.saves import SaveBook, SaveShelf
 from core.times import Clock, utc_now
-from core.types import Answer
 from storage import people as people_store
 
 if TYPE_CHECKING:
     from core.biographer.runs import Biographer
     from core.chat.live import LiveRecorder
+    from core.chat.prompts import PromptBook
+    from core.chat.saving import ForwardSaver
     from core.feeds.facade import Feeds
     from core.ledger.book import Ledger
     from core.ledger.extraction import ExtractionResult
     from core.ledger.people import PersonPage
+    from core.memory.facade import Memory
     from core.pictures.gather import Pictures
+    from core.privacy.disclosure import Disclosure
+    from core.serving.clients import ClientBook
     from core.serving.memory_api import MemoryApi
     from core.serving.oauth import OAuthBook
-    from core.serving.oauth_apps import ClientDocuments
     from core.serving.page_sessions import PageSessions
+    from core.serving.saves import SaveBook, SaveShelf
+    from core.types import Answer
 
 Person = people_store.Person
 
@@ -46,36 +44,78 @@ class Parts:
     def __init__(self, *, memory: Memory, llm: LLM | None = None, config: AgentConfig = AgentConfig(),
                  clock: Clock = utc_now, schedule: ScheduleDefaults = ScheduleDefaults(),
                  data_dir: Path | None = None, ledger_window_chars: int = 12_000,
-                 feeds: Feeds | None = None, live: LiveRecorder | None = None,
-                 biographer: Biographer | None = None, client_documents: ClientDocuments | None = None) -> None:
-        """`feeds`: the mail accounts and watched paths (made by the composition root, which knows
-        where their passwords are read from); `live`: the owner's Telegram chats recorded through a
-        business connection (made there too, knowing the owner's ids); `biographer`: one made
-        elsewhere (tests script its model), by default made on first use."""
+                 feeds: Callable[[Memory], Feeds] | None = None, live: LiveRecorder | None = None,
+                 biographer: Biographer | None = None, oauth_client_hosts: Iterable[str] = ()) -> None:
+        """`feeds`: makes the mail accounts and watched paths (given by the composition root, which
+        knows where their passwords are read from); `live`: the owner's Telegram chats recorded
+        through a business connection (made there too, knowing the owner's ids); `biographer`: one
+        made elsewhere (tests script its model), by default made on first use;
+        `oauth_client_hosts`: hosts whose app metadata may be fetched from a private address."""
         self.memory = memory
-        self.feeds = feeds
+        self._make_feeds = feeds
         self.live = live
         self.llm = llm
         self.config = config
         self.clock = clock
         self.ledger_window_chars = ledger_window_chars
-        self.preferences = PreferenceStore(memory.conn, schedule)
-        self.prompts = PromptBook(memory.conn)
-        key = memory.conn.key
-        inbox = Inbox(data_dir / "inbox", key=key.files if key else None) if data_dir else None
-        self.forwards = ForwardSaver(memory, inbox)
-        self.clients = ClientBook(memory.conn)
-        self.saves = SaveBook(memory)
-        self.save_shelf = SaveShelf(memory)
-        self._client_documents = client_documents
-        self.disclosure = Disclosure(memory.conn, clock=clock)
+        self._schedule = schedule
+        self._data_dir = data_dir
+        self._oauth_client_hosts = tuple(oauth_client_hosts)
         if biographer is not None:
             self.biographer = biographer
 
-    # the agent, the ledger's reader and the pictures load their libraries (jsonschema, matplotlib)
-    # on first use: `biographer grep` and the like never pay for them
-    # and the memory server's books (its API, page logins, OAuth) are made, and imported, when the
-    # server first asks: a CLI command never does
+    # every book is made, and its module imported, on first use: a command pays only for what it
+    # reads (`biographer grep` opens none of them; bench/startup.py). The agent, the ledger's reader
+    # and the pictures load their libraries (jsonschema, matplotlib) on first use too, and the memory
+    # server's books (its API, page logins, OAuth) when the server first asks
+    @cached_property
+    def preferences(self) -> PreferenceStore:
+        return PreferenceStore(self.memory.conn, self._schedule)
+
+    @cached_property
+    def prompts(self) -> PromptBook:
+        from core.chat.prompts import PromptBook
+
+        return PromptBook(self.memory.conn)
+
+    @cached_property
+    def forwards(self) -> ForwardSaver:
+        from core.chat.inbox import Inbox
+        from core.chat.saving import ForwardSaver
+
+        key = self.memory.conn.key
+        inbox = Inbox(self._data_dir / "inbox", key=key.files if key else None) if self._data_dir else None
+        return ForwardSaver(self.memory, inbox)
+
+    @cached_property
+    def clients(self) -> ClientBook:
+        from core.serving.clients import ClientBook
+
+        return ClientBook(self.memory.conn)
+
+    @cached_property
+    def saves(self) -> SaveBook:
+        from core.serving.saves import SaveBook
+
+        return SaveBook(self.memory)
+
+    @cached_property
+    def save_shelf(self) -> SaveShelf:
+        from core.serving.saves import SaveShelf
+
+        return SaveShelf(self.memory)
+
+    @cached_property
+    def disclosure(self) -> Disclosure:
+        from core.privacy.disclosure import Disclosure
+
+        return Disclosure(self.memory.conn, clock=self.clock)
+
+    @cached_property
+    def feeds(self) -> Feeds | None:
+        """The mail accounts and watched paths, when the composition root said how to make them."""
+        return self._make_feeds(self.memory) if self._make_feeds else None
+
     @cached_property
     def memory_api(self) -> MemoryApi:
         from core.serving.memory_api import MemoryApi
@@ -96,7 +136,7 @@ class Parts:
         from core.serving.oauth_apps import ClientDocuments
 
         return OAuthBook(self.memory.conn, self.clients, clock=self.clock,
-                         documents=self._client_documents or ClientDocuments())
+                         documents=ClientDocuments(private_hosts=self._oauth_client_hosts))
 
     @cached_property
     def biographer(self) -> Biographer:
@@ -175,6 +215,8 @@ class Parts:
     async def backup(self, directory: Path, *, stamp: datetime | None = None, keep: int) -> Path:
         """A consistent copy of the store (safe while it is in use) with its raw copies, keeping
         the newest `keep`."""
+        from core.privacy.backups import take_backup
+
         return await take_backup(self.memory.conn, backup_dir=directory, raw_dir=self.memory.raw_dir,
                                  keep=keep, now=stamp)
 

