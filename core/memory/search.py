@@ -15,7 +15,6 @@ from core.memory import ranking, small_talk
 from core.memory.query_understanding import (KnownNames, QueryIntent, first_person, keyword_words, known_names,
                                              semantic_query, understand)
 from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
-from core.privacy.disclosure import DENY
 from core.errors import LocatorError, UserFacingError
 from core.times import parse_utc, utc_iso
 from core.ports import Embedder
@@ -249,6 +248,8 @@ class Searcher:
         the owner's policy denies (core/privacy/disclosure.py). Then only keyword search answers it."""
         if self.embedder is None or not self.embedder.remote:
             return False
+        from core.privacy.disclosure import DENY  # only a remote endpoint's searches read the policies
+
         match = keyword_query(query, await chunk_store.languages(self.conn))
         return match is not None and await disclosure_store.matches_policy(self.conn, match, DENY)
 
