@@ -52,8 +52,8 @@ FAR = np.iinfo(np.uint16).max  # the distance given to rows that must not be fou
 # at which OpenBLAS starts threads: 4,096 rows took 10x longer on two busy cores)
 BOUND_SLACK = 1e-4
 BOUND_BLOCK = 1024
-# a list of at least this many ids (every short list: 400, 1,000 at a million chunks) in a store
-# of at least PARALLEL_STORE vectors is ranked in READERS slices at once. A smaller store's vectors
+# a list of at least this many ids (every short list: 400 or more, 2,020 at a million chunks) in a
+# store of at least PARALLEL_STORE vectors is ranked in READERS slices at once. A smaller store's vectors
 # (600 MB at 400k) stay in the OS's cache, where the slices only add their threads' hand-overs:
 # at 100k chunks and load 19 they made the vector half 1.5x slower
 PARALLEL_FROM = 400
