@@ -6,6 +6,10 @@ half, the held-out half and all.
     python bench/life_eval.py --rebuild       # write the archive again and rebuild the store
     python bench/life_eval.py --biographer ../main/.venv/bin/biographer   # another build, same store
     python bench/life_eval.py --model multilingual-e5-small   # another embedding model (its own store)
+    python bench/life_eval.py --archive second  # the second life (bench/life_eval/second/), held out whole
+
+The second archive was written after the ranking rules were tuned, by someone who had not read them;
+it only reports (every question counts as held out) and bench/rules_tune.py never sees it.
 
 A question is found when every one of its evidence strings is in the text search returned for
 it (lower-cased, whitespace collapsed, each result apart), as LoCoMo's harness counts. The
@@ -15,6 +19,7 @@ owner's names reach the store as a user sets them: BIOGRAPHER_OWNER_ALIASES.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -36,6 +41,24 @@ OWNER_ALIASES = "Inês Duarte,Ines Duarte"
 MODES = ("hybrid", "keyword", "semantic")
 KINDS = ("date", "who", "single", "current", "combine", "list")
 SEP = " \u241e "
+HELD_OUT_ONLY = False  # the second archive: nothing tuned on it, so no tuning half
+
+
+def _module(path: Path):
+    spec = importlib.util.spec_from_file_location(f"life_eval_{path.parent.name}_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def use_second_archive() -> None:
+    """Point the harness at bench/life_eval/second/: its archive, questions, owner and store."""
+    global ARCHIVE, write, QUESTIONS, UNANSWERABLE, OWNER_ALIASES, STORE, HELD_OUT_ONLY
+    folder = ROOT / "bench" / "life_eval" / "second"
+    writer, questions = _module(folder / "write_archive.py"), _module(folder / "questions.py")
+    ARCHIVE, write, OWNER_ALIASES = writer.ARCHIVE, writer.write, writer.OWNER_ALIASES
+    QUESTIONS, UNANSWERABLE, HELD_OUT_ONLY = questions.QUESTIONS, questions.UNANSWERABLE, questions.HELD_OUT_ONLY
+    STORE = STORE.with_name("life-eval-second")
 
 
 def norm(text: str) -> str:
@@ -79,12 +102,16 @@ def found(hits: list[dict], evidence: list[str]) -> bool:
 
 def half(i: int) -> str:
     """Within each kind, questions alternate: even places tune, odd places are held out."""
+    if HELD_OUT_ONLY:
+        return "held"
     return "tune" if i % 2 == 0 else "held"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--archive", choices=("first", "second"), default="first",
+                    help="first: bench/life_eval/archive (tuned on half); second: bench/life_eval/second (unseen)")
     ap.add_argument("--biographer", default=BIOGRAPHER)
     ap.add_argument("--model", default="", help="BIOGRAPHER_EMBEDDING_MODEL for the store "
                                                 "(default: what auto picks; its store in bench/stores-MODEL)")
@@ -93,6 +120,8 @@ def main() -> None:
     ap.add_argument("--misses", action="store_true", help="print the hybrid third-person misses")
     args = ap.parse_args()
     global STORE
+    if args.archive == "second":
+        use_second_archive()
     STORE = store_for(args.model)
     if args.model:
         os.environ["BIOGRAPHER_EMBEDDING_MODEL"] = args.model  # the CLI runs below inherit it
