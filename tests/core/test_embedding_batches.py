@@ -21,6 +21,9 @@ def test_token_length_batches_cover_each_text_once_shortest_first():
     flat = [lengths[i] for b in batches for i in b]
     assert flat == sorted(lengths)
     assert token_length_batches([], 3) == []
+    # at most `tokens` once padded to the batch's longest, a longer text alone
+    small = token_length_batches(lengths, 8, tokens=100)
+    assert [[lengths[i] for i in b] for b in small] == [[1, 2, 5, 7], [40, 40], [256], [300]]
 
 
 def chat_texts() -> list[str]:
