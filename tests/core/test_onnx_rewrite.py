@@ -10,7 +10,7 @@ import onnx
 import pytest
 
 from core.providers.local_embedder import OnnxEmbedder, _default_model_files
-from core.providers.onnx_rewrite import file_sha256, fuse, rewritten_model
+from core.providers.onnx_rewrite import default_cache, file_sha256, fuse, rewritten_model
 from tests.core.test_embedding_batches import chat_texts, plain_loop
 
 
@@ -38,10 +38,10 @@ def test_a_graph_without_the_patterns_is_left_alone():
 
 
 @pytest.mark.model
-def test_the_fused_model_gives_the_plain_loops_vectors(tmp_path: Path):
+def test_the_fused_model_gives_the_plain_loops_vectors():
     texts = chat_texts()
-    embedder = OnnxEmbedder(batch_size=8, cache=tmp_path)
-    assert embedder.model_file.parent == tmp_path and "fused" in embedder.model_file.name
+    embedder = OnnxEmbedder(batch_size=8)  # the test run's user cache (tests/conftest.py)
+    assert embedder.model_file.parent == default_cache() and "fused" in embedder.model_file.name
     cosine = np.sum(embedder.embed(texts) * plain_loop(texts), axis=1)
     assert cosine.min() >= 0.9999
 
