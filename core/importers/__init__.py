@@ -1,4 +1,7 @@
-"""Importers, one module per source format (see registry.py for the order they are tried in).
+"""Importers, one module per source format (see registry.py for the order they are tried in);
+the larger formats have rooms of their own beside theirs: whatsapp_stamps (line and time grammar)
+and whatsapp_bodies (what one message is), email_mbox (cutting an mbox) and email_body (an
+e-mail's own words).
 
 The package itself stays light: importing `core.importers.base` (the interface) must not load
 every parser and its libraries (email, icalendar, ijson...), which commands like `grep` never need.
