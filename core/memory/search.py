@@ -8,12 +8,9 @@ import math
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from core.memory import ranking, small_talk
-from core.memory.query_understanding import (KnownNames, QueryIntent, first_person, keyword_words, known_names,
-                                             semantic_query, understand)
 from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
 from core.errors import LocatorError, UserFacingError
 from core.times import parse_utc, utc_iso
@@ -26,11 +23,15 @@ from storage import documents as document_store
 from storage import messages as message_store
 from storage.db import database_path
 from storage.keyword.query import keyword_both, keyword_phrase, keyword_query
-from storage.keyword.reader import KeywordReader
 
-if TYPE_CHECKING:  # numpy and the vector index load in 0.1 s: grep and read never need them
+# numpy and the vector index load in 0.1 s, the ranking and the reading of questions (with the
+# keyword reader) about 0.04 s more: grep and read never need them, so searches import them
+if TYPE_CHECKING:
     import numpy as np
 
+    from core.memory import ranking
+    from core.memory.query_understanding import KnownNames, QueryIntent
+    from storage.keyword.reader import KeywordReader
     from storage.db import Store
     from storage.vectors.index import VectorIndex
 
@@ -81,12 +82,24 @@ PersonNames = Callable[[str], Awaitable[list[str]]]
 Ranked = tuple[list[tuple[int, float]], dict[int, chunk_store.StoredChunk]]  # (id, score) best first; chunks by id
 
 
+def _no_intent() -> QueryIntent:
+    from core.memory.query_understanding import QueryIntent
+
+    return QueryIntent()
+
+
+def _no_names() -> KnownNames:
+    from core.memory.query_understanding import KnownNames
+
+    return KnownNames()
+
+
 @dataclass(frozen=True)
 class Understood:
     """A query as search reads it: what it points at, and the names that told."""
 
-    intent: QueryIntent = QueryIntent()
-    names: KnownNames = KnownNames()
+    intent: QueryIntent = field(default_factory=_no_intent)
+    names: KnownNames = field(default_factory=_no_names)
     apart: tuple[str, ...] = ()  # the people it names whose own chunks are ranked apart (person rounds)
 
 
@@ -129,6 +142,8 @@ class Searcher:
 
     async def _keyword_reader(self) -> KeywordReader:
         if self._keywords is None:
+            from storage.keyword.reader import KeywordReader
+
             self._keywords = KeywordReader(await self._store_path(), key=self.conn.key)
         return self._keywords
 
@@ -168,6 +183,8 @@ class Searcher:
                      filters: SearchFilters = SearchFilters(),
                      query_vector: np.ndarray | None = None) -> list[SearchHit]:
         """`query_vector`: the query's embedding when the caller has it already (benchmarks)."""
+        from core.memory import ranking, small_talk
+
         checked_number("limit", limit, low=1, high=MAX_LIMIT)
         if mode not in MODES:
             raise UserFacingError(f"unknown search mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
@@ -266,6 +283,8 @@ class Searcher:
 
     def _known_now(self, reader: KeywordReader) -> KnownNames:
         """The names the store knows, made again only when the reader read them again (blocking)."""
+        from core.memory.query_understanding import known_names
+
         raw = reader.known_names()
         if self._names is None or self._names[0] is not raw:
             self._names = (raw, known_names(raw.aliases, owner_senders=raw.owner_senders,
@@ -304,6 +323,8 @@ class Searcher:
         reader = await self._keyword_reader() if OWNER_AS_I else None
 
         def embedded() -> np.ndarray:
+            from core.memory.query_understanding import first_person, semantic_query, understand
+
             if reader is None:
                 text = query
             else:
@@ -316,10 +337,11 @@ class Searcher:
 
     async def _hits(self, groups: list[list[int]], scores: dict[int, float],
                     rows: dict[int, chunk_store.StoredChunk] | None = None,
-                    intent: QueryIntent = QueryIntent()) -> list[SearchHit]:
+                    intent: QueryIntent | None = None) -> list[SearchHit]:
         """One hit per group of adjacent chunks (best first), its text read from the store, scored
         with its best member's relevance (ranking.relevance); each says whether the question
         asks for a whole list."""
+        exhaustive = intent is not None and intent.exhaustive
         if rows is None:
             rows = await chunk_store.get_chunks(self.conn, [c for g in groups for c in g])
         hits = []
@@ -341,8 +363,8 @@ class Searcher:
                 score=max(scores.get(c, 0.0) for c in group), time_start=min(starts, default=None),
                 time_end=max(ends, default=None),
                 speakers=tuple(dict.fromkeys(s for r in members for s in r.speakers)),
-                chunk_id=group[0], exhaustive_list=intent.exhaustive,
-                hint=LIST_HINT if intent.exhaustive else None,
+                chunk_id=group[0], exhaustive_list=exhaustive,
+                hint=LIST_HINT if exhaustive else None,
             ))
         return hits
 
@@ -461,6 +483,8 @@ def spare_cores() -> float:
 def _understood_now(reader: KeywordReader, query: str, names: Callable[[KeywordReader], KnownNames]) -> Understood:
     """The query read with the store's names, and which of its people speak in few enough of the
     store's chunks to rank their own apart (blocking)."""
+    from core.memory.query_understanding import understand
+
     known = names(reader)
     intent = understand(query, known, reader.languages())
     apart = tuple(p for p in intent.people[:PERSON_ROUND_PEOPLE]
@@ -476,6 +500,8 @@ def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_
     unless `rounds` (the hybrid's) rank their passages. `arrays`: bm25 from the postings in
     NumPy (KeywordReader.search). `pool`: the `depth` hits are chosen from `pool` times as many,
     small talk weighing little (where the postings answer)."""
+    from core.memory.query_understanding import keyword_words
+
     languages = reader.languages()
     understood = _understood_now(reader, query, names)
     intent, apart = understood.intent, understood.apart
@@ -496,6 +522,8 @@ def _person_rounds_now(reader: KeywordReader, index: VectorIndex | None, vector:
                        where: chunk_store.ChunkFilter) -> tuple[list[ranking.PersonRound], dict]:
     """The person rounds, blocking (in a worker thread): see Searcher._person_rounds."""
     import numpy as np
+
+    from core.memory import small_talk
 
     intent, names = understood.intent, understood.names
     languages = reader.languages()
@@ -532,6 +560,8 @@ def _person_rounds_now(reader: KeywordReader, index: VectorIndex | None, vector:
 
 def _informed_bm25(depth: int) -> Callable[[list[tuple[int, float]], Mapping[int, float]], list[tuple[int, float]]]:
     """small_talk.informed for bm25 as FTS5 gives it (lower is better)."""
+    from core.memory import small_talk
+
     def choose(ranked: list[tuple[int, float]], talk: Mapping[int, float]) -> list[tuple[int, float]]:
         return small_talk.informed(ranked, talk, depth=depth, lower_is_better=True)
     return choose
@@ -551,6 +581,8 @@ def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: 
     `pool`: the `depth` hits are chosen from `pool` times as many of the same short list, small
     talk weighing little."""
     import numpy as np
+
+    from core.memory import small_talk
 
     hits = index.search(np.asarray(vector, dtype=np.float32), depth=depth * max(pool, 1), where=where,
                         shortlist=shortlist_size(len(index), depth=depth), exact_below=EXACT_FILTER_CAP)
