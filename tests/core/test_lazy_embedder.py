@@ -23,3 +23,40 @@ async def test_grep_read_stats_and_keyword_search_never_load_the_model(tmp_path:
         assert loads == []
         assert await memory.search("boats", mode="hybrid")
         assert loads == [1]
+
+
+async def test_a_search_by_meaning_loads_the_model_once_in_a_thread_of_its_own(tmp_path: Path):
+    """Its load starts before the indexer is imported and the keyword half runs, overlapping them."""
+    import threading
+
+    (tmp_path / "note.txt").write_text("The harbour at dawn, fishing boats leaving.", encoding="utf-8")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([tmp_path / "note.txt"])
+    threads = []
+
+    def load():
+        threads.append(threading.current_thread().name)
+        return HashEmbedder()
+
+    async with memory_at(tmp_path / "data", LazyEmbedder(load)) as memory:
+        assert await memory.search("boats", mode="hybrid")
+        assert await memory.search("harbour", mode="semantic")
+    assert threads == ["model-load"]
+
+
+async def test_a_model_that_does_not_load_in_its_thread_fails_the_search_with_its_own_error(tmp_path: Path):
+    import pytest
+
+    from core.errors import ModelUnavailable
+
+    (tmp_path / "note.txt").write_text("The harbour at dawn.", encoding="utf-8")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([tmp_path / "note.txt"])
+
+    def load():
+        raise ModelUnavailable("no model here", hint="install one")
+
+    async with memory_at(tmp_path / "data", LazyEmbedder(load)) as memory:
+        with pytest.raises(ModelUnavailable, match="no model here"):
+            await memory.search("harbour", mode="hybrid")
+        assert await memory.search("harbour", mode="keyword")
