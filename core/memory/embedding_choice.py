@@ -8,13 +8,12 @@ text changes its mind later, the owner is told and offered `biographer reindex`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.config import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
 from core.ports import Embedder
-from core.providers.lazy import LazyEmbedder, started
+from core.providers.lazy import LazyEmbedder
 from storage import chunks as chunk_store
 from storage.keyword.languages import NAMES, UNKNOWN
 
@@ -58,15 +57,6 @@ def pick_model(mix: LanguageMix) -> str:
     return MULTILINGUAL_EMBEDDING_MODEL if mix.not_english > NOT_ENGLISH_SHARE else DEFAULT_EMBEDDING_MODEL
 
 
-async def auto_model(conn: Store, recorded: str | None) -> tuple[str, bool]:
-    """The model "auto" uses for a store: its recorded one (the first bundled model for one it
-    does not know), else the one its text calls for; and whether it had any text to tell by."""
-    if recorded is not None:
-        return (recorded if recorded in AUTO_MODELS else AUTO_MODELS[0]), True
-    mix = await language_mix(conn)
-    return pick_model(mix), bool(mix.chars)
-
-
 class AutoEmbedder(LazyEmbedder):
     """An Embedder whose model is chosen by the indexer (`choose`) before it embeds: the store's
     recorded model, or the one its languages call for. Loads the model on first use; both
@@ -76,25 +66,16 @@ class AutoEmbedder(LazyEmbedder):
         super().__init__(lambda: load(self.name))  # dim, max_tokens and embed go through `model`
         self._load_model = load
         self._loaded: dict[str, Embedder] = {}
-        self._soon: dict[str, Future[Embedder]] = {}
         self.chosen: str | None = None
 
     def choose(self, model: str) -> None:
         self.chosen = model
 
-    def load_soon(self) -> None:
-        """Start loading the chosen model in a thread of its own (see LazyEmbedder.load_soon)."""
-        name = self.name
-        if name not in self._loaded and name not in self._soon:
-            self._soon[name] = started(lambda: self._load_model(name))
-
     @property
     def model(self) -> Embedder:
-        name = self.name
-        if name not in self._loaded:
-            soon = self._soon.pop(name, None)
-            self._loaded[name] = soon.result() if soon is not None else self._load_model(name)
-        return self._loaded[name]
+        if self.name not in self._loaded:
+            self._loaded[self.name] = self._load_model(self.name)
+        return self._loaded[self.name]
 
     @property
     def name(self) -> str:

@@ -220,24 +220,8 @@ class Memory:
         if explain_filters:
             await self.check_filters(filters)
         if mode != "keyword":
-            await self._load_model_soon()
             await self.indexer.check_model()
         return await self.searcher.search(query, limit=limit, mode=mode, filters=filters)
-
-    async def _load_model_soon(self) -> None:
-        """Start loading a local embedding model in a thread now, once "auto" has chosen it (as
-        check_model does): importing the indexer (NumPy) and the keyword half then overlap it."""
-        from core.providers.lazy import LazyEmbedder
-
-        embedder = self.embedder
-        if not isinstance(embedder, LazyEmbedder) or embedder.remote:
-            return
-        from core.memory.embedding_choice import AutoEmbedder, auto_model
-
-        if isinstance(embedder, AutoEmbedder):
-            model, _ = await auto_model(self.conn, await get_meta(self.conn, "embedding_model"))
-            embedder.choose(model)
-        embedder.load_soon()
 
     async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,
                    newest_first: bool = True, filters: SearchFilters = SearchFilters(),

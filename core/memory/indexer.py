@@ -10,7 +10,7 @@ import numpy as np
 from core.privacy.disclosure import DENY, Shown, descriptor, model_sees, provider_safe
 from core.memory import small_talk
 from core.memory.chunking import embedding_text
-from core.memory.embedding_choice import AutoEmbedder, EmbeddingAdvice, auto_model, language_mix, pick_model
+from core.memory.embedding_choice import AUTO_MODELS, AutoEmbedder, EmbeddingAdvice, language_mix, pick_model
 from core.errors import EmbeddingModelMismatch
 from core.ports import Embedder, Progress, no_progress
 from storage import chunks as chunk_store
@@ -58,10 +58,12 @@ class Indexer:
         recorded once there is text to tell by."""
         recorded = await get_meta(self.conn, "embedding_model")
         if isinstance(self.embedder, AutoEmbedder):
-            model, told = await auto_model(self.conn, recorded)
-            self.embedder.choose(model)
-            if recorded is None:
-                if not told:
+            if recorded is not None:
+                self.embedder.choose(recorded if recorded in AUTO_MODELS else AUTO_MODELS[0])
+            else:
+                mix = await language_mix(self.conn)
+                self.embedder.choose(pick_model(mix))
+                if not mix.chars:
                     return  # nothing saved yet: chosen when there is
                 self.chose = self.embedder.name
         if recorded is None:

@@ -92,13 +92,3 @@ def test_doctor_shows_the_languages_and_the_advice(tmp_path: Path, capsys, monke
     report = json.loads(capsys.readouterr().out)
     assert report["languages"] == "100% Russian"
     assert "knows English only" in report["embedding_advice"]
-
-
-async def test_a_search_loads_only_the_model_the_store_was_indexed_with_ahead_of_its_keyword_half(tmp_path: Path):
-    chat = whatsapp_export(tmp_path / "WhatsApp Chat with Oleg.txt", RUSSIAN)
-    async with memory_at(tmp_path / "data", auto()[0]) as memory:
-        await memory.ingest([chat])
-    embedder, loaded = auto()
-    async with memory_at(tmp_path / "data", embedder) as memory:
-        assert await memory.search("поездка", mode="hybrid")
-    assert loaded == [MULTILINGUAL_EMBEDDING_MODEL]
