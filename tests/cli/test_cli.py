@@ -245,3 +245,25 @@ def test_a_person_the_store_does_not_know_is_named_with_who_is_there(capsys, cha
         assert code == 2 and "no one called 'Zorro'" in err and "Maya" in err, command
         code, out, _ = run(capsys, *command, "--person", "maya")  # any case, as everywhere
         assert code == 0 and "umbrella" in out, command
+
+
+def test_a_command_parses_and_helps_alike_with_only_the_parsers_it_needs():
+    """build_parser(command) stops after the module registering it: the same help, the same parse."""
+    from bot.cli import command_named
+
+    full = build_parser()._subparsers._group_actions[0].choices
+    assert len(build_parser("grep")._subparsers._group_actions[0].choices) < len(full)
+    for name, sub in full.items():
+        made = build_parser(name)._subparsers._group_actions[0].choices
+        assert made[name].format_help() == sub.format_help(), name
+    assert command_named(["-v", "--data-dir", "grep", "stats", "x"]) == "stats"
+    assert command_named(["--data-dir=d", "grep", "knee"]) == "grep"
+    assert command_named(["-h", "grep"]) is None and command_named(["--data", "d", "grep"]) is None
+    assert command_named([]) is None and command_named(["--data-dir"]) is None
+
+
+def test_help_before_a_command_still_lists_every_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["-h", "grep"])
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in build_parser()._subparsers._group_actions[0].choices)
