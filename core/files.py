@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -19,3 +20,12 @@ def write_private(path: Path, content: str | bytes) -> Path:
         os.fsync(f.fileno())
     partial.replace(path)
     return path
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in blocks of 1 MiB (a 2 GB export never sits in memory)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

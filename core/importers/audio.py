@@ -9,7 +9,8 @@ from datetime import datetime
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.media import AUDIO_SUFFIXES
 from core.importers.text import date_in_name
 from core.types import SourceDocument

@@ -18,7 +18,8 @@ import ijson
 
 from core.errors import ImportFailed
 from core.importers.archive import copy_member_to, member_name, open_zip, zip_holds
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.jsonstream import json_errors
 from core.types import Conversation, Message, SourceDocument
 

@@ -23,7 +23,8 @@ from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.email_body import body_text, superset_charset
 from core.importers.email_mbox import FIELD_LINE, FROM_LINE, from_line_time, split_mbox
 from core.types import Conversation, Message, SourceDocument

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from core.errors import ImportFailed
 from core.importers.audio import time_from_name
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.media import IMAGE_SUFFIXES
 from core.types import SourceDocument
 

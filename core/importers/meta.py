@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.media import poll_text
 from core.importers.meta_notices import DROPPED, PLACEHOLDERS, POLL, SYSTEM, meta_notices
 from core.types import Conversation, Message, SourceDocument

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, ImporterBase, file_sha256, read_head
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase, read_head
 from core.importers.text import decode_text
 from core.types import Conversation, Message, SourceDocument
 

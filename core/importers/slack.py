@@ -26,7 +26,8 @@ import ijson
 
 from core.errors import ImportFailed
 from core.importers.archive import ZIP_MAGIC, member_name, open_zip, zip_holds
-from core.importers.base import ImportContext, ImporterBase, file_sha256, read_head
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase, read_head
 from core.importers.jsonstream import json_errors
 from core.types import Conversation, Message, SourceDocument
 

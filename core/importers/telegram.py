@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from core.errors import ImportFailed, UserFacingError
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.media import poll_text
 from core.importers.jsonstream import (
     EscapeRepairingReader,

@@ -23,7 +23,8 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.media import media_words, poll_text
 from core.types import Conversation, Message, SourceDocument
 from core.words import counted

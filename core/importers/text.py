@@ -9,7 +9,8 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, ImporterBase, MONTH_NUMBERS, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase, MONTH_NUMBERS
 from core.types import SourceDocument
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".text", ".org", ".rst"}

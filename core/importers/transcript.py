@@ -22,7 +22,8 @@ import webvtt
 from webvtt.errors import MalformedCaptionError, MalformedFileError
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.text import decode_text
 from core.types import Conversation, Message, SourceDocument
 

@@ -20,7 +20,8 @@ from typing import IO
 from urllib.parse import unquote
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.media import FolderMedia
 from core.importers.whatsapp_bodies import (
     QUOTES, MediaHook, MessageBuilder, Pending, is_system_text, looks_like_media, phone_id,

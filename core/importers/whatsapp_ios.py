@@ -20,7 +20,8 @@ from typing import Any
 import sqlean
 
 from core.errors import ImportFailed
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.imessage import apple_time
 from core.importers.sqlite_files import SQLITE_MAGIC, is_locked, open_read_only, table_names
 from core.types import Conversation, Message, SourceDocument

@@ -17,7 +17,8 @@ from pathlib import Path, PurePosixPath
 
 from core.errors import ImportFailed, UserFacingError
 from core.importers.archive import copy_member_to, member_name, open_zip, zip_holds
-from core.importers.base import ImportContext, ImporterBase, file_sha256
+from core.files import file_sha256
+from core.importers.base import ImportContext, ImporterBase
 from core.importers.documents import DocumentImporter
 from core.importers.media import can_read, media_words
 from core.importers.whatsapp import (

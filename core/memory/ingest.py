@@ -21,7 +21,7 @@ from typing import TypeVar
 from core.memory.chunking import MessageChunker, embedding_text, stream_prose_spans
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
-from core.importers.base import file_sha256
+from core.files import file_sha256
 from core.importers.media import is_media
 from core.ports import Progress, no_progress
 from core.times import utc_iso

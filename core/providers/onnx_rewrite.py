@@ -15,12 +15,13 @@ or a new rewrite never reads a stale copy."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from core.files import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -34,11 +35,6 @@ def default_cache() -> Path:
     from core.config import APP_NAME
 
     return Path(user_cache_dir(APP_NAME)) / "models"
-
-
-def file_sha256(path: Path) -> str:
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def rewritten_model(source: Path, cache: Path, *, same_vectors: Callable[[Path], bool]) -> Path | None:
@@ -245,7 +241,7 @@ def fuse_bias_gelu(graph) -> int:
     from onnx import helper
 
     g = _Graph(graph)
-    replaced, dropped, renames, added = 0, set(), {}, {}
+    replaced, dropped, added = 0, set(), {}
     for erf in [n for n in graph.node if n.op_type == "Erf"]:
         div = g.made_by(erf.input[0], "Div")
         if div is None or not _is(g.constant(div.input[1]), 2 ** 0.5):

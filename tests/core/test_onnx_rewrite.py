@@ -10,7 +10,8 @@ import onnx
 import pytest
 
 from core.providers.local_embedder import OnnxEmbedder, _default_model_files
-from core.providers.onnx_rewrite import default_cache, file_sha256, fuse, rewritten_model
+from core.files import file_sha256
+from core.providers.onnx_rewrite import default_cache, fuse, rewritten_model
 from tests.core.test_embedding_batches import chat_texts, plain_loop
 
 
