@@ -85,9 +85,46 @@ async def _chunk_id(conn, identity: str) -> int:
         return (await cur.fetchone())[0]
 
 
-async def build(path: Path, n: int, *, key=None, chunk_chars: int = 560) -> None:
+def _batch_draws(rng: np.random.Generator, words: np.ndarray, p: np.ndarray, size: int,
+                 words_per_chunk: tuple[int, int]) -> tuple[list[str], np.ndarray]:
+    """One batch's texts and vectors, drawn in the one order every build (and resume) draws them."""
+    lengths = rng.integers(*words_per_chunk, size=size)
+    drawn = words[rng.choice(VOCAB, size=int(lengths.sum()), p=p)]
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    texts = [" ".join(drawn[bounds[i]:bounds[i + 1]]) for i in range(size)]
+    return texts, unit_vectors(rng, size)
+
+
+async def _resume_point(conn, rng, words, p, words_per_chunk) -> tuple[int, int, int]:
+    """A store cut short (a build killed between batches): its document, the chunks it holds and
+    the next character offset, with `rng` replayed past them so that the rest is what one build
+    would have written. The replayed last chunk must equal the stored one, else the store was
+    built otherwise (another seed, chunk size or code) and is not extended."""
+    async with conn.execute("SELECT id, chunk_count FROM documents WHERE identity = 'synthetic'") as cur:
+        row = await cur.fetchone()
+    if row is None:
+        raise SystemExit("--resume: this store holds no synthetic build to extend")
+    doc = row[0]
+    async with conn.execute("SELECT COUNT(*), MAX(char_end) FROM chunks WHERE document_id = ?", (doc,)) as cur:
+        have, last_end = await cur.fetchone()
+    if have % BATCH or row[1]:
+        raise SystemExit(f"--resume: {have} chunks (a finished build, or not whole batches of {BATCH})")
+    texts, vectors = [""], np.zeros((1, DIM), dtype=np.float32)
+    for first in range(0, have, BATCH):
+        texts, vectors = _batch_draws(rng, words, p, BATCH, words_per_chunk)
+    async with conn.execute(
+            """SELECT c.text, e.vector FROM chunks c JOIN chunk_embeddings e ON e.chunk_id = c.id
+               WHERE c.document_id = ? AND c.ordinal = ?""", (doc, have - 1)) as cur:
+        stored = await cur.fetchone()
+    if stored is None or texts[-1] != stored[0] or vectors[-1].tobytes() != stored[1]:
+        raise SystemExit("--resume: the store's last chunk is not what this build draws there (other seed or size)")
+    return doc, have, last_end + 1
+
+
+async def build(path: Path, n: int, *, key=None, chunk_chars: int = 560, resume: bool = False) -> None:
     """`key`: a storage.encryption.StoreKey to write an encrypted store (bench/encryption.py);
-    `chunk_chars`: the mean chunk length, a key of CHUNK_WORDS."""
+    `chunk_chars`: the mean chunk length, a key of CHUNK_WORDS; `resume`: extend a build that
+    was cut short to `n` chunks, as if it had never stopped."""
     words_per_chunk = CHUNK_WORDS[chunk_chars]
     rng = np.random.default_rng(SEED)
     words = np.array(vocabulary(rng))
@@ -95,27 +132,26 @@ async def build(path: Path, n: int, *, key=None, chunk_chars: int = 560) -> None
     path.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     async with open_database(path / "biographer.sqlite3", key=key) as conn:
-        async with conn.transaction():
-            await set_meta(conn, "embedding_model", "synthetic-random")
-            await set_meta(conn, "embedding_dim", str(DIM))
-            doc = await document_store.insert_document(
-                conn, kind="text", name="synthetic.txt", identity="synthetic", source_path=None,
-                content_hash=None, byte_size=None, raw_path=None)
-        offset = 0
-        for first in range(0, n, BATCH):
+        if resume:
+            doc, have, offset = await _resume_point(conn, rng, words, p, words_per_chunk)
+        else:
+            async with conn.transaction():
+                await set_meta(conn, "embedding_model", "synthetic-random")
+                await set_meta(conn, "embedding_dim", str(DIM))
+                doc = await document_store.insert_document(
+                    conn, kind="text", name="synthetic.txt", identity="synthetic", source_path=None,
+                    content_hash=None, byte_size=None, raw_path=None)
+            have, offset = 0, 0
+        for first in range(have, n, BATCH):
             size = min(BATCH, n - first)
-            lengths = rng.integers(*words_per_chunk, size=size)
-            drawn = words[rng.choice(VOCAB, size=int(lengths.sum()), p=p)]
-            records, at = [], 0
-            for i, length in enumerate(lengths):
-                text = " ".join(drawn[at:at + length])
-                at += length
+            texts, vectors = _batch_draws(rng, words, p, size, words_per_chunk)
+            records = []
+            for i, text in enumerate(texts):
                 records.append(chunk_store.ChunkRecord(
                     document_id=doc, ordinal=first + i, char_start=offset, char_end=offset + len(text),
                     text=text, time_start=None, time_end=None, speakers=(),
                     identity=f"synthetic|{first + i}", text_hash=f"{first + i:040x}"))
                 offset += len(text) + 1
-            vectors = unit_vectors(rng, size)
             async with conn.transaction():
                 await chunk_store.insert_chunks(conn, records)
                 lo = await _chunk_id(conn, records[0].identity)  # one transaction: ids are consecutive
@@ -499,6 +535,8 @@ def main() -> None:
     b.add_argument("--chunks", type=int, default=100_000)
     b.add_argument("--chunk-chars", type=int, choices=sorted(CHUNK_WORDS), default=560,
                    help="mean chunk length in characters (900: what the product writes from long text)")
+    b.add_argument("--resume", action="store_true",
+                   help="extend a build that was cut short (same --chunk-chars) to --chunks")
     q = sub.add_parser("query")
     q.add_argument("path", type=Path)
     q.add_argument("--runs", type=int, default=200)
@@ -523,7 +561,7 @@ def main() -> None:
     r.add_argument("--round", type=int, default=0)
     args = ap.parse_args()
     if args.cmd == "build":
-        asyncio.run(build(args.path, args.chunks, chunk_chars=args.chunk_chars))
+        asyncio.run(build(args.path, args.chunks, chunk_chars=args.chunk_chars, resume=args.resume))
     elif args.cmd == "compare":
         print(json.dumps(compare(args.path, args.before.resolve(), args.runs, args.warmup, args.rounds), indent=1))
     elif args.cmd == "vectors":
