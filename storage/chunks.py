@@ -84,6 +84,18 @@ class ChunkCounts:
     waiting: int  # for their embedding
 
 
+#: meta: the longest time_end - time_start of any chunk, in days (migration 181's triggers keep it)
+LONGEST_SPAN_KEY = "chunks_longest_span_days"
+
+
+# the earliest start a chunk that ends after a period's start (the parameter) can have: the
+# period's start less the longest span of any chunk and two days (a time written with an offset
+# from UTC compares as its own clock's digits: up to 14 hours either way); no bound ('') while
+# that span is unknown or unbounded
+_EARLIEST_START = f"""COALESCE((SELECT CASE WHEN CAST(value AS REAL) < 1e6 THEN strftime('%Y-%m-%dT%H:%M:%SZ',
+    julianday(?) - CAST(value AS REAL) - 2) END FROM meta WHERE key = '{LONGEST_SPAN_KEY}'), '')"""
+
+
 @dataclass(frozen=True)
 class ChunkFilter:
     """SQL-level filters over chunks; `speakers` holds every name of the person asked for."""
@@ -93,7 +105,11 @@ class ChunkFilter:
     since: str | None = None  # UTC ISO
     until: str | None = None
 
-    def where(self, chunk: str = "c", document: str = "d") -> tuple[str, list]:
+    def where(self, chunk: str = "c", document: str = "d", *, bounded_start: bool = False) -> tuple[str, list]:
+        """The filter as SQL over `chunk` (and `document`, for kinds). `bounded_start`: a period
+        with a start and an end also bounds time_start from below (_EARLIEST_START), which
+        selects the same chunks and lets a scan of chunks_period begin near the period instead
+        of at the oldest chunk."""
         clauses: list[str] = []
         params: list = []
         if self.kinds:
@@ -108,6 +124,9 @@ class ChunkFilter:
         if self.since:
             clauses.append(f"{chunk}.time_end >= ?")
             params.append(self.since)
+            if bounded_start and self.until:  # (without an end, a chunk with no start may match)
+                clauses.append(f"{chunk}.time_start >= {_EARLIEST_START}")
+                params.append(self.since)
         if self.until:
             clauses.append(f"{chunk}.time_start <= ?")
             params.append(self.until)

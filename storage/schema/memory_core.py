@@ -142,3 +142,31 @@ async def m179_messages_may_be_undated(conn: Store) -> None:
         await conn.execute(f"PRAGMA schema_version = {int(version) + 1}")
     finally:
         await conn.execute("PRAGMA writable_schema = OFF")
+
+
+# a chunk's span (time_end - time_start, in days) as the period filter's bound counts it: a chunk
+# with an end and no start, or a time that julianday() cannot read, has no known span (a span
+# this long leaves the start unbounded); one with no end never meets a period's start
+_SPAN = """CASE WHEN {row}.time_end IS NULL THEN 0 WHEN {row}.time_start IS NULL THEN 1e7
+                ELSE COALESCE(MAX(julianday({row}.time_end) - julianday({row}.time_start), 0), 1e7) END"""
+
+
+@migration(181)
+async def m181_longest_chunk_span(conn: Store) -> None:
+    """The longest span of any chunk (meta 'chunks_longest_span_days', kept by triggers: it only
+    grows), so a period filter bounds where its scan of chunks_period starts: a chunk that ends
+    after the period's start began at most that long before it. The filter read the index from
+    the oldest chunk to the period's end (half of it for a period in the middle of the store)."""
+    from storage.chunks import LONGEST_SPAN_KEY
+
+    new = _SPAN.format(row="new")
+    grow = (f"UPDATE meta SET value = {new} WHERE key = '{LONGEST_SPAN_KEY}' "
+            f"AND CAST(value AS REAL) < {new}")
+    await run_statements(conn, [
+        # from the covering index (time_start, time_end), not the chunk rows
+        f"""INSERT OR REPLACE INTO meta (key, value)
+            SELECT '{LONGEST_SPAN_KEY}', COALESCE(MAX({_SPAN.format(row="chunks")}), 0) FROM chunks""",
+        f"CREATE TRIGGER chunks_span_insert AFTER INSERT ON chunks WHEN new.time_end IS NOT NULL BEGIN {grow}; END",
+        f"""CREATE TRIGGER chunks_span_update AFTER UPDATE OF time_start, time_end ON chunks
+            WHEN new.time_end IS NOT NULL BEGIN {grow}; END""",
+    ])
