@@ -69,6 +69,7 @@ class OnnxEmbedder:
         from tokenizers import Tokenizer
 
         from core.providers.onnx_rewrite import default_cache, rewritten_model
+        from core.providers.saved_graph import optimised_session
 
         if model == DEFAULT_EMBEDDING_MODEL:
             onnx_path, tokenizer_path = _default_model_files()
@@ -89,16 +90,22 @@ class OnnxEmbedder:
                                                 providers=["CPUExecutionProvider"])
 
         def same_vectors(candidate: Path) -> bool:
-            self._use(session(onnx_path))
-            reference = self.embed(PROBE_TEXTS)
-            self._use(session(candidate))
-            return bool(np.sum(self.embed(PROBE_TEXTS) * reference, axis=1).min() >= 0.99999)
+            reference = self._probe(session(onnx_path))
+            return bool(np.sum(self._probe(session(candidate)) * reference, axis=1).min() >= 0.99999)
 
         # the fused copy of the graph (core/providers/onnx_rewrite.py), made on first load and used
-        # only if it gives the exported graph's vectors on probe texts
-        fused = rewritten_model(onnx_path, cache or default_cache(), same_vectors=same_vectors)
-        self.model_file = fused or onnx_path
-        self._use(session(self.model_file))
+        # only if it gives the exported graph's vectors on probe texts; then onnxruntime's
+        # optimisation of it, saved once, and used only if its vectors are the same bit for bit
+        # (core/providers/saved_graph.py)
+        cache = cache or default_cache()
+        self.model_file = rewritten_model(onnx_path, cache, same_vectors=same_vectors) or onnx_path
+        self._use(optimised_session(onnxruntime, self.model_file, cache, options=lambda: session_options(onnxruntime),
+                                    same_vectors=lambda a, b: np.array_equal(self._probe(a), self._probe(b))))
+
+    def _probe(self, session) -> np.ndarray:
+        """The probe texts' vectors from `session`, which the embedder runs from then on."""
+        self._use(session)
+        return self.embed(PROBE_TEXTS)
 
     def _use(self, session) -> None:
         self._session = session

@@ -1,0 +1,79 @@
+"""onnxruntime's optimised graph, saved once and loaded with the optimisations off: the same
+vectors bit for bit as the optimising session (the one every earlier vector came from), made once,
+never kept when its vectors differ, and a damaged copy made again."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import onnxruntime
+import pytest
+
+from core.files import file_sha256
+from core.providers.local_embedder import OnnxEmbedder, _default_model_files, session_options
+from core.providers.onnx_rewrite import remembered_sha256
+from core.providers.saved_graph import GRAPH, optimised_session, saved_folder
+from tests.core.test_embedding_batches import chat_texts
+
+pytestmark = pytest.mark.model
+
+
+def optimising_session(model_file: Path):
+    return onnxruntime.InferenceSession(str(model_file), session_options(onnxruntime),
+                                        providers=["CPUExecutionProvider"])
+
+
+def test_the_saved_graph_gives_the_optimising_sessions_vectors_bit_for_bit(tmp_path: Path):
+    embedder = OnnxEmbedder(batch_size=8, cache=tmp_path)
+    folder = saved_folder(embedder.model_file, tmp_path, onnxruntime)
+    assert (folder / GRAPH).exists() and not list(tmp_path.glob("*.partial"))
+    texts = chat_texts()
+    saved = OnnxEmbedder(batch_size=8, cache=tmp_path)  # loads the saved graph
+    assert saved._session._model_path == str(folder / GRAPH)
+    assert saved._session.get_session_options().graph_optimization_level == \
+        onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+    embedder._use(optimising_session(embedder.model_file))
+    assert np.array_equal(saved.embed(texts), embedder.embed(texts))
+
+
+def test_a_saved_graph_with_other_vectors_is_not_kept(tmp_path: Path):
+    model_file = _default_model_files()[0]
+    session = optimised_session(onnxruntime, model_file, tmp_path, options=lambda: session_options(onnxruntime),
+                                same_vectors=lambda _session, _candidate: False)
+    assert session.get_session_options().graph_optimization_level == \
+        onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    assert [p.name for p in tmp_path.iterdir()] == ["digests"]  # no copy, no partial folder
+
+
+def test_a_damaged_copy_is_made_again(tmp_path: Path):
+    model_file = _default_model_files()[0]
+    checks = []
+
+    def same_vectors(_session, _candidate) -> bool:
+        checks.append(1)
+        return True
+
+    def load():
+        return optimised_session(onnxruntime, model_file, tmp_path, options=lambda: session_options(onnxruntime),
+                                 same_vectors=same_vectors)
+
+    load()
+    load()
+    assert len(checks) == 1  # made once, then loaded as it is
+    folder = saved_folder(model_file, tmp_path, onnxruntime)
+    (folder / GRAPH).write_bytes(b"not a model")
+    assert load().get_inputs()  # the model still runs
+    assert len(checks) == 2 and (folder / GRAPH).stat().st_size > 1000
+
+
+def test_a_digest_is_remembered_until_the_file_changes(tmp_path: Path):
+    source = tmp_path / "model.onnx"
+    source.write_bytes(b"first")
+    cache = tmp_path / "cache"
+    assert remembered_sha256(source, cache) == file_sha256(source)
+    [memo] = (cache / "digests").iterdir()
+    memo.write_text("remembered", encoding="ascii")  # what a second load reads instead of hashing
+    assert remembered_sha256(source, cache) == "remembered"
+    source.write_bytes(b"other")
+    os.utime(source, ns=(1, 1))
+    assert remembered_sha256(source, cache) == file_sha256(source)
