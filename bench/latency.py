@@ -359,23 +359,21 @@ def _float_vectors(index, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1))
 
 
-def _former_kept(index, query: np.ndarray, kept, depth: int) -> list[int]:
+def _former_kept(index, query: np.ndarray, kept, depth: int, shortlist: int) -> list[int]:
     """A filtered search of a process that keeps the vectors, as it was before the bounds: exact
-    over floats read by id up to 1,000 chunks, else the sign bits' 400 nearest among them ranked
-    by their bytes."""
-    from core.memory.search import SHORTLIST
-
-    if len(kept) <= max(1_000, SHORTLIST):
+    over floats read by id up to 1,000 chunks, else the sign bits' `shortlist` nearest among them
+    ranked by their bytes."""
+    if len(kept) <= max(1_000, shortlist):
         return _former_rescoring(index, query, kept.tolist(), depth)
     with index._lock:
-        return [h.chunk_id for h in index._rescore(query, index._shortlist(query, SHORTLIST, kept), depth)]
+        return [h.chunk_id for h in index._rescore(query, index._shortlist(query, shortlist, kept), depth)]
 
 
 async def kept_paths(path: Path, n_queries: int) -> dict:
     """The vector half's filtered searches in a process that keeps the vectors (bot, server):
     now, exact (the kept bytes bound each cosine, sqlite-vec ranks the few that can reach the
     top), against the former path (approximate past 1,000 chunks)."""
-    from core.memory.search import EXACT_FILTER_CAP, SEMANTIC_DEPTH, SHORTLIST
+    from core.memory.search import EXACT_FILTER_CAP, SEMANTIC_DEPTH, shortlist_size
     from storage.vectors.index import VectorIndex
 
     _, vectors = workload(n_queries, round_=8)
@@ -385,6 +383,7 @@ async def kept_paths(path: Path, n_queries: int) -> dict:
     if index._vectors is None:
         index.close()
         return {"skipped": "the store's vectors are over the memory budget: they are not kept"}
+    size = shortlist_size(len(index))  # the product's, as core/memory/search.py passes it
     out: dict[str, dict] = {}
     for share in FILTER_SHARES:
         where = period(share)
@@ -397,11 +396,11 @@ async def kept_paths(path: Path, n_queries: int) -> dict:
             for who in ("now", "before") if len(times["now"]) % 2 == 0 else ("before", "now"):
                 t = time.perf_counter()
                 if who == "now":
-                    got = [h.chunk_id for h in index.search(v, shortlist=SHORTLIST, depth=SEMANTIC_DEPTH, where=where,
+                    got = [h.chunk_id for h in index.search(v, shortlist=size, depth=SEMANTIC_DEPTH, where=where,
                                                              exact_below=EXACT_FILTER_CAP)]
                     ranked.append(index.bounded[1])
                 else:
-                    got = _former_kept(index, v, index._filtered_ids(where), SEMANTIC_DEPTH)
+                    got = _former_kept(index, v, index._filtered_ids(where), SEMANTIC_DEPTH, size)
                 times[who].append((time.perf_counter() - t) * 1000)
                 exact = set(ids[np.argsort(-(matrix @ v))[:10]].tolist())
                 found[who] += len(exact & set(got[:10]))
@@ -416,12 +415,15 @@ async def kept_paths(path: Path, n_queries: int) -> dict:
 
 async def vector_paths(path: Path, n_queries: int) -> dict:
     """The vector half of a one-shot search (vectors read from the store, not kept), today's
-    path beside the former one, query by query: unfiltered (sign bits, then the short list's
-    400 ranked by sqlite-vec in SQL, or read into NumPy as before), and filtered by periods
-    keeping 1-20% of the store (every chunk the filter keeps ranked by sqlite-vec, against the
-    former path: exact in NumPy up to 1,000 chunks, else the sign bits' 400 nearest among them).
-    Recall: the share of the exact top 10 (NumPy over every chunk the filter keeps) found."""
-    from core.memory.search import EXACT_FILTER_CAP, SEMANTIC_DEPTH, SHORTLIST
+    path beside the former ones, query by query, in turn: unfiltered (sign bits, then the short
+    list ranked by sqlite-vec in SQL, or read into NumPy as before), and filtered by periods
+    keeping 1-20% of the store. Filtered, `now` bounds each chunk the filter keeps from the code
+    parts on disk and ranks the few that can reach the top by sqlite-vec; `exact_floats` (the
+    previous exact path) ranks every one of them by sqlite-vec; `before` (the approximate path
+    before either) is exact in NumPy up to 1,000 chunks, else ranks the sign bits' short list
+    among them. Short lists are the product's size (shortlist_size). Recall: the share of the
+    exact top 10 (NumPy over every chunk the filter keeps) found."""
+    from core.memory.search import EXACT_FILTER_CAP, SEMANTIC_DEPTH, shortlist_size
     from storage.vectors.index import VectorIndex
 
     _, vectors = workload(n_queries, round_=7)
@@ -429,29 +431,38 @@ async def vector_paths(path: Path, n_queries: int) -> dict:
         await date_chunks(conn)
     index = VectorIndex(path / "biographer.sqlite3")
     index.refresh()
+    size = shortlist_size(len(index))
     former_cap = 1_000
     cases = {"unfiltered": None, **{f"period {round(s * 100)}%": period(s) for s in FILTER_SHARES}}
     out: dict[str, dict] = {}
     for name, where in cases.items():
-        times: dict[str, list[float]] = {"now": [], "before": []}
-        found = {"now": 0, "before": 0}
+        paths = ("now", "before") if where is None else ("now", "exact_floats", "before")
+        times: dict[str, list[float]] = {who: [] for who in paths}
+        found = {who: 0 for who in paths}
+        ranked: list[int] = []  # chunks ranked exactly after the bounds (0: not bounded)
         allowed = index._filtered_ids(where) if where is not None else None
         matrix = None
         if allowed is not None:
             ids, matrix = _float_vectors(index, allowed)
-        for v in vectors:
-            for who in ("now", "before") if len(times["now"]) % 2 == 0 else ("before", "now"):
+        for turn, v in enumerate(vectors):
+            for who in paths[turn % len(paths):] + paths[:turn % len(paths)]:
                 t = time.perf_counter()
                 if who == "now":
-                    got = [h.chunk_id for h in index.search(v, shortlist=SHORTLIST, depth=SEMANTIC_DEPTH, where=where,
+                    index.bounded = (0, 0)
+                    got = [h.chunk_id for h in index.search(v, shortlist=size, depth=SEMANTIC_DEPTH, where=where,
                                                              exact_below=EXACT_FILTER_CAP)]
+                    ranked.append(index.bounded[1])
+                elif who == "exact_floats":  # every chunk the filter keeps, ranked by sqlite-vec
+                    kept = index._filtered_ids(where)
+                    with index._lock:
+                        got = [h.chunk_id for h in index._nearest_of(v, kept.tolist(), SEMANTIC_DEPTH)]
                 else:  # the filter's ids read as search reads them, then the former ranking
                     kept = index._filtered_ids(where) if where is not None else None
-                    if kept is not None and len(kept) <= max(former_cap, SHORTLIST):
+                    if kept is not None and len(kept) <= max(former_cap, size):
                         got = _former_rescoring(index, v, kept.tolist(), SEMANTIC_DEPTH)
                     else:
                         with index._lock:
-                            short = index._shortlist(v, SHORTLIST, kept)
+                            short = index._shortlist(v, size, kept)
                         got = _former_rescoring(index, v, short, SEMANTIC_DEPTH)
                 times[who].append((time.perf_counter() - t) * 1000)
                 if matrix is not None:
@@ -460,6 +471,8 @@ async def vector_paths(path: Path, n_queries: int) -> dict:
         out[name] = {"chunks_kept": len(allowed) if allowed is not None else len(index),
                      **{f"{who}_ms": percentiles(ts) for who, ts in times.items()},
                      "p50_now_over_before": round(statistics.median(times["now"]) / statistics.median(times["before"]), 2)}
+        if where is not None:
+            out[name]["ranked_exactly_p50"] = statistics.median(ranked)
         if matrix is not None:
             out[name].update({f"{who}_recall_of_exact_top10": round(f / (10 * len(vectors)), 3) for who, f in found.items()})
     index.close()

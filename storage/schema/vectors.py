@@ -40,4 +40,25 @@ async def m070_vector_parts(conn: Store) -> None:
     ])
     from storage.vectors.store import rebuild_parts  # numpy: only when the migration runs
 
+    await rebuild_parts(conn, codes=False)  # their table comes with migration 182
+
+
+@migration(182)
+async def m182_vector_codes(conn: Store) -> None:
+    """The vectors at a byte per dimension, in parts beside the sign bits' (storage/vectors/codes.py),
+    so that a filtered search in a process that does not keep the vectors bounds each chunk's
+    cosine from its bytes and reads the float vectors of only the few that can reach the top.
+    Built from the float vectors with the sign-bit parts (the log folded in on the way)."""
+    await run_statements(conn, [
+        # ids: sorted int64; codes: (ids, dim) int8; terms: (3, ids) float32 (scale, length, error)
+        """CREATE TABLE vector_codes (
+            part INTEGER PRIMARY KEY,
+            version INTEGER NOT NULL,
+            ids BLOB NOT NULL,
+            codes BLOB NOT NULL,
+            terms BLOB NOT NULL
+        )""",
+    ])
+    from storage.vectors.store import rebuild_parts  # numpy: only when the migration runs
+
     await rebuild_parts(conn)

@@ -40,6 +40,7 @@ import sqlean
 from storage.chunks import ChunkFilter, StoredChunk, get_chunks_sync, small_talk_sync
 from storage.db import load_sqlite_vec, open_reader
 from storage.encryption import StoreKey
+from storage.vectors.codes import CODE_BITS, Bytes
 from storage.vectors.store import GENERATION_KEY, PARTS_SEQ_KEY, part_arrays, sign_words
 
 #: the most the vectors may take in memory (a byte per dimension) for a store to keep them there
@@ -47,17 +48,15 @@ VECTOR_BUDGET_BYTES = 128 << 20
 KEPT_OVERHEAD = 12  # bytes a kept vector takes beyond its codes: its scale, length and rounding error
 BLOCK = 1 << 15  # vectors scanned per step: the temporaries stay in the CPU cache
 FAR = np.iinfo(np.uint16).max  # the distance given to rows that must not be found
-# what sqlite-vec's float32 cosine may differ from the exact one by (about 1e-6 over 384 terms),
-# with room to spare; and rows widened at a time when bounding them (in cache, and below the size
-# at which OpenBLAS starts threads: 4,096 rows took 10x longer on two busy cores)
-BOUND_SLACK = 1e-4
-BOUND_BLOCK = 1024
 # a list of at least this many ids (every short list: 400 or more, 2,020 at a million chunks) in a
 # store of at least PARALLEL_STORE vectors is ranked in READERS slices at once. A smaller store's vectors
 # (600 MB at 400k) stay in the OS's cache, where the slices only add their threads' hand-overs:
 # at 100k chunks and load 19 they made the vector half 1.5x slower
 PARALLEL_FROM = 400
 PARALLEL_STORE = 400_000
+# a code part (1,024 ids, about 400 KB read in one piece) is read to bound the chunks of a filter
+# it holds when they are at least this many; fewer are ranked from their float vectors directly
+CODES_FROM = 64
 PARALLEL_ROWS = 16  # chunk rows read at once past which they are read in slices too (a search reads 50)
 READERS = 4
 
@@ -317,8 +316,10 @@ class VectorIndex:
         vectors are kept, whose bytes bound each cosine (Bytes.bounds); then those whose upper
         bound reaches the depth-th best lower bound, and every chunk changed since the parts,
         so ranking these exactly gives the exact nearest of all `ids`."""
-        if self._vectors is None or len(ids) <= depth:
+        if len(ids) <= depth:
             return ids.tolist()
+        if self._vectors is None:
+            return self._bounded_by_codes(query, ids, depth)
         at = np.minimum(np.searchsorted(self._ids, ids), max(len(self._ids) - 1, 0))
         in_parts = self._ids[at] == ids if len(self._ids) else np.zeros(len(ids), dtype=bool)
         if self._delta:
@@ -329,6 +330,49 @@ class VectorIndex:
         reached = high >= np.partition(low, len(low) - depth)[len(low) - depth]
         self.bounded = (int(in_parts.sum()), int(reached.sum()))
         return np.sort(np.concatenate([ids[in_parts][reached], ids[~in_parts]])).tolist()
+
+    def _bounded_by_codes(self, query: np.ndarray, ids: np.ndarray, depth: int) -> list[int]:
+        """_could_be_nearest where the vectors are not kept: the code parts on disk that hold at
+        least CODES_FROM of `ids` are read in one statement and bound their rows (the same bounds
+        as the kept bytes give); the rest of `ids` (in other parts, changed since the parts, or in
+        a code part written after the parts this index holds) are ranked exactly, unbounded."""
+        owner = ids >> CODE_BITS  # ids are sorted: each code part's are one run of them
+        starts = np.flatnonzero(np.concatenate([[True], owner[1:] != owner[:-1]]))
+        stops = np.append(starts[1:], len(ids))
+        big = stops - starts >= CODES_FROM
+        if not big.any():
+            return ids.tolist()
+        runs = {int(owner[a]): (int(a), int(b)) for a, b in zip(starts[big], stops[big])}
+        changed = np.fromiter(self._delta, dtype=np.int64, count=len(self._delta))
+        q = np.asarray(query, dtype=np.float32)
+        bounded = np.zeros(len(ids), dtype=bool)
+        where, lows, highs = [], [], []
+        for part, version, ids_blob, codes, terms in self._conn.execute(
+                "SELECT part, version, ids, codes, terms FROM vector_codes WHERE part IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(runs)),)):
+            if version > self._parts_seq:  # newer than the parts in memory: its ids are ranked exactly
+                continue
+            a, b = runs[part]
+            held = np.frombuffer(ids_blob, dtype="<i8")
+            at = np.minimum(np.searchsorted(held, ids[a:b]), len(held) - 1)
+            hit = held[at] == ids[a:b]
+            if len(changed):
+                hit &= ~np.isin(ids[a:b], changed)
+            low, high = Bytes.from_blobs(codes, terms).bounds(q, at[hit])
+            where.append(a + np.flatnonzero(hit))
+            lows.append(low)
+            highs.append(high)
+        count = sum(len(w) for w in where)
+        if count <= depth:
+            return ids.tolist()
+        low, high = np.concatenate(lows), np.concatenate(highs)
+        reached = high >= np.partition(low, count - depth)[count - depth]
+        self.bounded = (count, int(reached.sum()))
+        at = np.concatenate(where)
+        bounded[at] = True
+        keep = ~bounded
+        keep[at[reached]] = True
+        return ids[keep].tolist()
 
     def _nearest_of(self, query: np.ndarray, ids: Sequence[int], depth: int) -> list[VectorHit]:
         """The short list ranked exactly from the store: sqlite-vec's cosine distance over the
@@ -388,64 +432,6 @@ class VectorIndex:
             found += newer
             rows.append(Bytes.joined([self._delta_vectors[cid] for cid in newer], self._dim))
         return found, Bytes.joined(rows, self._dim).widened()
-
-
-class Bytes:
-    """Vectors at a byte per dimension: each row scaled so that its largest component is 127
-    (rows are unit vectors, so the rounding moves a cosine by about 0.001), with each row's
-    length and the length of what the rounding took off it, which bound its exact cosine."""
-
-    def __init__(self, codes: np.ndarray, scales: np.ndarray, norms: np.ndarray, errors: np.ndarray) -> None:
-        # (n, dim) int8; (n,) float32 each: scale, |v|, |v - scale * codes|
-        self.codes, self.scales, self.norms, self.errors = codes, scales, norms, errors
-
-    @classmethod
-    def of(cls, matrix: np.ndarray) -> Bytes:
-        matrix = np.asarray(matrix, dtype=np.float32)
-        scales = np.abs(matrix).max(axis=1) / 127 if len(matrix) else np.zeros(0, dtype=np.float32)
-        safe = np.where(scales > 0, scales, 1).astype(np.float32)
-        codes = np.rint(matrix / safe[:, None]).astype(np.int8)
-        rounded = codes.astype(np.float64) * scales[:, None]
-        errors = np.linalg.norm(matrix - rounded, axis=1) if len(matrix) else np.zeros(0)
-        norms = np.linalg.norm(matrix.astype(np.float64), axis=1) if len(matrix) else np.zeros(0)
-        return cls(codes, scales.astype(np.float32), norms.astype(np.float32), errors.astype(np.float32))
-
-    @classmethod
-    def joined(cls, parts: Sequence[Bytes], dim: int) -> Bytes:
-        if not parts:
-            empty = np.zeros(0, dtype=np.float32)
-            return cls(np.zeros((0, dim), dtype=np.int8), empty, empty, empty)
-        return cls(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("codes", "scales", "norms", "errors")))
-
-    def rows(self, at: np.ndarray) -> Bytes:
-        return Bytes(self.codes[at], self.scales[at], self.norms[at], self.errors[at])
-
-    def widened(self) -> np.ndarray:
-        return self.codes.astype(np.float32) * self.scales[:, None]
-
-    def bounds(self, query: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each row's exact cosine with `query` lies between these. For a row v = scale * codes
-        + e, q.v / |q||v| is q.(scale * codes) / |q||v| give or take |e| / |v|; the product is
-        summed in float32, which moves it by at most n * eps * sum |codes * q| (n terms: the
-        standard bound on a rounded dot product), and sqlite-vec's own float32 cosine by less
-        than BOUND_SLACK. A row of length 0 is never left out. `at`: the rows wanted."""
-        q = (query / max(float(np.linalg.norm(query)), 1e-30)).astype(np.float32)
-        dots = np.empty(len(at), dtype=np.float32)
-        for start in range(0, len(at), BOUND_BLOCK):  # gathered and widened a block at a time: in cache
-            block = self.codes[at[start:start + BOUND_BLOCK]]
-            dots[start:start + len(block)] = block.astype(np.float32) @ q
-        n = self.codes.shape[1]
-        eps = float(np.finfo(np.float32).eps)
-        rounding = n * eps / (1 - n * eps) * 127 * float(np.abs(q).astype(np.float64).sum())
-        norms = self.norms[at].astype(np.float64)
-        scales = self.scales[at]
-        empty = norms <= 0
-        norms[empty] = 1.0
-        middle = dots * (scales / norms)
-        spread = (self.errors[at] + rounding * scales) / norms + BOUND_SLACK
-        low, high = middle - spread, middle + spread
-        low[empty], high[empty] = -np.inf, np.inf
-        return low, high
 
 
 def hamming_distances(bits: np.ndarray, q: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:

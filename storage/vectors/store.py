@@ -11,7 +11,9 @@ deletion of a float vector is logged in `vector_log` by triggers, in the same tr
 as of log position `vector_parts_seq`; a reader loads the parts once, then applies the log since
 that position, so a committed batch is searchable at once and a deleted chunk is gone at once.
 Writers fold the log into the parts now and then (`fold_log`) and prune it, all in one
-transaction: nothing outside SQLite can go stale.
+transaction: nothing outside SQLite can go stale. `vector_codes` holds the same vectors at a byte
+per dimension (codes.py), in smaller parts folded in the same transactions, so a search that does
+not keep the vectors can still bound a filter's cosines without reading its float vectors.
 
 A vector belongs to a generation (one per embedding model); `reindex` with another model starts
 a new one, and only the current generation is searched. Old vectors stay until replaced.
@@ -24,6 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from storage.vectors.codes import CODE_BITS, Bytes
 
 if TYPE_CHECKING:
     from storage.db import Store
@@ -156,6 +160,7 @@ async def start_generation(conn: Store) -> int:
     new = await generation(conn) + 1
     await _set_int_meta(conn, GENERATION_KEY, new)
     await conn.execute("DELETE FROM vector_parts")
+    await conn.execute("DELETE FROM vector_codes")
     await _set_int_meta(conn, PARTS_SEQ_KEY, await _log_top(conn))
     await conn.execute("DELETE FROM vector_log")
     return new
@@ -190,6 +195,7 @@ async def fold_log(conn: Store) -> int:
     for part in np.unique(parts):
         ids_here = changed[parts == part]
         found, matrix = await _vectors(conn, ids_here.tolist(), generation=gen)
+        await _fold_codes(conn, ids_here, np.array(found, dtype=np.int64), matrix, version=top)
         old_ids, old_words = await _read_part(conn, int(part))
         keep = ~np.isin(old_ids, ids_here)
         id_pieces, word_pieces = [old_ids[keep]], [old_words[:, keep]] if len(old_ids) else []
@@ -208,12 +214,15 @@ async def fold_log(conn: Store) -> int:
     return len(changed)
 
 
-async def rebuild_parts(conn: Store) -> int:
+async def rebuild_parts(conn: Store, *, codes: bool = True) -> int:
     """All parts built afresh from the float vectors of the current generation (migration,
-    repair); returns the number of vectors. Streams part by part: memory stays small."""
+    repair); returns the number of vectors. Streams part by part: memory stays small. `codes`:
+    the code parts too (False only in a migration older than their table)."""
     gen = await generation(conn)
     top = await _log_top(conn)
     await conn.execute("DELETE FROM vector_parts")
+    if codes:
+        await conn.execute("DELETE FROM vector_codes")
     total = 0
     current, ids, blobs = None, [], []
     async with conn.execute(
@@ -222,14 +231,14 @@ async def rebuild_parts(conn: Store) -> int:
         async for chunk_id, blob in cur:
             part = chunk_id >> PART_BITS
             if part != current and ids:
-                await _write_blobs(conn, current, ids, blobs, version=top)
+                await _write_blobs(conn, current, ids, blobs, version=top, codes=codes)
                 total += len(ids)
                 ids, blobs = [], []
             current = part
             ids.append(chunk_id)
             blobs.append(blob)
     if ids:
-        await _write_blobs(conn, current, ids, blobs, version=top)
+        await _write_blobs(conn, current, ids, blobs, version=top, codes=codes)
         total += len(ids)
     await _set_int_meta(conn, PARTS_SEQ_KEY, top)
     await conn.execute("DELETE FROM vector_log WHERE seq <= ?", (top,))
@@ -237,9 +246,45 @@ async def rebuild_parts(conn: Store) -> int:
 
 
 async def _write_blobs(conn: Store, part: int, ids: list[int], blobs: list[bytes], *,
-                       version: int) -> None:
+                       version: int, codes: bool) -> None:
     matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
-    await _write_part(conn, part, np.array(ids, dtype=np.int64), sign_words(matrix), version=version)
+    found = np.array(ids, dtype=np.int64)
+    await _write_part(conn, part, found, sign_words(matrix), version=version)
+    if codes:
+        await _fold_codes(conn, found, found, matrix, version=version)
+
+
+async def _fold_codes(conn: Store, changed: np.ndarray, found: np.ndarray, matrix: np.ndarray, *,
+                      version: int) -> None:
+    """Rewrite the code parts that hold `changed` ids: their other rows as they were, and the
+    current vectors of the changed ones (`found`, the rows of `matrix`; a changed id not found
+    has lost its vector)."""
+    owner = found >> CODE_BITS
+    for part in np.unique(changed >> CODE_BITS):
+        part = int(part)
+        old_ids, old = await _read_codes(conn, part)
+        keep = np.flatnonzero(~np.isin(old_ids, changed))
+        here = owner == part
+        pieces = [old.rows(keep)] if len(keep) else []
+        if here.any():
+            pieces.append(Bytes.of(matrix[here]))
+        ids = np.concatenate([old_ids[keep], found[here]])
+        if not len(ids):
+            await conn.execute("DELETE FROM vector_codes WHERE part = ?", (part,))
+            continue
+        order = np.argsort(ids, kind="stable")
+        codes, terms = Bytes.joined(pieces, pieces[0].codes.shape[1]).rows(order).blobs()
+        await conn.execute(
+            "INSERT OR REPLACE INTO vector_codes (part, version, ids, codes, terms) VALUES (?, ?, ?, ?, ?)",
+            (part, version, ids[order].astype("<i8").tobytes(), codes, terms))
+
+
+async def _read_codes(conn: Store, part: int) -> tuple[np.ndarray, Bytes]:
+    async with conn.execute("SELECT ids, codes, terms FROM vector_codes WHERE part = ?", (part,)) as cur:
+        row = await cur.fetchone()
+    if row is None:
+        return np.zeros(0, dtype=np.int64), Bytes.joined([], 0)
+    return np.frombuffer(row[0], dtype="<i8"), Bytes.from_blobs(row[1], row[2])
 
 
 async def _read_part(conn: Store, part: int) -> tuple[np.ndarray, np.ndarray]:

@@ -77,6 +77,15 @@ async def _store(conn, ids: list[int], vectors: np.ndarray) -> None:
                                          generation=await vector_store.generation(conn))
 
 
+async def _folded(conn, rng: np.random.Generator, n: int) -> list[int]:
+    """n new chunks with random vectors, the log folded into the parts."""
+    ids = await _new_chunks(conn, n, tag="a")
+    await _store(conn, ids, _unit(rng, n))
+    async with conn.transaction():
+        await vector_store.fold_log(conn)
+    return ids
+
+
 async def _brute_force(conn, query: np.ndarray) -> tuple[dict[int, int], dict[int, float]]:
     """Hamming distance of the sign bits and cosine, for every current vector."""
     gen = await vector_store.generation(conn)
@@ -147,10 +156,7 @@ async def test_vectors_over_the_budget_are_read_from_the_store(tmp_path: Path):
     rng = np.random.default_rng(3)
     path = tmp_path / "s.sqlite3"
     async with _store_at(path) as conn:
-        ids = await _new_chunks(conn, 40, tag="a")
-        await _store(conn, ids, _unit(rng, 40))
-        async with conn.transaction():
-            await vector_store.fold_log(conn)
+        await _folded(conn, rng, 40)
         index = VectorIndex(path)
         index.keep_vectors(budget_bytes=40 * (DIM + 12) - 1)  # a byte short (a byte a dimension, 12 for scale, length, error)
         await _agrees(conn, index, rng)
@@ -323,11 +329,16 @@ async def test_filtered_search_is_exact_against_brute_force(tmp_path: Path, monk
         index.close()
 
 
-async def test_kept_vectors_bound_the_filtered_search_and_it_stays_exact(tmp_path: Path):
-    """With the vectors kept in memory, a filtered search ranks exactly only the chunks whose
-    bounded cosine (from their bytes) can still reach the top: far fewer than the filter keeps,
-    and the result is NumPy's brute force over every chunk the filter keeps, changes in the log
-    (replaced and new vectors, not yet folded into parts) included."""
+@pytest.mark.parametrize("kept", [True, False], ids=["vectors kept in memory", "code parts read from the store"])
+async def test_a_filtered_search_is_bounded_by_the_bytes_and_stays_exact(tmp_path: Path, monkeypatch, kept):
+    """A filtered search ranks exactly only the chunks whose bounded cosine (from their bytes:
+    kept in memory, or read from the code parts on disk by a one-shot process) can still reach
+    the top: far fewer than the filter keeps, and the result is NumPy's brute force over every
+    chunk the filter keeps, changes in the log (replaced and new vectors, not yet folded into
+    parts) included. One-shot, also with a code part written after the parts the index holds,
+    and with a filter too scattered for any code part to be worth reading."""
+    monkeypatch.setattr(vector_store, "CODE_BITS", 8)  # parts of 256 ids: several for one filter
+    monkeypatch.setattr(index_module, "CODE_BITS", 8)
     rng = np.random.default_rng(8)
     path = tmp_path / "s.sqlite3"
     async with _store_at(path) as conn:
@@ -336,7 +347,8 @@ async def test_kept_vectors_bound_the_filtered_search_and_it_stays_exact(tmp_pat
         async with conn.transaction():
             await vector_store.fold_log(conn)
         index = VectorIndex(path)
-        index.keep_vectors()
+        if kept:
+            index.keep_vectors()
         index.refresh()
         await _store(conn, chats[:20], _unit(rng, 20))  # replaced since the parts: in the log
         where = chunk_store.ChunkFilter(kinds=("chat",))
@@ -344,9 +356,95 @@ async def test_kept_vectors_bound_the_filtered_search_and_it_stays_exact(tmp_pat
             _, cosine = await _brute_force(conn, query)
             exact = sorted(chats, key=lambda i: -cosine[i])[:10]
             found = index.search(query, shortlist=8, depth=10, where=where, exact_below=5_000)
-            assert index._vectors is not None
+            assert (index._vectors is not None) == kept
             assert [h.chunk_id for h in found] == exact
             assert [h.cosine for h in found] == pytest.approx([cosine[i] for i in exact], abs=1e-6)
             bounded, ranked = index.bounded
             assert bounded == 1480 and ranked < 300  # the 20 in the log are ranked exactly, unbounded
+        if not kept:
+            # another process folds the log after this index read its parts: the code parts it
+            # rewrote are newer than the index's, so their chunks are ranked exactly
+            async with conn.transaction():
+                await vector_store.fold_log(conn)
+            query = _unit(rng, 1)[0]
+            _, cosine = await _brute_force(conn, query)
+            with index._lock:
+                candidates = index._could_be_nearest(query, np.array(chats, dtype=np.int64), 10)
+                assert set(chats[:20]) <= set(candidates) and len(candidates) < 600
+                assert [h.chunk_id for h in index._nearest_of(query, candidates, 10)] == \
+                    sorted(chats, key=lambda i: -cosine[i])[:10]
+                # one chunk in eight: no code part holds CODES_FROM of them, all are ranked exactly
+                scattered = np.array(chats[::8], dtype=np.int64)
+                assert index._could_be_nearest(query, scattered, 10) == scattered.tolist()
         index.close()
+
+
+async def _codes_agree(conn) -> None:
+    """Every code part holds, for its ids, exactly the current vectors' bytes (Bytes.of of the
+    float vectors in the store), and the code parts hold the same ids as the sign bits' parts."""
+    from storage.vectors.codes import Bytes
+
+    gen = await vector_store.generation(conn)
+    async with conn.execute("SELECT chunk_id, vector FROM chunk_embeddings WHERE generation = ? ORDER BY chunk_id",
+                            (gen,)) as cur:
+        rows = await cur.fetchall()
+    async with conn.execute("SELECT part, ids, codes, terms FROM vector_codes ORDER BY part") as cur:
+        parts = await cur.fetchall()
+    async with conn.execute("SELECT ids FROM vector_parts ORDER BY part") as cur:
+        signed = np.concatenate([np.frombuffer(r[0], dtype="<i8") for r in await cur.fetchall()] or [np.zeros(0, dtype=np.int64)])
+    held = np.concatenate([np.frombuffer(p[1], dtype="<i8") for p in parts] or [np.zeros(0, dtype=np.int64)])
+    assert held.tolist() == [r[0] for r in rows] == signed.tolist()
+    for part, ids_blob, codes, terms in parts:
+        ids = np.frombuffer(ids_blob, dtype="<i8")
+        assert all(i >> vector_store.CODE_BITS == part for i in ids)
+        expected = Bytes.of(np.stack([np.frombuffer(blob, dtype=np.float32) for cid, blob in rows if cid in set(ids.tolist())]))
+        got = Bytes.from_blobs(codes, terms)
+        for name in ("codes", "scales", "norms", "errors"):
+            assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+
+
+async def test_the_code_parts_follow_the_float_vectors(tmp_path: Path, monkeypatch):
+    """Through inserts, replacements, deletions, folds, a rebuild and a new generation, the
+    bytes on disk are those of the current float vectors, part by part."""
+    monkeypatch.setattr(vector_store, "FOLD_ROWS", 50)
+    monkeypatch.setattr(vector_store, "CODE_BITS", 4)  # parts of 16 ids: many, some emptied
+    rng = np.random.default_rng(12)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        first = await _new_chunks(conn, 120, tag="a")
+        await _store(conn, first[:70], _unit(rng, 70))
+        await _store(conn, first[70:], _unit(rng, 50))
+        await _store(conn, first[10:30], _unit(rng, 20))  # replaced
+        async with conn.transaction():
+            await vector_store.withhold(conn, first[40:60])  # a whole part and more lose their vectors
+            await vector_store.fold_log(conn)
+        await _codes_agree(conn)
+        second = await _new_chunks(conn, 40, tag="b")
+        await _store(conn, second, _unit(rng, 40))
+        async with conn.transaction():
+            await conn.execute("DELETE FROM documents WHERE identity = 'a'")
+            await vector_store.fold_log(conn)
+        await _codes_agree(conn)
+        async with conn.transaction():
+            assert await vector_store.rebuild_parts(conn) == 40
+        await _codes_agree(conn)
+        async with conn.transaction():
+            await vector_store.start_generation(conn)
+        await _codes_agree(conn)  # none: the new generation has no vectors yet
+        await _store(conn, second[:5], _unit(rng, 5))
+        async with conn.transaction():
+            await vector_store.fold_log(conn)
+        await _codes_agree(conn)
+
+
+async def test_an_older_store_gets_its_code_parts_from_the_migration(tmp_path: Path):
+    """A store from before migration 182 has its code parts built from its float vectors."""
+    rng = np.random.default_rng(13)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        await _folded(conn, rng, 50)
+        async with conn.transaction():
+            await conn.execute("DROP TABLE vector_codes")
+            await conn.execute("DELETE FROM _migrations WHERE number = 182")
+    async with open_database(path) as conn:
+        await _codes_agree(conn)

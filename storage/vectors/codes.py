@@ -1,0 +1,96 @@
+"""Vectors at a byte per dimension, with what bounds each one's exact cosine (Bytes), and their
+parts on disk (`vector_codes`: the rows of 2**CODE_BITS chunk ids each, written beside the sign
+bits' parts by store.py in the same transactions).
+
+Why on disk too: a process that does not keep the vectors (a one-shot command) can bound every
+chunk a filter keeps from 400 bytes a chunk read in one pass per part, instead of reading and
+comparing each one's 1,536-byte float vector; only the few whose bound reaches the top are ranked
+exactly from the store (index.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+CODE_BITS = 10  # parts of 1,024 chunk ids (about 400 KB): a fold rewrites a quarter of a sign-bit part's ids
+# what sqlite-vec's float32 cosine may differ from the exact one by (about 1e-6 over 384 terms),
+# with room to spare; and rows widened at a time when bounding them (in cache, and below the size
+# at which OpenBLAS starts threads: 4,096 rows took 10x longer on two busy cores)
+BOUND_SLACK = 1e-4
+BOUND_BLOCK = 1024
+
+
+class Bytes:
+    """Vectors at a byte per dimension: each row scaled so that its largest component is 127
+    (rows are unit vectors, so the rounding moves a cosine by about 0.001), with each row's
+    length and the length of what the rounding took off it, which bound its exact cosine."""
+
+    def __init__(self, codes: np.ndarray, scales: np.ndarray, norms: np.ndarray, errors: np.ndarray) -> None:
+        # (n, dim) int8; (n,) float32 each: scale, |v|, |v - scale * codes|
+        self.codes, self.scales, self.norms, self.errors = codes, scales, norms, errors
+
+    @classmethod
+    def of(cls, matrix: np.ndarray) -> Bytes:
+        matrix = np.asarray(matrix, dtype=np.float32)
+        scales = np.abs(matrix).max(axis=1) / 127 if len(matrix) else np.zeros(0, dtype=np.float32)
+        safe = np.where(scales > 0, scales, 1).astype(np.float32)
+        codes = np.rint(matrix / safe[:, None]).astype(np.int8)
+        rounded = codes.astype(np.float64) * scales[:, None]
+        errors = np.linalg.norm(matrix - rounded, axis=1) if len(matrix) else np.zeros(0)
+        norms = np.linalg.norm(matrix.astype(np.float64), axis=1) if len(matrix) else np.zeros(0)
+        return cls(codes, scales.astype(np.float32), norms.astype(np.float32), errors.astype(np.float32))
+
+    @classmethod
+    def joined(cls, parts: Sequence[Bytes], dim: int) -> Bytes:
+        if not parts:
+            empty = np.zeros(0, dtype=np.float32)
+            return cls(np.zeros((0, dim), dtype=np.int8), empty, empty, empty)
+        return cls(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("codes", "scales", "norms", "errors")))
+
+    def rows(self, at: np.ndarray) -> Bytes:
+        return Bytes(self.codes[at], self.scales[at], self.norms[at], self.errors[at])
+
+    def widened(self) -> np.ndarray:
+        return self.codes.astype(np.float32) * self.scales[:, None]
+
+    def bounds(self, query: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's exact cosine with `query` lies between these. For a row v = scale * codes
+        + e, q.v / |q||v| is q.(scale * codes) / |q||v| give or take |e| / |v|; the product is
+        summed in float32, which moves it by at most n * eps * sum |codes * q| (n terms: the
+        standard bound on a rounded dot product), and sqlite-vec's own float32 cosine by less
+        than BOUND_SLACK. A row of length 0 is never left out. `at`: the rows wanted."""
+        q = (query / max(float(np.linalg.norm(query)), 1e-30)).astype(np.float32)
+        rows: np.ndarray | slice = at
+        if len(at) and bool(np.all(np.diff(at) == 1)):  # one run of rows (a part read whole): views, no copies
+            rows = slice(int(at[0]), int(at[0]) + len(at))
+        dots = np.empty(len(at), dtype=np.float32)
+        for start in range(0, len(at), BOUND_BLOCK):  # gathered and widened a block at a time: in cache
+            stop = min(start + BOUND_BLOCK, len(at))
+            block = self.codes[at[start:stop]] if isinstance(rows, np.ndarray) else \
+                self.codes[rows.start + start:rows.start + stop]
+            dots[start:stop] = block.astype(np.float32) @ q
+        n = self.codes.shape[1]
+        eps = float(np.finfo(np.float32).eps)
+        rounding = n * eps / (1 - n * eps) * 127 * float(np.abs(q).astype(np.float64).sum())
+        norms = self.norms[rows].astype(np.float64)
+        scales = self.scales[rows]
+        empty = norms <= 0
+        norms[empty] = 1.0
+        middle = dots * (scales / norms)
+        spread = (self.errors[rows] + rounding * scales) / norms + BOUND_SLACK
+        low, high = middle - spread, middle + spread
+        low[empty], high[empty] = -np.inf, np.inf
+        return low, high
+
+    def blobs(self) -> tuple[bytes, bytes]:
+        """As stored in a part: the codes row by row, then scale, length and error per row."""
+        terms = np.stack([self.scales, self.norms, self.errors]).astype("<f4")
+        return np.ascontiguousarray(self.codes, dtype=np.int8).tobytes(), terms.tobytes()
+
+    @classmethod
+    def from_blobs(cls, codes: bytes, terms: bytes) -> Bytes:
+        scales, norms, errors = np.frombuffer(terms, dtype="<f4").reshape(3, -1)
+        n = len(scales)
+        return cls(np.frombuffer(codes, dtype=np.int8).reshape(n, -1 if n else 0), scales, norms, errors)
