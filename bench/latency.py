@@ -436,11 +436,12 @@ async def vector_paths(path: Path, n_queries: int) -> dict:
     cases = {"unfiltered": None, **{f"period {round(s * 100)}%": period(s) for s in FILTER_SHARES}}
     out: dict[str, dict] = {}
     for name, where in cases.items():
-        paths = ("now", "before") if where is None else ("now", "exact_floats", "before")
+        allowed = index._filtered_ids(where) if where is not None else None
+        # the previous exact path only where it was taken (up to core's cap: beyond, seconds a query)
+        paths = ("now", "before") if allowed is None or len(allowed) > EXACT_FILTER_CAP else ("now", "exact_floats", "before")
         times: dict[str, list[float]] = {who: [] for who in paths}
         found = {who: 0 for who in paths}
         ranked: list[int] = []  # chunks ranked exactly after the bounds (0: not bounded)
-        allowed = index._filtered_ids(where) if where is not None else None
         matrix = None
         if allowed is not None:
             ids, matrix = _float_vectors(index, allowed)

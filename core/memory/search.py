@@ -51,7 +51,9 @@ SHORTLIST_SCALE = 32
 SHORTLIST_POWER = 0.3
 MODES = ("hybrid", "keyword", "semantic")
 # a filter that keeps at most this many chunks has all of them ranked exactly by sqlite-vec (no
-# first stage to drop any); a broader one takes the sign bits' short list among the chunks it keeps.
+# first stage to drop any); a broader one too while their bytes bound all but this many (up to an
+# eighth of the store: storage/vectors/index.py BOUNDED_SHARE), else it takes the sign bits' short
+# list among the chunks it keeps.
 # Reading the float vectors is the cost: about 22 µs a chunk at load 15 (5,000 chunks of a 100k
 # store; bench/latency.py vectors measures periods keeping 1-20%)
 EXACT_FILTER_CAP = 20_000

@@ -448,3 +448,50 @@ async def test_an_older_store_gets_its_code_parts_from_the_migration(tmp_path: P
             await conn.execute("DELETE FROM _migrations WHERE number = 182")
     async with open_database(path) as conn:
         await _codes_agree(conn)
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["vectors kept in memory", "code parts read from the store"])
+async def test_a_filter_of_up_to_an_eighth_of_the_store_is_exact_while_bytes_bound_it(tmp_path: Path, monkeypatch, kept):
+    """Past the cap on float vectors ranked unbounded (`exact_below`), a filter keeping at most
+    BOUNDED_SHARE of the store is still searched exactly when bytes bound all but that many of
+    its chunks; a broader one, or (one-shot) one too scattered for the code parts, takes the
+    sign bits' short list."""
+    monkeypatch.setattr(vector_store, "CODE_BITS", 6)  # parts of 64 ids
+    monkeypatch.setattr(index_module, "CODE_BITS", 6)
+    rng = np.random.default_rng(14)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        chats, notes = await _chats_and_others(conn, 300)
+        more = await _new_chunks(conn, 2100, tag="more")
+        await _store(conn, chats + notes + more, _unit(rng, 2700))
+        async with conn.transaction():
+            await vector_store.fold_log(conn)
+        index = VectorIndex(path)
+        if kept:
+            index.keep_vectors()
+        where = chunk_store.ChunkFilter(kinds=("chat",))  # 300 of 2,700: 11%
+        for query in _unit(rng, 4):
+            _, cosine = await _brute_force(conn, query)
+            index.bounded = (0, 0)
+            # (one-shot, the parts at either end hold 63 and 45 chats: 108 ranked unbounded)
+            found = index.search(query, shortlist=8, depth=10, where=where, exact_below=120)
+            assert [h.chunk_id for h in found] == sorted(chats, key=lambda i: -cosine[i])[:10]
+            assert index.bounded[0] >= 192
+        with index._lock:
+            broad = np.array(sorted(chats + notes), dtype=np.int64)  # 22%
+            assert not index._boundable(broad, 120)
+            scattered = np.array(more[::8], dtype=np.int64)  # 263 chunks, a few in each part
+            assert index._boundable(scattered, 120) == kept
+            assert index._boundable(np.array(chats, dtype=np.int64), 120)
+            assert index._boundable(np.array(chats, dtype=np.int64), 100) == kept
+        index.close()
+
+
+@pytest.mark.parametrize("spread", [1, 10**9], ids=["dense ids: marks", "sparse ids: binary search"])
+def test_membership_is_numpys(spread):
+    rng = np.random.default_rng(15)
+    ids = np.unique(rng.integers(1, 50_000, 20_000)) * spread
+    allowed = np.sort(rng.choice(ids, 3_000, replace=False))
+    probe = np.concatenate([ids, allowed + 1, [0]])
+    assert np.array_equal(index_module._member(probe, allowed), np.isin(probe, allowed))
+    assert not index_module._member(probe, allowed[:0]).any() and len(index_module._member(probe[:0], allowed)) == 0
