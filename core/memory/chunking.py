@@ -100,6 +100,35 @@ def stream_prose_spans(
             return
 
 
+def stream_section_spans(
+    sections: Iterable[tuple[object, str]], *, max_chars: int = MAX_CHARS, overlap: int = OVERLAP
+) -> Iterator[tuple[int, int, str]]:
+    """The spans of the sections' text joined, with their text, none across a change of key (a
+    journal's day): each dated entry is chunked on its own, as stream_prose_spans would chunk
+    it. A chunk of five entries over eight months embeds as none of them and is dated all eight
+    months, so neither a question's meaning nor the newest evidence of a present state finds it.
+    Text before the first key (a title, key None) goes with the first entry; consecutive
+    sections with one key stay together, so a long entry streams through in blocks."""
+    _check_overlap(max_chars, overlap)
+    pending = iter(sections)
+    current = next(pending, None)
+    base = 0
+    while current is not None:
+        key, taken = current[0], 0
+
+        def run() -> Iterator[str]:
+            nonlocal current, key, taken
+            while current is not None and (current[0] == key or key is None):
+                key = current[0] if key is None else key  # the title joins the first entry
+                taken += len(current[1])
+                yield current[1]
+                current = next(pending, None)
+
+        for start, end, text in stream_prose_spans(run(), max_chars=max_chars, overlap=overlap):
+            yield base + start, base + end, text
+        base += taken
+
+
 def render_message(message: Message) -> str:
     """One line per message: `[YYYY-MM-DD HH:MM] Sender: text`, in the sender's wall-clock time
     (`[undated]` for a message its source gave no time)."""

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from core.memory.chunking import MessageChunker, embedding_text, stream_prose_spans
+from core.memory.chunking import MessageChunker, embedding_text, stream_prose_spans, stream_section_spans
 from core.errors import BiographerError, ImportFailed
 from core.importers import ImportContext, Importer, pick_importer
 from core.files import file_sha256
@@ -133,15 +133,15 @@ class SectionDates:
         self._starts: list[int] = []  # offsets where a part with another date begins
         self._days: list[datetime | None] = []
 
-    def read(self, sections: Iterable[tuple[datetime | None, str]]) -> Iterator[str]:
-        """The parts' text, in order, noting where each date begins as it goes."""
+    def read(self, sections: Iterable[tuple[datetime | None, str]]) -> Iterator[tuple[datetime | None, str]]:
+        """The parts, in order, noting where each date begins as it goes."""
         offset = 0
         for day, text in sections:
             if not self._days or self._days[-1] != day:
                 self._starts.append(offset)
                 self._days.append(day)
             offset += len(text)
-            yield text
+            yield day, text
 
     def between(self, start: int, end: int) -> tuple[datetime | None, datetime | None]:
         """Earliest and latest day of the text from `start` to `end` (journals run either way)."""
@@ -356,10 +356,10 @@ class Ingestor:
         """Chunk prose as it streams in, writing a batch at a time: memory stays flat."""
         dates = SectionDates(document.time_start)
         if document.text_sections is not None:
-            blocks = dates.read(document.text_sections)
+            spans = stream_section_spans(dates.read(document.text_sections))  # a chunk per dated entry
         else:
             blocks = iter([document.text or ""]) if document.text_blocks is None else document.text_blocks
-        spans = stream_prose_spans(blocks)
+            spans = stream_prose_spans(blocks)
         length = n_chunks = 0
         while True:
             batch = await from_importer(source, lambda: list(itertools.islice(spans, PROSE_BATCH)))

@@ -151,3 +151,39 @@ def test_streamed_prose_gives_the_same_chunks_in_any_block_size(block_size):
     streamed = list(stream_prose_spans(iter(blocks)))
     assert [(s, e) for s, e, _ in streamed] == list(prose_spans(text))
     assert all(text[s:e] == t for s, e, t in streamed)
+
+
+JOURNAL_2024 = [
+    (None, "# Journal 2024\n\n"),
+    ("2024-02-01", "## 2024-02-01\n\nLukas moved in today.\n\n"),
+    ("2024-06-29", "## 2024-06-29\n\nMoving day again: Berlin to Lyon.\n\n"),
+    ("2024-07-15", "## 2024-07-15\n\n"),
+    ("2024-07-15", "Started French classes.\n"),
+]
+
+
+def test_a_dated_entry_is_chunked_on_its_own_with_the_title_before_the_first():
+    from core.memory.chunking import stream_section_spans
+
+    text = "".join(t for _, t in JOURNAL_2024)
+    spans = list(stream_section_spans(JOURNAL_2024))
+    # the whole journal fits one chunk of prose; by its days it is three, the title with the first
+    assert len(list(prose_spans(text))) == 1
+    assert [t.split("\n")[0] for _, _, t in spans] == ["# Journal 2024", "## 2024-06-29", "## 2024-07-15"]
+    assert spans[2][2] == "## 2024-07-15\n\nStarted French classes.\n"  # one day's two pieces together
+    assert all(text[s:e] == t for s, e, t in spans)
+    assert spans[-1][1] == len(text)
+
+
+def test_a_long_entry_is_cut_as_prose_and_text_without_days_as_before():
+    from core.memory.chunking import stream_section_spans, stream_prose_spans
+
+    long_day = words(400)
+    sections = [("d1", "## d1\n" + long_day + "\n"), ("d2", "## d2\nshort\n")]
+    spans = list(stream_section_spans(sections))
+    first_day = len(sections[0][1])
+    assert len([s for s in spans if s[1] <= first_day]) > 1  # the long day in several chunks
+    assert not any(s < first_day < e for s, e, _ in spans)  # none across the change of day
+    assert spans[-1][:2] == (first_day, first_day + len(sections[1][1]))
+    undated = [(None, words(300)), (None, "\n\n" + words(300))]
+    assert list(stream_section_spans(undated)) == list(stream_prose_spans(t for _, t in undated))

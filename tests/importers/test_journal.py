@@ -82,11 +82,12 @@ async def test_date_filters_find_the_day_inside_a_long_journal(tmp_path: Path, e
             documents = [tuple(r) for r in await cur.fetchall()]
     assert report.errors == []
     assert [h.text.count("knee") for h in on_the_5th] == [1]
-    # the passage may begin at the end of the 2 June section: it spans both days
-    assert on_the_5th[0].time_start <= _day(2023, 6, 5) == on_the_5th[0].time_end
+    # each dated entry is a chunk of its own: the passage is that day's alone
+    assert on_the_5th[0].time_start == _day(2023, 6, 5) == on_the_5th[0].time_end
     assert early_june and early_june[0].time_start == _day(2023, 6, 2)
     assert [h.document for h in late_june] == ["Journal.txt"]  # Maya, in 2024
-    # the short Day One export is one chunk over both its entries
-    assert (swim[0].time_start, swim[0].time_end) == (_day(2024, 3, 12), _day(2024, 3, 14))
+    # the short Day One export is two chunks, one an entry, though both would fit one
+    assert (swim[0].time_start, swim[0].time_end) == (_day(2024, 3, 12), _day(2024, 3, 12))
+    assert "Finished the book" not in swim[0].text
     assert documents == [("journal.md", "2023-06-01T23:00:00Z", "2023-06-06T23:00:00Z"),
                          ("Journal.txt", "2024-03-12T00:00:00Z", "2024-03-14T00:00:00Z")]
