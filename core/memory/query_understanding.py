@@ -286,6 +286,8 @@ class QueryIntent:
     names: frozenset[str] = frozenset()  # the words of the people's names in the query
     # where the query names them: (start, end, possessive) in its text with whitespace collapsed
     mentions: tuple[tuple[int, int, bool], ...] = ()
+    # where it asks for a whole list ("List every", "How many times"): (start, end), likewise
+    listing: tuple[tuple[int, int], ...] = ()
 
     @property
     def any_rule(self) -> bool:
@@ -395,7 +397,27 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
         topic=tuple(w for w in dict.fromkeys(topic) if w not in asked and (not w.isdigit() or len(w) == 4)),
         present=any(p is not None and p.search(lowered) for p in (marker, tense)),
         exhaustive=bool(listing and listing.search(lowered)),
-        drop=frozenset(drop - keep), keep=frozenset(keep), names=frozenset(keep), mentions=tuple(mentions))
+        drop=frozenset(drop - keep), keep=frozenset(keep), names=frozenset(keep), mentions=tuple(mentions),
+        listing=listing_spans(lowered, listing))
+
+
+#: whose: the word a list's phrase may end with ("all my trips") that says what the list is of
+_WHOSE = frozenset("my our his her their your mes mis meus minhas meine unsere".split())
+
+
+def listing_spans(text: str, listing: re.Pattern[str] | None) -> tuple[tuple[int, int], ...]:
+    """Where `text` asks for every instance, a possessive that ends the phrase left in ("List
+    all my trips": "List all "): what one instance says is the rest."""
+    if listing is None:
+        return ()
+    spans = []
+    for match in listing.finditer(text):
+        end = match.end()
+        last = list(_TOKEN.finditer(match.group()))
+        if last and last[-1].group() in _WHOSE:
+            end = match.start() + last[-1].start()
+        spans.append((match.start(), end))
+    return tuple(spans)
 
 
 def keyword_words(intent: QueryIntent, *, names_as_keywords: bool) -> tuple[frozenset[str], frozenset[str]]:
@@ -455,7 +477,31 @@ def semantic_query(query: str, intent: QueryIntent, names: KnownNames) -> str:
             out.append(text[at:start] + THIRD_PERSON[possessive])
             at = end
         text = "".join(out) + text[at:]
-    return first_person(text, names)
+        return first_person(_one_instance(text, _shifted(intent.listing, intent.mentions)), names)
+    return first_person(_one_instance(text, intent.listing), names)
+
+
+def _shifted(spans: Sequence[tuple[int, int]], mentions: Sequence[tuple[int, int, bool]]) -> list[tuple[int, int]]:
+    """`spans` of the query's text where its mentions were put as "they"/"their" before them."""
+    out = []
+    for start, end in spans:
+        shift = sum(len(THIRD_PERSON[p]) - (e - s) for s, e, p in mentions if e <= start)
+        out.append((start + shift, end + shift))
+    return out
+
+
+def _one_instance(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """A question for a whole list as one instance of it would answer it: its listing words left
+    out ("List every city I have lived in" -> "city I have lived in"). No passage says "list
+    every": those words drew the question's meaning away from every instance."""
+    if not spans:
+        return text
+    out, at = [], 0
+    for start, end in spans:
+        out.append(text[at:start])
+        at = end
+    rest = " ".join(("".join(out) + text[at:]).split())
+    return rest if any(c.isalnum() for c in rest) else text
 
 
 def first_person(query: str, names: KnownNames) -> str:

@@ -125,12 +125,14 @@ def test_the_owner_asks_in_the_first_person_for_the_semantic_half():
     assert first_person("What is Teo's job?", NAMES) == "What is Teo's job?"
 
 
-def test_the_semantic_half_asks_about_them_not_their_names():
+def asked(query: str) -> str:
+    """The question as the hybrid's semantic half embeds it."""
     from core.memory.query_understanding import semantic_query
 
-    def asked(query: str) -> str:
-        return semantic_query(query, understand(query, NAMES), NAMES)
+    return semantic_query(query, understand(query, NAMES), NAMES)
 
+
+def test_the_semantic_half_asks_about_them_not_their_names():
     assert asked("What is Teo's job?") == "What is their job?"
     assert asked("Where did Ana first meet  Teo Ramos?") == "Where did I first meet they?"
     assert asked("What did Will say about the trip?") == "What did they say about the trip?"
@@ -224,3 +226,14 @@ def test_the_word_that_stands_for_a_person_names_them_in_passages_too():
     names = known_names({"clara weber": "Clara Weber", "maya costa": "Maya Costa", "maya reis": "Maya Reis"})
     assert set(names.names_of["Clara Weber"]) == {"clara weber", "clara"}
     assert names.names_of["Maya Costa"] == ("maya costa",)  # "maya" is two people's: neither's
+
+
+def test_the_semantic_half_asks_a_list_as_one_instance_of_it():
+    assert asked("List every city Ana has lived in.") == "city I has lived in."
+    assert asked("How many times did Ana go to the dentist?") == "did I go to the dentist?"
+    # whose list it is stays: "my" is what the list is of
+    assert asked("List all my trips to Porto") == "my trips to Porto"
+    assert asked("Every place Teo Ramos has lived.") == "place they has lived."
+    # a question that is nothing but the asking keeps its words; one that asks no list is as it was
+    assert asked("Name all") == "Name all"
+    assert asked("Where does Teo live now?") == "Where does they live now?"
