@@ -136,6 +136,21 @@ _EXHAUSTIVE = tuple({
 }.items())
 
 
+# the words that join a question about one fact to a clause dating it by another ("How old was I
+# *when* I moved?", "How long was I on crutches *after* the surgery?"); "since", "until", "als"
+# are left out: as often a preposition before a date or a comparison
+_CLAUSE_JOINS = tuple({
+    "en": r"when|after|before|while",
+    "de": r"wenn|nachdem|bevor|während",
+    "fr": r"quand|lorsque|lorsqu'|après|avant|pendant que",
+    "es": r"cuando|después de|antes de|mientras",
+    "pt": r"quando|depois de|depois que|antes de|antes que|enquanto",
+    "it": r"quando|dopo|prima di|prima che|mentre",
+    "nl": r"toen|wanneer|nadat|voordat|terwijl",
+    "pl": r"kiedy|gdy|zanim|podczas gdy",
+}.items())
+
+
 @lru_cache(maxsize=256)
 def _alternation(table: tuple[tuple[str, str], ...], languages: tuple[str, ...]) -> re.Pattern[str] | None:
     """One pattern for the entries of `table` in `languages` (tables passed as items, so cached)."""
@@ -520,3 +535,34 @@ def first_person(query: str, names: KnownNames) -> str:
             out.append(between + mine)
         last, at = mine, match.end()
     return "".join(out) + query[at:] if out else query
+
+
+def clauses(query: str, languages: Sequence[str] = ()) -> tuple[str, ...]:
+    """The two facts a question combines, when it joins them with a time clause ("How old was I
+    when I moved to Berlin?": "How old was I", "I moved to Berlin?"): split at the first joining
+    word with a word about something on each side (not at the start: "When did I move?" asks one
+    thing); else none. The evidence of each fact is its own passage, which the whole question's
+    meaning, halfway between them, ranks below passages that have a little of both."""
+    text = " ".join(query.split())
+    language = detect_language(text)
+    held = ("en", language) if language not in (UNKNOWN, "en") else ("en",) if language == "en" \
+        else ("en", *languages)
+    join = _alternation(_CLAUSE_JOINS, held)
+    if join is None:
+        return ()
+    asked = question_words(held)
+    for match in join.finditer(text):
+        first, second = text[:match.start()].strip(), text[match.end():].strip()
+        if _about_something(first, asked) and _about_something(second, asked):
+            return first, second
+    return ()
+
+
+#: what "how" asks of the other clause ("How long after we met did we move in?"): no fact of its own
+_HOW_MUCH = frozenset("long much many often far soon".split())
+
+
+def _about_something(text: str, asked: frozenset[str]) -> bool:
+    """Whether `text` holds a word that is neither a function word nor a question's."""
+    return any(w not in _NOT_A_NAME and w not in asked and w not in FIRST_PERSON and w not in _HOW_MUCH
+               for w in (m.group().lower() for m in _TOKEN.finditer(text)))

@@ -48,6 +48,8 @@ RECENCY_WEIGHT = 0.2  # present states: the newest candidate scores up to this s
 # a question naming a person also ranks that person's own chunks among themselves (search.py's
 # person round): their one informative line, lost among everyone's windows, leads there
 PERSON_ROUND_WEIGHT = 0.5
+# a question that combines two facts: each fact's own semantic ranking (with_clauses)
+CLAUSE_WEIGHT = 0.3
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
@@ -298,17 +300,33 @@ def with_person_round(scores: Mapping[int, float], rounds: Sequence[PersonRound]
     return out
 
 
+def with_clauses(scores: Mapping[int, float], clause_lists: Sequence[Sequence[tuple[int, float]]], *,
+                 weight: float | None = None) -> dict[int, float]:
+    """`scores` plus `weight` times each chunk's normalised score in the semantic ranking of each
+    fact a question combines (query_understanding.clauses; the best over them): "How old was I
+    when I moved to Berlin?" has its evidence in two passages, a CV's "Born 12 May 1994" and a
+    journal's "Moved to Berlin today", and the whole question's meaning, between the two, ranks
+    passages with a little of each above the one with the birthday. A chunk only a clause found
+    enters with that alone."""
+    return with_person_round(scores, [((), ranked) for ranked in clause_lists],
+                             weight=CLAUSE_WEIGHT if weight is None else weight)
+
+
 def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]],
          rows: Mapping[int, Row], *, limit: int, intent: QueryIntent = QueryIntent(),
          owner: frozenset[str] = frozenset(),
          names_of: Mapping[str, Sequence[str]] | None = None,
-         person_rounds: Sequence[PersonRound] = ()) -> tuple[list[list[int]], dict[int, float]]:
+         person_rounds: Sequence[PersonRound] = (),
+         clause_rounds: Sequence[Sequence[tuple[int, float]]] = ()) -> tuple[list[list[int]], dict[int, float]]:
     """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score.
     `intent`: what the question points at, with the owner's names and every person's (lower-cased);
-    `person_rounds`: the named people's own lists (with_person_round)."""
+    `person_rounds`: the named people's own lists (with_person_round); `clause_rounds`: the
+    semantic lists of the facts a question combines (with_clauses)."""
     scores = fuse_scores(list(keyword), list(semantic))
     if person_rounds:
         scores = with_person_round(scores, person_rounds)
+    if clause_rounds:
+        scores = with_clauses(scores, clause_rounds)
     scores = small_talk.less_small_talk(scores, {cid: row.small_talk for cid, row in rows.items()})
     periods = query_dates(query)
     if periods:

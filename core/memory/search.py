@@ -76,6 +76,9 @@ OWNER_AS_I = True
 PERSON_DEPTH = 40
 PERSON_SHARE = 0.5
 PERSON_ROUND_PEOPLE = 2  # the first people a question names
+# a question that combines two facts ("How old was I when I moved?") also ranks each by its own
+# meaning (query_understanding.clauses, ranking.with_clauses), where the model embeds the query
+CLAUSE_ROUNDS = True
 LIST_HINT = ("this question asks for every instance: ranked search returns the best matches, not "
              "all of them; for the whole list use grep (every occurrence of a word, in time order) or list")
 MAX_PAGE = 1_000_000
@@ -211,12 +214,17 @@ class Searcher:
         # each half chooses its candidates from a pool this many times deeper, small talk weighing
         # little (core/memory/small_talk.py), before reading their rows
         pool, semantic_pool = small_talk.KEYWORD_POOL, small_talk.SEMANTIC_POOL
+        clause_rounds: list[Ranked] = []  # each fact of a question that combines two (clauses)
         if query_vector is None and self.embedder is not None:
             # the model's work overlaps the keyword half; the vector half follows the embedding
             async def semantic_half() -> tuple[np.ndarray, Ranked]:
-                vector = await self._query_vector(query, people_elsewhere=True)
-                return vector, await self._semantic_rows(query, depth=semantic_depth, where=where,
-                                                         query_vector=vector, pool=semantic_pool)
+                nonlocal clause_rounds
+                vector, *clause_vectors = await self._query_vectors(query)
+                found = await self._semantic_rows(query, depth=semantic_depth, where=where,
+                                                  query_vector=vector, pool=semantic_pool)
+                if clause_vectors:
+                    clause_rounds = await self._clause_rounds(clause_vectors, where=where)
+                return vector, found
 
             ((keyword, keyword_rows), understood), (query_vector, (semantic, semantic_rows)) = \
                 await asyncio.gather(self._keyword_rows(query, depth=depth, where=where, rounds=True, pool=pool),
@@ -244,10 +252,12 @@ class Searcher:
             ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.to_thread(both)
         rounds, round_rows = await self._person_rounds(query, understood, query_vector, where=where)
         # each half read its candidates' chunks: fusion starts with every row at hand
-        rows = {**round_rows, **keyword_rows, **semantic_rows}
+        rows = {**round_rows, **{k: v for _, found in clause_rounds for k, v in found.items()},
+                **keyword_rows, **semantic_rows}
         intent, names = understood.intent, understood.names
         groups, _ = ranking.rank(query, keyword, semantic, rows, limit=limit * LIST_FACTOR if intent.exhaustive else limit,
-                                 intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds)
+                                 intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds,
+                                 clause_rounds=[ranked for ranked, _ in clause_rounds])
         return await self._hits(groups, ranking.relevance(keyword, semantic), rows, intent)
 
     async def _person_rounds(self, query: str, understood: Understood, vector: np.ndarray | None, *,
@@ -317,6 +327,33 @@ class Searcher:
             query_vector = await self._query_vector(query, people_elsewhere=people_elsewhere)
         index = await self.vector_index()
         return await asyncio.to_thread(_semantic_now, index, query_vector, depth=depth, where=where, pool=pool)
+
+    async def _query_vectors(self, query: str) -> list[np.ndarray]:
+        """The hybrid's query embedded as its semantic half asks it (semantic_query), then each
+        fact it combines (query_understanding.clauses), in one call of the model."""
+        assert self.embedder is not None
+        embedder = self.embedder
+        reader = await self._keyword_reader()
+
+        def embedded() -> list[np.ndarray]:
+            from core.memory.query_understanding import clauses, semantic_query, understand
+
+            known = self._known_now(reader)
+            text = semantic_query(query, understand(query, known), known) if OWNER_AS_I else query
+            parts = clauses(text, reader.languages()) if CLAUSE_ROUNDS else ()
+            return list(embedder.embed([text, *parts], query=True))
+
+        return await asyncio.to_thread(embedded)
+
+    async def _clause_rounds(self, vectors: list[np.ndarray], *, where: chunk_store.ChunkFilter) -> list[Ranked]:
+        """Each fact of a question that combines two, ranked by its own meaning (SEMANTIC_DEPTH,
+        small talk weighing little as in the semantic half)."""
+        from core.memory import small_talk
+
+        index = await self.vector_index()
+        return await asyncio.to_thread(lambda: [
+            _semantic_now(index, vector, depth=SEMANTIC_DEPTH, where=where, pool=small_talk.SEMANTIC_POOL)
+            for vector in vectors])
 
     async def _query_vector(self, query: str, *, people_elsewhere: bool) -> np.ndarray:
         """The query embedded as the semantic half asks it (see _semantic_rows)."""

@@ -237,3 +237,21 @@ def test_the_semantic_half_asks_a_list_as_one_instance_of_it():
     # a question that is nothing but the asking keeps its words; one that asks no list is as it was
     assert asked("Name all") == "Name all"
     assert asked("Where does Teo live now?") == "Where does they live now?"
+
+
+def test_a_question_that_combines_two_facts_is_split_at_its_time_clause():
+    from core.memory.query_understanding import clauses
+
+    assert clauses("How old was I when I moved to  Berlin?") == ("How old was I", "I moved to Berlin?")
+    assert clauses("How long was Ana on crutches after the knee surgery?") == (
+        "How long was Ana on crutches", "the knee surgery?")
+    assert clauses("Was Tomás born before Mum adopted Pimenta?") == ("Was Tomás born", "Mum adopted Pimenta?")
+    assert clauses("Quel âge avais-je quand je suis arrivée à Lyon ?", ["fr"]) == (
+        "Quel âge avais-je", "je suis arrivée à Lyon ?")
+    # one fact: the joining word opens the question, or one side holds nothing to find
+    assert clauses("When did I move to Berlin?") == ()
+    assert clauses("What did I do when?") == ()
+    assert clauses("How long after meeting Teo did we move in together?") == ()
+    assert clauses("Did my Berlin half marathon beat my Porto time?") == ()
+    # "als" is as often "than" as "when": no split on it
+    assert clauses("War Teo älter als Maya, als sie nach Berlin zog?", ["de"]) == ()

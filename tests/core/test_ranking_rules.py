@@ -108,3 +108,27 @@ def test_rank_takes_the_person_rounds_into_fusion():
     rounds, _ = rank("What is Maya's job?", keyword, semantic, rows, limit=1, intent=intent,
                      owner=OWNER, names_of=NAMES_OF, person_rounds=[([], [(2, 0.45), (1, 0.3)])])
     assert plain == [[1]] and rounds == [[2]]
+
+
+def test_each_fact_of_a_combined_question_lifts_its_own_passage():
+    from core.memory.ranking import with_clauses
+
+    # 1: the move, first in the whole question's lists; 2, 3: passages with a little of both;
+    # 4: the birthday, low in the whole question's lists but first by its own clause's meaning
+    scores = {1: 1.0, 2: 0.5, 3: 0.45, 4: 0.1}
+    lifted = with_clauses(scores, [[(4, 0.6), (3, 0.3), (2, 0.2)], [(1, 0.7), (3, 0.1)]], weight=0.5)
+    assert lifted[4] == 0.1 + 0.5 and lifted[4] > lifted[3] > lifted[2] == 0.5
+    assert lifted[1] == 1.5
+    assert with_clauses(scores, []) == scores
+    # a chunk only a clause found enters with that alone
+    assert with_clauses({}, [[(7, 0.5), (8, 0.1)]], weight=0.3) == {7: 0.3, 8: 0.0}
+
+
+def test_rank_takes_the_clauses_into_fusion():
+    rows = {i: Row(i, i, 0, 50, chat(("Maya", text), ("Ana", "ok"))) for i, text in (
+        (1, "moved to Berlin today"), (2, "Berlin birthday cake"), (3, "born in May 1994"), (4, "rain"))}
+    keyword, semantic = [(1, 5.0), (2, 4.0), (3, 3.5), (4, 1.0)], [(1, 0.6), (2, 0.5), (3, 0.45), (4, 0.1)]
+    plain, _ = rank("How old was I when I moved to Berlin?", keyword, semantic, rows, limit=2)
+    both, _ = rank("How old was I when I moved to Berlin?", keyword, semantic, rows, limit=2,
+                   clause_rounds=[[(3, 0.5), (2, 0.3)], [(1, 0.6), (2, 0.4)]])  # 3 first by "How old was I"
+    assert plain == [[1], [2]] and both == [[1], [3]]

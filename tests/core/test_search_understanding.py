@@ -137,3 +137,38 @@ async def test_bio_md_and_saved_contact_names_tell_who_the_owners_relatives_are(
                 run_id=None, locators=[])
         # read again once the store has changed
         assert (await memory.searcher.understand("What does my brother do?")).intent.people == ("Teo",)
+
+
+async def test_a_question_that_combines_two_facts_ranks_each_by_its_own_meaning(tmp_path, monkeypatch):
+    from core.memory import ranking, search
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "2020.md").write_text("## 2020-05-12\n\nThirty years old today, I was spoiled.\n", encoding="utf-8")
+    (inbox / "2023.md").write_text("## 2023-03-15\n\nMoved to Lisbon today.\n", encoding="utf-8")
+    for d in range(1, 16):  # notes with a little of both facts
+        (inbox / f"note {d}.md").write_text(f"## 2023-04-{d:02d}\n\nOld trams of Lisbon again, ride {d}.\n",
+                                           encoding="utf-8")
+    question = "How old was Ana when she moved to Lisbon?"
+    embedder = HashEmbedder()
+    given: list = []
+    real_rank = ranking.rank
+
+    def rank(*args, **kwargs):
+        given.append(kwargs.get("clause_rounds", ()))
+        return real_rank(*args, **kwargs)
+
+    monkeypatch.setattr(ranking, "rank", rank)
+    async with memory_at(tmp_path / "data", embedder) as memory:
+        await memory.ingest([inbox])
+        await memory.search(question, limit=2)
+        # each fact embedded beside the whole question (the owner as "I"), in one call of the model
+        assert embedder.queries == ["How old was I when she moved to Lisbon?", "How old was I", "she moved to Lisbon?"]
+        texts = {cid: row.text for cid, row in (await memory.searcher.vector_index()).chunks(range(1, 18)).items()}
+        monkeypatch.setattr(search, "CLAUSE_ROUNDS", False)
+        embedder.queries.clear()
+        await memory.search(question, limit=2)
+        assert embedder.queries == ["How old was I when she moved to Lisbon?"] and given[1] == []
+    # each fact ranked by its own meaning: the birthday first by the one, the move by the other
+    first, second = given[0]
+    assert "Thirty years old" in texts[first[0][0]] and "Moved to Lisbon today" in texts[second[0][0]]
