@@ -359,6 +359,7 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
     subjects: list[tuple[int, str | None]] = []  # (word index, person or None for the owner)
     topic: list[str] = []
     whose: str | None = None  # "owner" or "other" when the word before is someone's ("my", "Clara's")
+    kin_word: tuple[int, int] | None = None  # (index, start) of a kin word not someone's mention
     i = 0
     while i < len(words):
         word = words[i]
@@ -397,12 +398,15 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
             keep.update(w for part in words[i:i + size] for w in _index_words(part))
             # "my mother" or "Ana's mum" is one mention: the semantic half asks about "them"
             start = found[i - 1].start() if relatives and before == "owner" else found[i].start()
+            if not relatives and kin_word is not None and kin_word[0] == i - 1:
+                start = kin_word[1]  # "my sister Beatriz", "Ana's sister Beatriz": one person
             mentions.append((start, found[i + size - 1].end(), possessive))
             whose = "other" if possessive else None
             i += size
             continue
         if word not in _NOT_A_NAME and word not in _SPEECH_VERBS and word not in filler:
             topic.append(word)
+        kin_word = _apposed_kin(found, words, i, before) if kin_at(word) else None
         i += 1
     owner_words, people_words = _whose_words(words, subjects)
     asked = question_words(held)
@@ -433,6 +437,20 @@ def listing_spans(text: str, listing: re.Pattern[str] | None) -> tuple[tuple[int
             end = match.start() + last[-1].start()
         spans.append((match.start(), end))
     return tuple(spans)
+
+
+#: whose a kin word before a name may be, besides the owner's ("her sister Beatriz")
+_PRONOUN_POSSESSIVES = frozenset("her his their our".split())
+
+
+def _apposed_kin(found: Sequence[re.Match[str]], words: Sequence[str], i: int, before: str | None) -> tuple[int, int] | None:
+    """(index, start) of the kin word at `i` with the owner's or a pronoun's possessive before it
+    ("my sister", "Ana's sister", "her sister"), for a name that may follow it; none after
+    someone else's possessive, which is a mention of its own ("Clara's sister Anna")."""
+    if before == "other":
+        return None
+    owned = before == "owner" or (i > 0 and words[i - 1] in _PRONOUN_POSSESSIVES)
+    return i, found[i - 1].start() if owned else found[i].start()
 
 
 def keyword_words(intent: QueryIntent, *, names_as_keywords: bool) -> tuple[frozenset[str], frozenset[str]]:

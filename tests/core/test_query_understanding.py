@@ -255,3 +255,14 @@ def test_a_question_that_combines_two_facts_is_split_at_its_time_clause():
     assert clauses("Did my Berlin half marathon beat my Porto time?") == ()
     # "als" is as often "than" as "when": no split on it
     assert clauses("War Teo älter als Maya, als sie nach Berlin zog?", ["de"]) == ()
+
+
+def test_a_relation_said_beside_a_name_is_the_same_person():
+    # "my brother Teo" is Teo: the semantic half asks about them whole ("brother" drew the
+    # question to every family chat's small talk)
+    assert asked("What does my brother Teo do?") == "What does they do?"
+    assert asked("What is Ana's brother Teo's profession?") == "What is their profession?"
+    assert asked("What is her brother Teo Ramos called?") == "What is they called?"
+    # someone else's relative stays theirs: their possessive is a mention of its own
+    assert asked("What is Will's brother Teo's job?") == "What is their brother their job?"
+    assert understand("What does my brother Teo do?", NAMES).people == ("Teo Ramos",)
