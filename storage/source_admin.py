@@ -40,6 +40,11 @@ async def delete_source(conn: Store, document_id: int) -> int:
         from storage.keyword import postings
 
         await postings.fold(conn)  # the parts that held these chunks are made again
+        from storage.vectors import store as vector_store
+
+        # likewise the vectors' parts: their bytes are all but the vectors themselves, which a
+        # forget erases (not left for the next fold)
+        await vector_store.fold_log(conn)
     return len(chunk_ids)
 
 

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import numpy as np
+
 from core.memory.sources import forget_source, without_source
 from storage import profile as profile_store
 from storage import timeline as timeline_store
@@ -35,7 +37,10 @@ async def test_forget_removes_messages_vectors_raw_copy_timeline_and_profile_lin
         raw = (await conn.execute_fetchall("SELECT raw_path FROM documents WHERE id = 1"))[0][0]
         assert Path(raw).exists()
 
+        gone = {r[0] for r in await conn.execute_fetchall("SELECT id FROM chunks WHERE document_id = 1")}
         forgotten = await forget_source(conn, 1)
+        parts = [np.frombuffer(r[0], dtype="<i8").tolist()
+                 for table in ("vector_parts", "vector_codes") for r in await conn.execute_fetchall(f"SELECT ids FROM {table}")]
 
         stats = await memory.stats()
         history = await profile_store.all_history(conn)
@@ -50,6 +55,7 @@ async def test_forget_removes_messages_vectors_raw_copy_timeline_and_profile_lin
     assert all("ferries" not in (h.old_text + h.new_text + h.profile_before + h.profile_after) for h in history)
     assert [(e.date, e.title, e.locators) for e in events] == [("2024-05", "Studio", ("doc2:0-20",))]
     assert hits == []
+    assert gone and parts and not gone & {i for ids in parts for i in ids}  # nor their sign bits and bytes
 
 
 async def profile_store_text(tmp_path: Path) -> str | None:
