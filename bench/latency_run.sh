@@ -2,7 +2,8 @@
 # Search latency, all of it in one go (README "Search latency"): the side-by-side latencies,
 # memory, short-list recall, the vector half's filtered table and insert cost at 100k chunks,
 # the latencies and memory at 1M, and the vector half's filtered table at 1M; each JSON output
-# carries the load averages it ran at. About 10 minutes on a quiet 2-core machine.
+# carries the load averages it ran at. 13.4 minutes at load 6-12 on 2 shared cores with 200 queries
+# a round at 1M (10 of them at 1M); with the 100 here, and on a quiet machine, well under 10.
 #
 #   sh bench/latency_run.sh [STORE_100K] [STORE_1M] [OUT]
 #
@@ -14,6 +15,7 @@ big=${2:-/tmp/latstores/lat1m-900}
 out=${3:-/tmp/latency-$(date -u +%Y%m%dT%H%MZ)}
 here=$(dirname "$0")
 python=${PYTHON:-python}
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}  # as the children run (latency.py in_child)
 mkdir -p "$out"
 for store in "$small" "$big"; do
     "$python" -c "import asyncio, sys; sys.path.insert(0, '$here/..'); from pathlib import Path
@@ -25,7 +27,7 @@ asyncio.run(main())"
 done
 uptime > "$out/uptime-start.txt"
 "$python" "$here/latency.py" query "$small" --runs 200 --rounds 2 > "$out/query-100k.json"
-"$python" "$here/latency.py" query "$big" --runs 200 --rounds 2 --latency-only > "$out/query-1m.json"
+"$python" "$here/latency.py" query "$big" --runs 100 --rounds 2 --latency-only > "$out/query-1m.json"
 "$python" "$here/latency.py" vectors "$big" --runs 40 > "$out/vectors-1m.json"
 uptime > "$out/uptime-end.txt"
 "$python" - "$out" <<'PY'

@@ -16,7 +16,9 @@ byte per dimension moves a cosine by about 0.001, which reorders only near ties.
 reads the short list's vectors by id, as a one-shot command always does. The kept bytes also
 speed up a filtered search and keep it exact: with each vector's length and rounding error they
 bound every cosine (Bytes.bounds), and only the chunks whose upper bound reaches the depth-th
-best lower bound (about 100 of 20,000) are ranked by sqlite-vec.
+best lower bound (about 100 of 20,000) are ranked by sqlite-vec. A process that does not keep
+them reads the same bytes for a filter's chunks from the code parts on disk (codes.py), a part
+at a time, rather than every chunk's float vector.
 
 The index reads through a connection of its own, which sees only committed data; each search
 first applies what changed since the last one (store.py: parts, then the change log),
