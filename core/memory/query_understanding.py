@@ -558,8 +558,8 @@ def first_person(query: str, names: KnownNames) -> str:
 def clauses(query: str, languages: Sequence[str] = ()) -> tuple[str, ...]:
     """The two facts a question combines, when it joins them with a time clause ("How old was I
     when I moved to Berlin?": "How old was I", "I moved to Berlin?"): split at the first joining
-    word with a word about something on each side (not at the start: "When did I move?" asks one
-    thing); else none. The evidence of each fact is its own passage, which the whole question's
+    word with a word about something on each side (at the start only before a comma, "When Tomás
+    was born, where did I live?": "When did I move?" asks one thing); else none. The evidence of each fact is its own passage, which the whole question's
     meaning, halfway between them, ranks below passages that have a little of both."""
     text = " ".join(query.split())
     language = detect_language(text)
@@ -570,10 +570,24 @@ def clauses(query: str, languages: Sequence[str] = ()) -> tuple[str, ...]:
         return ()
     asked = question_words(held)
     for match in join.finditer(text):
-        first, second = text[:match.start()].strip(), text[match.end():].strip()
+        if match.start() == 0 and "," in text and not _asks_when(text[match.end():]):
+            # "When Tomás was born, where did I live?" (not "When did I meet X, Y and Z?")
+            first, second = text[match.end():text.index(",")].strip(), text[text.index(",") + 1:].strip()
+        else:
+            first, second = text[:match.start()].strip(), text[match.end():].strip()
         if _about_something(first, asked) and _about_something(second, asked):
             return first, second
     return ()
+
+
+#: the verbs a question puts after its question word ("When *did* I ..."): then "when" asks, it joins nothing
+_AUXILIARIES = frozenset("""do does did is are was were am will would can could has have had shall should may
+might must""".split())
+
+
+def _asks_when(rest: str) -> bool:
+    first = _TOKEN.search(rest)
+    return first is not None and first.group().lower() in _AUXILIARIES
 
 
 #: what "how" asks of the other clause ("How long after we met did we move in?"): no fact of its own

@@ -248,8 +248,11 @@ def test_a_question_that_combines_two_facts_is_split_at_its_time_clause():
     assert clauses("Was Tomás born before Mum adopted Pimenta?") == ("Was Tomás born", "Mum adopted Pimenta?")
     assert clauses("Quel âge avais-je quand je suis arrivée à Lyon ?", ["fr"]) == (
         "Quel âge avais-je", "je suis arrivée à Lyon ?")
+    assert clauses("When Tomás was born, where did I live?") == ("Tomás was born", "where did I live?")
     # one fact: the joining word opens the question, or one side holds nothing to find
     assert clauses("When did I move to Berlin?") == ()
+    assert clauses("When did I move to Berlin, and why?") == ()
+    assert clauses("When did Ana meet up with her friends, family, and mentors?") == ()
     assert clauses("What did I do when?") == ()
     assert clauses("How long after meeting Teo did we move in together?") == ()
     assert clauses("Did my Berlin half marathon beat my Porto time?") == ()
