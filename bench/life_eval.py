@@ -107,6 +107,16 @@ def half(i: int) -> str:
     return "tune" if i % 2 == 0 else "held"
 
 
+def halves() -> list[str]:
+    """Each question's half ("tune" or "held"), in QUESTIONS' order."""
+    place: dict[str, int] = defaultdict(int)
+    out = []
+    for kind, *_ in QUESTIONS:
+        out.append(half(place[kind]))
+        place[kind] += 1
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rebuild", action="store_true")
