@@ -65,6 +65,20 @@ def disclosure_status(settings: Settings, counts: dict[str, int]) -> str:
     return f"{where}; sources: {held or 'all allowed'} (`biographer policy`)"
 
 
+def multilingual_status(settings: Settings, space: Any) -> str:
+    """One line on the multilingual space (core/memory/multilingual.py): off, not needed, or on
+    and how far it is filled."""
+    if space is None:
+        why = ("BIOGRAPHER_MULTILINGUAL_VECTORS=off" if settings.multilingual_vectors == "off"
+               else "the store is embedded by a server")
+        return f"off ({why})"
+    if not space.on:
+        return (f"not needed (BIOGRAPHER_MULTILINGUAL_VECTORS={settings.multilingual_vectors}: the store's "
+                "model is multilingual, or too little of its text is in other languages)")
+    waiting = f", {space.waiting:,} waiting" if space.waiting else ""
+    return f"on ({counted(space.held, 'passage')}{waiting}). {space.note}"
+
+
 async def doctor_report(settings: Settings) -> dict[str, Any]:
     from bot.cli import version
     from bot.cli_agent import render_analysis
@@ -104,6 +118,8 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
             advice = await service.memory.embedding_advice()
             report["languages"] = advice.mix.describe()
             report["embedding_advice"] = advice.note
+            space = await service.memory.multilingual_state()
+            report["multilingual_vectors"] = multilingual_status(settings, space)
             status = await service.biographer.analysis_status()
             report["analysis"] = {"pending": status.pending, "last_unread": status.last_unread, "note": status.note}
             report["analysis_text"] = render_analysis(status)
@@ -175,6 +191,8 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         print(f"languages:   {report['languages']}")
     if report.get("embedding_advice"):
         print(f"  {report['embedding_advice']}")
+    if "multilingual_vectors" in report:
+        print(f"multilingual: {report['multilingual_vectors']}")
     if "disclosure" in report:
         print(f"disclosure:  {report['disclosure']}")
     if report.get("feeds"):

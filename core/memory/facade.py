@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from core.memory.embedding_choice import EmbeddingAdvice
     from core.memory.indexer import Indexer
     from core.memory.ingest import Ingestor
+    from core.memory.multilingual import MultilingualSpace, SpaceState
 
 
 __all__ = ["Forgotten", "Memory", "StagedFolder", "open_store"]  # StagedFolder: what the page's uploads wait in
@@ -50,8 +51,13 @@ async def open_store(path: Path, *, key: StoreKey | None = None, busy_seconds: f
 class Memory:
     def __init__(self, conn: Store, *, embedder: Embedder, context: ImportContext,
                  raw_dir: Path, backup_dir: Path | None = None, importers: list[Importer] | None = None,
-                 person_names: PersonNames | None = None) -> None:
+                 person_names: PersonNames | None = None, multilingual: Embedder | None = None,
+                 multilingual_setting: str = "auto") -> None:
+        """`multilingual`: the model of the multilingual space (core/memory/multilingual.py),
+        loaded on first use; None: no space is filled or searched."""
         self.conn = conn
+        self.multilingual_embedder = multilingual
+        self.multilingual_setting = multilingual_setting
         self.raw_dir = raw_dir
         self.backup_dir = backup_dir
         self.embedder = embedder
@@ -63,7 +69,7 @@ class Memory:
         # the person filter matches every name the people table knows for that person
         self.searcher = Searcher(conn, embedder,
                                  person_names=person_names or (lambda name: people_store.names_of(conn, name)),
-                                 owner_aliases=context.owner_aliases)
+                                 owner_aliases=context.owner_aliases, multilingual=multilingual)
 
     @property
     def file_key(self) -> bytes | None:
@@ -83,7 +89,19 @@ class Memory:
     def indexer(self) -> Indexer:
         from core.memory.indexer import Indexer
 
-        return Indexer(self.conn, self.embedder)
+        return Indexer(self.conn, self.embedder, multilingual=self.multilingual)
+
+    @cached_property
+    def multilingual(self) -> MultilingualSpace | None:
+        if self.multilingual_embedder is None:
+            return None
+        from core.memory.multilingual import MultilingualSpace
+
+        return MultilingualSpace(self.conn, self.multilingual_embedder, setting=self.multilingual_setting)
+
+    async def multilingual_state(self) -> SpaceState | None:
+        """Whether the store has the multilingual space and how far it is filled (None: not offered here)."""
+        return await self.multilingual.state() if self.multilingual is not None else None
 
     async def ingest(self, paths: Sequence[Path], *, progress: Progress = no_progress, index: bool = True,
                      keep_raw: bool = True, on_busy: Callable[[float], object] | None = None) -> IngestReport:
@@ -126,6 +144,9 @@ class Memory:
             notes.append(chosen_note(self.indexer.chose, await language_mix(self.conn)))
             self.indexer.chose = None
         notes.append((await self.indexer.advice()).note)
+        if self.multilingual is not None and self.multilingual.turned_on:
+            notes.append((await self.multilingual.state()).note)
+            self.multilingual.turned_on = False
         return [note for note in notes if note]
 
     async def save(self, documents: Sequence[SourceDocument], *, index: bool = True,
@@ -239,10 +260,14 @@ class Memory:
         kinds = {k.kind: {"documents": k.documents, "chunks": k.chunks}
                  for k in await document_store.count_by_kind(self.conn)}
         messages = await message_store.count_messages(self.conn)
+        space = await self.multilingual_state()
         return {
             "documents": sum(k["documents"] for k in kinds.values()),
             "chunks": counted.total,
             "chunks_pending_index": counted.waiting,
+            # the multilingual space (core/memory/multilingual.py): vectors held, chunks waiting for one
+            "multilingual_vectors": space.held if space else 0,
+            "chunks_pending_multilingual": space.waiting if space else 0,
             "messages": messages,
             "by_kind": kinds,
             "embedding_model": await get_meta(self.conn, "embedding_model"),

@@ -4,6 +4,7 @@ A reindex replaces vectors batch by batch: until a chunk's turn comes, its old v
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,11 +14,16 @@ from core.memory.chunking import embedding_text
 from core.memory.embedding_choice import AUTO_MODELS, AutoEmbedder, EmbeddingAdvice, language_mix, pick_model
 from core.errors import EmbeddingModelMismatch
 from core.ports import Embedder, Progress, no_progress
+from core.config import DEFAULT_EMBEDDING_MODEL
 from storage import chunks as chunk_store
 from storage import disclosure as disclosure_store
+from storage import multilingual as space_store
 from storage.vectors import store as vector_store
 from storage.db import Store
 from storage.meta import delete_meta, get_meta, set_meta
+
+if TYPE_CHECKING:
+    from core.memory.multilingual import MultilingualSpace
 
 REINDEX_KEY = "reindex_model"  # set while a full reindex with this model is unfinished
 
@@ -42,9 +48,13 @@ class Indexer:
     # chunks read, embedded and committed at a time: enough for the local model to group them by
     # token count (padding ~3% of the work at 256, ~13% at 64, on LoCoMo's chunks), few enough that
     # a batch commits every half minute or so at ~10 chunks/s
-    def __init__(self, conn: Store, embedder: Embedder, *, batch_size: int = 256) -> None:
+    def __init__(self, conn: Store, embedder: Embedder, *, batch_size: int = 256,
+                 multilingual: MultilingualSpace | None = None) -> None:
+        """`multilingual`: fills the store's multilingual space after its own vectors, where
+        the store should have one (core/memory/multilingual.py)."""
         self.conn = conn
         self.embedder = embedder
+        self.multilingual = multilingual
         self.batch_size = batch_size
         self.chose: str | None = None  # the model "auto" picked for this store, when it just did
 
@@ -115,6 +125,8 @@ class Indexer:
                 await vector_store.withhold(self.conn, withheld)
             done += len(batch)
             progress("indexing", done, pending)
+        if self.multilingual is not None:
+            await self.multilingual.fill(progress=progress)
         return done
 
     def _outgoing(self, text: str) -> str:
@@ -174,6 +186,8 @@ class Indexer:
                         or await get_meta(self.conn, "embedding_dim") != str(self.embedder.dim)):
                     await vector_store.start_generation(self.conn)
                 await vector_store.mark_all_for_reindex(self.conn)
+                if self.embedder.name != DEFAULT_EMBEDDING_MODEL:
+                    await space_store.clear(self.conn)  # the new model embeds every language itself
                 await set_meta(self.conn, "embedding_model", self.embedder.name)
                 await set_meta(self.conn, "embedding_dim", str(self.embedder.dim))
                 await set_meta(self.conn, REINDEX_KEY, self.embedder.name)

@@ -50,6 +50,11 @@ RECENCY_WEIGHT = 0.2  # present states: the newest candidate scores up to this s
 PERSON_ROUND_WEIGHT = 0.5
 # a question that combines two facts: each fact's own semantic ranking (with_clauses)
 CLAUSE_WEIGHT = 0.3
+# the multilingual space's list (core/memory/multilingual.py: the multilingual model's nearest
+# among the chunks not in English), added to the fused score with this weight; measured on the
+# life archive's two halves and LoCoMo conversations 0-4 with bench/second_space.py (README,
+# "Other languages")
+MULTILINGUAL_WEIGHT = 0.4
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
@@ -107,11 +112,21 @@ def _normalised(ranked: list[tuple[int, float]]) -> dict[int, float]:
 
 
 def fuse_scores(keyword: list[tuple[int, float]], semantic: list[tuple[int, float]], *,
-                keyword_weight: float = KEYWORD_WEIGHT) -> dict[int, float]:
-    """A weighted sum of the two lists' normalised scores (measured better than RRF here)."""
+                keyword_weight: float = KEYWORD_WEIGHT, multilingual: Sequence[tuple[int, float]] = (),
+                multilingual_weight: float | None = None) -> dict[int, float]:
+    """A weighted sum of the two lists' normalised scores (measured better than RRF here), plus
+    `multilingual_weight` times the multilingual space's (a third list, over the chunks not in
+    English: the English model's half scores them close to at random, so this list adds to what
+    they have rather than sharing the semantic weight)."""
     a, b = _normalised(keyword), _normalised(semantic)
-    return {cid: keyword_weight * a.get(cid, 0.0) + (1 - keyword_weight) * b.get(cid, 0.0)
-            for cid in dict.fromkeys([*a, *b])}
+    out = {cid: keyword_weight * a.get(cid, 0.0) + (1 - keyword_weight) * b.get(cid, 0.0)
+           for cid in dict.fromkeys([*a, *b])}
+    weight = MULTILINGUAL_WEIGHT if multilingual_weight is None else multilingual_weight
+    # a list of one (a space of one vector, or a filter keeping one) is its best, not its worst
+    third = _normalised(list(multilingual)) if len(multilingual) > 1 else {cid: 1.0 for cid, _ in multilingual}
+    for cid, score in third.items():
+        out[cid] = out.get(cid, 0.0) + weight * score
+    return out
 
 
 MIN_SHARE = 0.01  # the least a keyword match is shown as
@@ -317,12 +332,14 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
          owner: frozenset[str] = frozenset(),
          names_of: Mapping[str, Sequence[str]] | None = None,
          person_rounds: Sequence[PersonRound] = (),
-         clause_rounds: Sequence[Sequence[tuple[int, float]]] = ()) -> tuple[list[list[int]], dict[int, float]]:
+         clause_rounds: Sequence[Sequence[tuple[int, float]]] = (),
+         multilingual: Sequence[tuple[int, float]] = ()) -> tuple[list[list[int]], dict[int, float]]:
     """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score.
     `intent`: what the question points at, with the owner's names and every person's (lower-cased);
     `person_rounds`: the named people's own lists (with_person_round); `clause_rounds`: the
-    semantic lists of the facts a question combines (with_clauses)."""
-    scores = fuse_scores(list(keyword), list(semantic))
+    semantic lists of the facts a question combines (with_clauses); `multilingual`: the
+    multilingual space's list (fuse_scores)."""
+    scores = fuse_scores(list(keyword), list(semantic), multilingual=multilingual)
     if person_rounds:
         scores = with_person_round(scores, person_rounds)
     if clause_rounds:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from storage.keyword.reader import KeywordReader
     from storage.db import Store
     from storage.vectors.index import VectorIndex
+    from storage.multilingual import SpaceReader
 
 # Candidate depths for hybrid search; the ranking itself lives in core/memory/ranking.py.
 HYBRID_DEPTH = 100  # keyword candidates
@@ -124,9 +125,13 @@ async def _just_the_name(person: str) -> list[str]:
 
 class Searcher:
     def __init__(self, conn: Store, embedder: Embedder | None, *,
-                 person_names: PersonNames = _just_the_name, owner_aliases: Iterable[str] = ()) -> None:
+                 person_names: PersonNames = _just_the_name, owner_aliases: Iterable[str] = (),
+                 multilingual: Embedder | None = None) -> None:
+        """`multilingual`: the model of the store's multilingual space (core/memory/multilingual.py),
+        loaded only when the space holds vectors; None: the space is not searched."""
         self.conn = conn
         self.embedder = embedder
+        self.multilingual = multilingual
         self.person_names = person_names
         self.owner_aliases = tuple(owner_aliases)  # BIOGRAPHER_OWNER_ALIASES, lower-cased
         self.exact_total_cap = EXACT_TOTAL_CAP  # grep totals are estimated past this many passages
@@ -135,6 +140,7 @@ class Searcher:
         # behind the shared connection's writes), opened on first use
         self._index: VectorIndex | None = None
         self._keywords: KeywordReader | None = None
+        self._space: SpaceReader | None = None
         self._names: tuple[object, KnownNames] | None = None  # (the reader's names it was made of, it)
 
     async def vector_index(self) -> VectorIndex:
@@ -144,6 +150,13 @@ class Searcher:
 
             self._index = VectorIndex(await self._store_path(), key=self.conn.key)
         return self._index
+
+    async def _space_reader(self) -> SpaceReader:
+        if self._space is None:
+            from storage.multilingual import SpaceReader
+
+            self._space = SpaceReader(await self._store_path(), key=self.conn.key)
+        return self._space
 
     async def _keyword_reader(self) -> KeywordReader:
         if self._keywords is None:
@@ -170,10 +183,10 @@ class Searcher:
         await asyncio.to_thread(index.refresh)
 
     def close(self) -> None:
-        for reader in (self._index, self._keywords):
+        for reader in (self._index, self._keywords, self._space):
             if reader is not None:
                 reader.close()
-        self._index = self._keywords = None
+        self._index = self._keywords = self._space = None
 
     async def _filter(self, filters: SearchFilters) -> chunk_store.ChunkFilter:
         speakers: tuple[str, ...] = ()
@@ -215,6 +228,9 @@ class Searcher:
         # little (core/memory/small_talk.py), before reading their rows
         pool, semantic_pool = small_talk.KEYWORD_POOL, small_talk.SEMANTIC_POOL
         clause_rounds: list[Ranked] = []  # each fact of a question that combines two (clauses)
+        # the multilingual space's list, where it has one (and the query is embedded here)
+        multilingual: list[tuple[int, float]] = []
+        multilingual_rows: dict[int, chunk_store.StoredChunk] = {}
         if query_vector is None and self.embedder is not None:
             # the model's work overlaps the keyword half; the vector half follows the embedding
             async def semantic_half() -> tuple[np.ndarray, Ranked]:
@@ -226,9 +242,11 @@ class Searcher:
                     clause_rounds = await self._clause_rounds(clause_vectors, where=where)
                 return vector, found
 
-            ((keyword, keyword_rows), understood), (query_vector, (semantic, semantic_rows)) = \
-                await asyncio.gather(self._keyword_rows(query, depth=depth, where=where, rounds=True, pool=pool),
-                                     semantic_half())
+            ((keyword, keyword_rows), understood), (query_vector, (semantic, semantic_rows)), \
+                (multilingual, multilingual_rows) = await asyncio.gather(
+                    self._keyword_rows(query, depth=depth, where=where, rounds=True, pool=pool),
+                    semantic_half(),
+                    self._multilingual_rows(query, depth=semantic_depth, where=where, pool=semantic_pool))
         elif spare_cores() >= 1:
             # a core is free: the halves at once (SQLite and NumPy let go of the GIL while they
             # work; 100k chunks on two idle cores: 3.5 against 4.9 ms back to back)
@@ -253,11 +271,11 @@ class Searcher:
         rounds, round_rows = await self._person_rounds(query, understood, query_vector, where=where)
         # each half read its candidates' chunks: fusion starts with every row at hand
         rows = {**round_rows, **{k: v for _, found in clause_rounds for k, v in found.items()},
-                **keyword_rows, **semantic_rows}
+                **multilingual_rows, **keyword_rows, **semantic_rows}
         intent, names = understood.intent, understood.names
         groups, _ = ranking.rank(query, keyword, semantic, rows, limit=limit * LIST_FACTOR if intent.exhaustive else limit,
                                  intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds,
-                                 clause_rounds=[ranked for ranked, _ in clause_rounds])
+                                 clause_rounds=[ranked for ranked, _ in clause_rounds], multilingual=multilingual)
         return await self._hits(groups, ranking.relevance(keyword, semantic), rows, intent)
 
     async def _person_rounds(self, query: str, understood: Understood, vector: np.ndarray | None, *,
@@ -355,10 +373,12 @@ class Searcher:
             _semantic_now(index, vector, depth=SEMANTIC_DEPTH, where=where, pool=small_talk.SEMANTIC_POOL)
             for vector in vectors])
 
-    async def _query_vector(self, query: str, *, people_elsewhere: bool) -> np.ndarray:
-        """The query embedded as the semantic half asks it (see _semantic_rows)."""
-        assert self.embedder is not None
-        embedder = self.embedder
+    async def _query_vector(self, query: str, *, people_elsewhere: bool,
+                            embedder: Embedder | None = None) -> np.ndarray:
+        """The query embedded as the semantic half asks it (see _semantic_rows), by the store's
+        model unless `embedder` is given."""
+        embedder = embedder or self.embedder
+        assert embedder is not None
         reader = await self._keyword_reader() if OWNER_AS_I else None
 
         def embedded() -> np.ndarray:
@@ -373,6 +393,20 @@ class Searcher:
             return embedder.embed([text], query=True)[0]
 
         return await asyncio.to_thread(embedded)
+
+    async def _multilingual_rows(self, query: str, *, depth: int, where: chunk_store.ChunkFilter,
+                                 pool: int) -> Ranked:
+        """The multilingual space's half of a hybrid search (core/memory/multilingual.py): the
+        question, embedded by the multilingual model as the semantic half asks it, ranked exactly
+        against the space's vectors. Nothing where the space holds none (every English store):
+        its model is never loaded there."""
+        if self.multilingual is None:
+            return [], {}
+        space = await self._space_reader()
+        if not await asyncio.to_thread(space.held):
+            return [], {}
+        vector = await self._query_vector(query, people_elsewhere=True, embedder=self.multilingual)
+        return await asyncio.to_thread(_multilingual_now, space, vector, depth=depth, where=where, pool=pool)
 
     async def _hits(self, groups: list[list[int]], scores: dict[int, float],
                     rows: dict[int, chunk_store.StoredChunk] | None = None,
@@ -631,6 +665,18 @@ def _semantic_now(index: VectorIndex, vector: np.ndarray, *, depth: int, where: 
     known = known or {}
     rows = index.chunks([cid for cid, _ in ranked if cid not in known])
     return ranked, {**rows, **{cid: known[cid] for cid, _ in ranked if cid in known}}
+
+
+def _multilingual_now(space: SpaceReader, vector: np.ndarray, *, depth: int, where: chunk_store.ChunkFilter,
+                      pool: int) -> Ranked:
+    """The multilingual half, blocking: the space's `depth` nearest, chosen from `pool` times as
+    many with small talk weighing little (as the semantic half chooses)."""
+    from core.memory import small_talk
+
+    ranked = space.nearest(vector, depth=depth * max(pool, 1), where=where)
+    if pool > 1:
+        ranked = small_talk.informed(ranked, space.small_talk([cid for cid, _ in ranked]), depth=depth)
+    return ranked, space.chunks([cid for cid, _ in ranked])
 
 
 def _line_around(text: str, start: int, end: int) -> str:

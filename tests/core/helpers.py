@@ -12,11 +12,12 @@ from storage.db import open_database
 
 
 @asynccontextmanager
-async def memory_at(data_dir: Path, embedder, *, owner: str = "Ana", key=None):
+async def memory_at(data_dir: Path, embedder, *, owner: str = "Ana", key=None, **options):
+    """`options`: more of Memory's (multilingual=..., multilingual_setting=...)."""
     async with open_database(data_dir / "biographer.sqlite3", key=key) as conn:
         yield Memory(conn, embedder=embedder, raw_dir=data_dir / "raw",
                      context=ImportContext(timezone=ZoneInfo("Europe/Lisbon"),
-                                           owner_aliases=frozenset({owner.lower()})))
+                                           owner_aliases=frozenset({owner.lower()})), **options)
 
 
 def whatsapp_export(path: Path, lines: list[str]) -> Path:

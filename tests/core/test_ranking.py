@@ -7,7 +7,8 @@ from datetime import date
 
 import pytest
 
-from core.memory.ranking import DATE_BOOST, KEYWORD_WEIGHT, MIN_SHARE, fuse_scores, query_dates, rank, relevance
+from core.memory.ranking import (DATE_BOOST, KEYWORD_WEIGHT, MIN_SHARE, MULTILINGUAL_WEIGHT, fuse_scores, query_dates,
+                                 rank, relevance)
 from storage.keyword.query import keyword_query
 
 
@@ -52,6 +53,30 @@ def test_fused_scores_normalise_each_list_and_weigh_keywords_more():
     assert fused[1] == pytest.approx(KEYWORD_WEIGHT)  # best keyword, absent from meaning
     assert fused[2] == pytest.approx(1 - KEYWORD_WEIGHT)  # worst keyword (0), best meaning
     assert fused[3] == 0.0
+
+
+def test_the_multilingual_list_adds_its_normalised_scores_on_top_of_the_two_halves():
+    keyword, semantic = [(1, 10.0), (2, 5.0)], [(2, 0.9), (3, 0.1)]
+    assert fuse_scores(keyword, semantic, multilingual=[]) == fuse_scores(keyword, semantic)  # no space: as before
+    fused = fuse_scores(keyword, semantic, multilingual=[(3, 0.85), (4, 0.80), (5, 0.75)])
+    assert fused[1] == pytest.approx(KEYWORD_WEIGHT)  # not in the space: untouched
+    assert fused[3] == pytest.approx(MULTILINGUAL_WEIGHT)  # the space's best (MiniLM's worst: 0)
+    assert fused[4] == pytest.approx(MULTILINGUAL_WEIGHT / 2)  # found by the space alone, halfway down its list
+    assert fused[5] == 0.0  # the list's worst, as in each half
+    assert fuse_scores(keyword, semantic, multilingual=[(3, 0.9), (4, 0.1)], multilingual_weight=1.0)[3] == 1.0
+    assert fuse_scores(keyword, semantic, multilingual=[(6, 0.7)])[6] == pytest.approx(MULTILINGUAL_WEIGHT)  # one: its best
+
+
+def test_rank_lifts_a_line_only_the_multilingual_space_found():
+    rows = {i: Row(i, i, 0, 100, f"{i:03d}" + "x" * 97) for i in range(1, 13)}
+    keyword = [(i, 20.0 - i) for i in range(1, 11)]  # ten English passages, matched by their words
+    semantic = [(i, 0.5 - i / 100) for i in range(1, 11)]
+    groups, _ = rank("who told her to go", keyword, semantic, rows, limit=10)
+    assert [12] not in groups  # keyword and MiniLM never saw it
+    groups, _ = rank("who told her to go", keyword, semantic, rows, limit=10,
+                     multilingual=[(12, 0.86), (11, 0.84), (3, 0.80)])
+    assert [12] in groups and [10] not in groups  # the space's best took the place of the halves' tail
+    assert len(groups) == 10 and groups[0] == [1]
 
 
 def test_relevance_is_between_zero_and_one_and_never_zero_for_a_match():
