@@ -73,8 +73,7 @@ def multilingual_status(settings: Settings, space: Any) -> str:
                else "the store is embedded by a server")
         return f"off ({why})"
     if not space.on:
-        return (f"not needed (BIOGRAPHER_MULTILINGUAL_VECTORS={settings.multilingual_vectors}: the store's "
-                "model is multilingual, or too little of its text is in other languages)")
+        return f"not needed ({space.why_off})"
     waiting = f", {space.waiting:,} waiting" if space.waiting else ""
     return f"on ({counted(space.held, 'passage')}{waiting}). {space.note}"
 

@@ -51,6 +51,17 @@ class SpaceState:
     mix: LanguageMix
 
     cover: str = "told"
+    store_model: str | None = None  # the store's own embedding model
+
+    @property
+    def why_off(self) -> str:
+        """Why a store has no space (doctor); "" when it has one."""
+        if self.on:
+            return ""
+        if self.store_model not in (None, DEFAULT_EMBEDDING_MODEL):
+            return f"the store's own model, {self.store_model}, is searched alone"
+        return (f"{round(100 * self.mix.not_english)}% of the text of known language is not English, "
+                f"under the {round(100 * SHARE)}% that turns it on")
 
     @property
     def note(self) -> str:
@@ -91,7 +102,8 @@ class MultilingualSpace:
         mix = await language_mix(self.conn)
         on = await self._on(mix)
         counts = await space_store.counts(self.conn, cover=self.cover)
-        return SpaceState(on=on, held=counts.held, waiting=counts.waiting if on else 0, mix=mix, cover=self.cover)
+        return SpaceState(on=on, held=counts.held, waiting=counts.waiting if on else 0, mix=mix, cover=self.cover,
+                          store_model=await get_meta(self.conn, "embedding_model"))
 
     @property
     def cover(self) -> str:

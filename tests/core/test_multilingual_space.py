@@ -81,9 +81,11 @@ async def test_an_english_store_never_loads_the_model(tmp_path: Path):
         report = await memory.ingest([maya])
         await memory.search("when does the ferry leave?")
         stats = await memory.stats()
+        state = await memory.multilingual_state()
     assert e5.calls == [] and e5.queries == []
     assert stats["multilingual_vectors"] == 0 and stats["chunks_pending_multilingual"] == 0
     assert not any(MULTILINGUAL_EMBEDDING_MODEL in note for note in report.notes)
+    assert not state.on and state.why_off.startswith("0% of the text")  # what doctor says
 
 
 async def test_off_fills_nothing_and_all_fills_every_chunk(tmp_path: Path):
