@@ -183,6 +183,10 @@ class VectorIndex:
                 kept[part] = old
                 continue
             ids = self._ids[start:stop]
+            stored = self._stored_bytes(cur, ids) if len(ids) else None
+            if stored is not None:
+                kept[part] = (version, stored)
+                continue
             rows = cur.execute(
                 "SELECT chunk_id, vector FROM chunk_embeddings WHERE generation = ? "
                 "AND chunk_id BETWEEN ? AND ? ORDER BY chunk_id",
@@ -197,6 +201,22 @@ class VectorIndex:
             kept[part] = (version, Bytes.of(matrix))
         self._part_vectors = kept
         self._vectors = Bytes.joined([kept[part][1] for part, _, _ in listing], self._dim)
+
+    def _stored_bytes(self, cur: sqlean.Cursor, ids: np.ndarray) -> Bytes | None:
+        """A part's vectors (`ids`, sorted) as bytes from the code parts on disk: in the same
+        snapshot as the parts, so folded by the same transactions (100k chunks: 39 MB read, where
+        the float vectors were 150 MB and their rounding 1 s of processor time). None where the
+        code parts do not hold exactly these ids (the float vectors are read instead)."""
+        rows = cur.execute("SELECT ids, codes, terms FROM vector_codes WHERE part BETWEEN ? AND ? ORDER BY part",
+                           (int(ids[0]) >> CODE_BITS, int(ids[-1]) >> CODE_BITS)).fetchall()
+        if not rows:
+            return None
+        held = np.concatenate([np.frombuffer(r[0], dtype="<i8") for r in rows])
+        inside = np.flatnonzero((held >= ids[0]) & (held <= ids[-1]))
+        stored = Bytes.joined([Bytes.from_blobs(r[1], r[2]) for r in rows], self._dim)
+        if not np.array_equal(held[inside], ids) or stored.codes.shape[1] != self._dim:
+            return None
+        return stored.rows(inside)
 
     def _apply_log(self, cur: sqlean.Cursor, *, since: int) -> None:
         rows = cur.execute(

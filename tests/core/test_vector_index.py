@@ -495,3 +495,35 @@ def test_membership_is_numpys(spread):
     probe = np.concatenate([ids, allowed + 1, [0]])
     assert np.array_equal(index_module._member(probe, allowed), np.isin(probe, allowed))
     assert not index_module._member(probe, allowed[:0]).any() and len(index_module._member(probe[:0], allowed)) == 0
+
+
+@pytest.mark.parametrize("codes", [True, False], ids=["from the code parts", "from the float vectors"])
+async def test_kept_vectors_are_the_float_vectors_bytes(tmp_path: Path, monkeypatch, codes):
+    """A process that keeps the vectors loads the code parts' bytes (the same snapshot as the
+    sign bits' parts), or rounds the float vectors itself where the code parts do not hold a
+    part's ids: the same bytes either way, Bytes.of of the float vectors in id order."""
+    from storage.vectors.codes import Bytes
+
+    monkeypatch.setattr(vector_store, "CODE_BITS", 6)
+    monkeypatch.setattr(index_module, "CODE_BITS", 6)
+    rng = np.random.default_rng(16)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        ids = await _folded(conn, rng, 300)
+        async with conn.transaction():
+            await vector_store.withhold(conn, ids[100:140])  # a gap across part boundaries
+            await vector_store.fold_log(conn)
+            if not codes:
+                await conn.execute("DELETE FROM vector_codes WHERE part = 2")
+        async with conn.execute("SELECT vector FROM chunk_embeddings ORDER BY chunk_id") as cur:
+            expected = Bytes.of(np.stack([np.frombuffer(r[0], dtype=np.float32) for r in await cur.fetchall()]))
+        index = VectorIndex(path)
+        index.keep_vectors()
+        with monkeypatch.context() as patch:
+            if codes:  # nothing rounded here: the bytes come from the store
+                patch.setattr(Bytes, "of", classmethod(lambda cls, matrix: pytest.fail("rounded again")))
+            index.refresh()
+        for name in ("codes", "scales", "norms", "errors"):
+            assert np.array_equal(getattr(index._vectors, name), getattr(expected, name)), name
+        await _agrees(conn, index, rng)
+        index.close()
