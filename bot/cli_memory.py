@@ -252,9 +252,12 @@ async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
     async with cli_service(settings, model=False) as service:
         try:
             n = await (service.memory.index_pending(progress=progress) if args.pending else service.memory.reindex(progress=progress))
+            space = service.memory.multilingual
+            filled = space.filled if space is not None else 0
         finally:
             progress.close()
-    print(f"embedded {counted(n, 'chunk')}")
+    print(f"embedded {counted(n, 'chunk')}"
+          + (f"; {counted(filled, 'chunk')} in the multilingual space" if filled else ""))
     return 0
 
 

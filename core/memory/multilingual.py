@@ -97,6 +97,7 @@ class MultilingualSpace:
         self.setting = setting
         self.batch_size = batch_size
         self.turned_on = False  # this run turned it on (the import summary says so once)
+        self.filled = 0  # chunks the last fill embedded (reindex says so)
 
     async def state(self) -> SpaceState:
         mix = await language_mix(self.conn)
@@ -117,6 +118,7 @@ class MultilingualSpace:
 
     async def fill(self, *, progress: Progress = no_progress) -> int:
         """Embed what waits, when the store should have the space; returns how many chunks."""
+        self.filled = 0
         if not await self._on(await language_mix(self.conn)):
             return 0
         if await get_meta(self.conn, space_store.MODEL_KEY) != MULTILINGUAL_EMBEDDING_MODEL:
@@ -139,6 +141,7 @@ class MultilingualSpace:
             async with self.conn.transaction():
                 await space_store.store(self.conn, [(c.id, known[c.text_hash]) for c in batch])
             done += len(batch)
+            self.filled = done
             after = batch[-1].id
             progress("multilingual vectors", done, total)
         return done

@@ -110,6 +110,7 @@ async def test_an_interrupted_fill_is_counted_as_waiting_and_resumes(tmp_path: P
         assert stats["multilingual_vectors"] == 4 and stats["chunks_pending_multilingual"] == stats["chunks"] - 4
         memory.multilingual.embedder = FakeE5()
         await memory.index_pending()
+        assert memory.multilingual.filled == stats["chunks"] - 4  # what `reindex --pending` reports
         stats = await memory.stats()
         assert stats["multilingual_vectors"] == stats["chunks"] and stats["chunks_pending_multilingual"] == 0
 
