@@ -91,7 +91,8 @@ def passages(question, lists, sems, rows, understood, rounds) -> list[str]:
     with_rounds = bool(rounds) and ranking.PERSON_ROUND_WEIGHT > 0
     kw = lists["rounds"] if with_rounds else lists[search_mod.NAMES_AS_KEYWORDS]
     sem = sems[int(SEMANTIC_FIRST_PERSON)]
-    limit = 10 * search_mod.LIST_FACTOR if understood.intent.exhaustive else 10
+    intent = understood.intent
+    limit = 10 * (search_mod.LIST_FACTOR if intent.exhaustive else search_mod.MANY_FACTOR if intent.many else 1)
     groups, _ = ranking.rank(question, kw, sem, rows, limit=limit, intent=understood.intent,
                              owner=understood.names.owner, names_of=understood.names.names_of,
                              person_rounds=rounds if with_rounds else ())

@@ -296,6 +296,7 @@ class QueryIntent:
     topic: tuple[str, ...] = ()  # the words it is about: names, question and function words left out
     present: bool = False  # it asks about a state now, which the newest evidence tells best
     exhaustive: bool = False  # it asks for every instance: ranked search cannot hold a whole list
+    many: bool = False  # it asks which things, in the plural ("What books has Maya read?"): a list unsaid
     drop: frozenset[str] = frozenset()  # words the keyword half must not rank by (the owner's names)
     keep: frozenset[str] = frozenset()  # words it must keep (people's names, even a common word)
     names: frozenset[str] = frozenset()  # the words of the people's names in the query
@@ -415,9 +416,23 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
         people_words=people_words, possessed=tuple(dict.fromkeys(possessed)),
         topic=tuple(w for w in dict.fromkeys(topic) if w not in asked and (not w.isdigit() or len(w) == 4)),
         present=any(p is not None and p.search(lowered) for p in (marker, tense)),
-        exhaustive=bool(listing and listing.search(lowered)),
+        exhaustive=bool(listing and listing.search(lowered)), many=asks_for_many(text),
         drop=frozenset(drop - keep), keep=frozenset(keep), names=frozenset(keep), mentions=tuple(mentions),
         listing=listing_spans(lowered, listing))
+
+
+# "What activities does Maya do?", "Which kinds of books has Teo read?": a plural right after the
+# question word, then its verb (English; a verb in its place is no plural: "What is", "What does")
+_AUXILIARY = r"has|have|had|does|do|did|is|are|was|were"
+_MANY = re.compile(rf"^(?:what|which)\s+(?:(?:kinds|types|sorts)\s+of\s+\w+|(?:(?:kind|type|sort)\s+of\s+)?"
+                   rf"(?!(?:{_AUXILIARY})\b)\w+s)\s+(?:{_AUXILIARY})\b", re.I)
+
+
+def asks_for_many(query: str) -> bool:
+    """Whether a question asks which things, in the plural, without saying it wants them all
+    ("What activities does Melanie partake in?"): its evidence is one passage a thing, spread
+    over the chats, and ten passages hold a few of them."""
+    return bool(_MANY.search(query.strip()))
 
 
 #: whose: the word a list's phrase may end with ("all my trips") that says what the list is of

@@ -64,6 +64,9 @@ MAX_LIMIT = 1000  # search results, grep page size
 # a question that asks for every instance gets this many times its limit (still no whole list:
 # its hits say so, and point at grep, which is)
 LIST_FACTOR = 3
+# a question for things in the plural that does not say it wants them all ("What books has Maya
+# read?", QueryIntent.many) gets this many times its limit, and no hint
+MANY_FACTOR = 2
 # whether the names of people a question asks about stay keywords when it asks something else too
 # (query_understanding.keyword_words; measured on the tuning halves, README "Ranking rules")
 NAMES_AS_KEYWORDS = True
@@ -273,7 +276,8 @@ class Searcher:
         rows = {**round_rows, **{k: v for _, found in clause_rounds for k, v in found.items()},
                 **multilingual_rows, **keyword_rows, **semantic_rows}
         intent, names = understood.intent, understood.names
-        groups, _ = ranking.rank(query, keyword, semantic, rows, limit=limit * LIST_FACTOR if intent.exhaustive else limit,
+        wanted = limit * (LIST_FACTOR if intent.exhaustive else MANY_FACTOR if intent.many else 1)
+        groups, _ = ranking.rank(query, keyword, semantic, rows, limit=wanted,
                                  intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds,
                                  clause_rounds=[ranked for ranked, _ in clause_rounds], multilingual=multilingual)
         return await self._hits(groups, ranking.relevance(keyword, semantic), rows, intent)

@@ -269,3 +269,16 @@ def test_a_relation_said_beside_a_name_is_the_same_person():
     # someone else's relative stays theirs: their possessive is a mention of its own
     assert asked("What is Will's brother Teo's job?") == "What is their brother their job?"
     assert understand("What does my brother Teo do?", NAMES).people == ("Teo Ramos",)
+
+
+def test_a_question_for_things_in_the_plural_asks_for_many():
+    from core.memory.query_understanding import asks_for_many
+
+    for query in ("What activities does Melanie partake in?", "What books has Maya read?",
+                  "Which kinds of music do they like?", "what events has Teo been to"):
+        assert asks_for_many(query), query
+        assert understand(query, NAMES).many and not understand(query, NAMES).exhaustive, query
+    # one thing, or a verb where a plural would stand
+    for query in ("What is Maya's dog called?", "What does Teo do?", "Which city did Ana live in?",
+                  "Where does Ana live now?", "What was the name of the bus?"):
+        assert not asks_for_many(query), query

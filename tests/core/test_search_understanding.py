@@ -172,3 +172,13 @@ async def test_a_question_that_combines_two_facts_ranks_each_by_its_own_meaning(
     # each fact ranked by its own meaning: the birthday first by the one, the move by the other
     first, second = given[0]
     assert "Thirty years old" in texts[first[0][0]] and "Moved to Lisbon today" in texts[second[0][0]]
+
+
+async def test_a_question_for_things_in_the_plural_gets_more_than_its_limit_and_no_hint(tmp_path):
+    folder = _chats(tmp_path / "inbox")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([folder])
+        one = await memory.search("What did Maya buy at the groceries?", limit=1)
+        many = await memory.search("What groceries has Maya bought?", limit=1)
+    assert len(one) == 1 and len(many) == 2  # search.MANY_FACTOR
+    assert not many[0].exhaustive_list and many[0].hint is None
