@@ -179,11 +179,13 @@ class Searcher:
         not pay for it: 0.13 s at a million chunks; 0.3 s at 100k, whose vectors it keeps too."""
         index = await self.vector_index()
         # a process that warms up lives long: worth the memory, while the vectors fit the budget
-        if vector_budget_bytes is None:
-            index.keep_vectors()
-        else:
-            index.keep_vectors(vector_budget_bytes)
+        budget = {} if vector_budget_bytes is None else {"budget_bytes": vector_budget_bytes}
+        index.keep_vectors(**budget)
         await asyncio.to_thread(index.refresh)
+        if self.multilingual is not None:  # the multilingual space's vectors too, within the same budget
+            space = await self._space_reader()
+            space.keep(**budget)
+            await asyncio.to_thread(space.refresh)
 
     def close(self) -> None:
         for reader in (self._index, self._keywords, self._space):

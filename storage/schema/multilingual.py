@@ -23,3 +23,21 @@ async def m183_multilingual_vectors(conn: Store) -> None:
         )""",
         "CREATE INDEX chunks_not_english ON chunks (id) WHERE language NOT IN ('en', '')",
     ])
+
+
+@migration(184)
+async def m184_multilingual_log(conn: Store) -> None:
+    """Every change to the multilingual space, in commit order, so a long-running search that
+    keeps the space's vectors in memory (storage.multilingual.SpaceReader.keep) reads only what
+    changed: a chunk id can come back with another text once the newest chunks were forgotten, so
+    neither the ids nor their count tell. Writers prune it to its last LOG_KEEP rows; a reader
+    that fell further behind reads the space again."""
+    # insert, replace and delete (forgetting a source deletes its chunks, and their vectors here
+    # by cascade) each log the chunk's id
+    logged = [f"""CREATE TRIGGER multilingual_vectors_logged_{event.lower()} AFTER {event} ON multilingual_vectors
+                  BEGIN INSERT INTO multilingual_log (chunk_id) VALUES ({row}.chunk_id); END"""
+              for event, row in (("INSERT", "new"), ("UPDATE", "new"), ("DELETE", "old"))]
+    await run_statements(conn, [
+        "CREATE TABLE multilingual_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, chunk_id INTEGER NOT NULL)",
+        *logged,
+    ])

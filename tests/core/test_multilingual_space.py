@@ -129,3 +129,45 @@ async def test_forget_and_a_reindex_to_a_multilingual_model_leave_no_vector_behi
         assert await space_rows(memory)
         await Indexer(memory.conn, FakeE5()).reindex()
         assert await space_rows(memory) == 0
+
+
+async def test_kept_vectors_rank_as_sqlite_vec_does_through_forgets_and_reused_ids(tmp_path: Path):
+    """A long-running search keeps the space in memory and follows its change log: after a
+    forget, and after new chunks take the forgotten ones' ids, it ranks exactly as sqlite-vec
+    over the table does."""
+    from storage.db import database_path, load_sqlite_vec, open_reader
+    from storage.multilingual import SpaceReader, nearest_sync
+
+    e5 = FakeE5()
+    later = [line.replace("03/2024", "05/2024").replace("praia", "serra") for line in PORTUGUESE]
+    mae = whatsapp_export(tmp_path / "WhatsApp Chat with Mãe.txt", PORTUGUESE)
+    avo = whatsapp_export(tmp_path / "WhatsApp Chat with Avó.txt", later)
+    queries = e5.embed(["está frio na praia?", "vamos à serra no sábado", "sábado"], query=True)
+    async with memory_at(tmp_path / "data", FakeMiniLM(), multilingual=e5) as memory:
+        await memory.ingest([mae])
+        path = await database_path(memory.conn)
+        kept, exact = SpaceReader(path), open_reader(path, cache_mb=8)
+        load_sqlite_vec(exact)
+        kept.keep()
+
+        def same() -> None:
+            for q in queries:  # every vector (the fake model ties many: no cut-off to fall between)
+                ours, theirs = dict(kept.nearest(q, depth=100)), dict(nearest_sync(exact, q, depth=100))
+                assert ours.keys() == theirs.keys() and ours == pytest.approx(theirs, abs=1e-5)
+
+        same()
+        await memory.ingest([avo])
+        same()
+        async with memory.conn.execute("SELECT id FROM documents WHERE name LIKE '%Avó%'") as cur:
+            (avo_id,) = await cur.fetchone()
+        async with memory.conn.execute("SELECT MAX(id) FROM chunks") as cur:
+            (newest,) = await cur.fetchone()
+        await memory.forget(avo_id)
+        same()
+        await memory.ingest([whatsapp_export(tmp_path / "WhatsApp Chat with Tia.txt",
+                                             [line.replace("Mãe", "Tia") for line in later])])
+        async with memory.conn.execute("SELECT MAX(id) FROM chunks") as cur:
+            assert (await cur.fetchone())[0] == newest  # the forgotten chunks' ids, taken again
+        same()
+        kept.close()
+        exact.close()
