@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from core.memory import ranking
-    from core.memory.query_understanding import KnownNames, QueryIntent
+    from core.memory.known_names import KnownNames
+    from core.memory.query_understanding import QueryIntent
     from storage.keyword.reader import KeywordReader
     from storage.db import Store
     from storage.vectors.index import VectorIndex
@@ -98,7 +99,7 @@ def _no_intent() -> QueryIntent:
 
 
 def _no_names() -> KnownNames:
-    from core.memory.query_understanding import KnownNames
+    from core.memory.known_names import KnownNames
 
     return KnownNames()
 
@@ -319,7 +320,7 @@ class Searcher:
 
     def _known_now(self, reader: KeywordReader) -> KnownNames:
         """The names the store knows, made again only when the reader read them again (blocking)."""
-        from core.memory.query_understanding import known_names
+        from core.memory.known_names import known_names
 
         raw = reader.known_names()
         if self._names is None or self._names[0] is not raw:

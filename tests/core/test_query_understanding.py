@@ -1,7 +1,8 @@
 """Query understanding (core/memory/query_understanding.py): the owner, people, present states,
 lists and question words, read from the words of a question and the names a store knows."""
 
-from core.memory.query_understanding import known_names, understand
+from core.memory.known_names import known_names
+from core.memory.query_understanding import understand
 from storage.keyword.query import keyword_query
 
 ALIASES = {"ana lima": "Ana Lima", "ana": "Ana Lima", "maya costa": "Maya Costa", "teo ramos": "Teo Ramos",
@@ -154,7 +155,7 @@ def test_one_word_stands_for_a_name_only_as_its_given_name():
 
 
 def test_a_contact_saved_under_a_word_for_a_relative_is_that_relative():
-    from core.memory.query_understanding import kin_at, kin_relation
+    from core.memory.known_names import kin_at, kin_relation
 
     assert kin_relation("Mãe") == kin_relation("Mum ❤️") == kin_relation("Minha mãe") == "mother"
     assert kin_relation("Papa") == kin_relation("Vati") == "father"
@@ -209,7 +210,7 @@ Ana's sister Maya is an architect.
 
 
 def test_bio_md_says_who_is_whose_relative():
-    from core.memory.query_understanding import profile_kin
+    from core.memory.known_names import profile_kin
 
     assert profile_kin(PROFILE, ALIASES) == [("sister", "Maya Costa"), ("partner", "Teo Ramos")]
     assert profile_kin("# bio.md\n\n## Summary\nMaya Costa is my sister.\n", ALIASES) == []

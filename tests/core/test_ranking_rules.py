@@ -3,7 +3,8 @@ intent_boosts and its parts): pure functions over candidates, no store, no model
 
 from __future__ import annotations
 
-from core.memory.query_understanding import QueryIntent, known_names, understand
+from core.memory.known_names import known_names
+from core.memory.query_understanding import QueryIntent, understand
 from core.memory.ranking import SAID_BOOST, intent_boosts, message_lines, person_evidence, rank, said_share
 from tests.core.test_ranking import Row
 

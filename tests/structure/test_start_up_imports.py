@@ -39,6 +39,7 @@ COMMANDS = {
 TAKES = {"stats": ("bot.cli_agent",)}
 # and what only a search uses: the ranking, the reading of questions, the keyword reader
 NOT_FOR_GREP_OR_READ = ("core.memory.ranking", "core.memory.small_talk", "core.memory.query_understanding",
+                        "core.memory.known_names",
                         "storage.keyword.reader")
 
 # runs the command as `biographer` does, then writes the names of the modules loaded to a file,
