@@ -22,7 +22,6 @@ from storage import documents as document_store
 from storage import messages as message_store
 from storage import people as people_store
 from storage import profile as profile_store
-from storage import saves as save_store
 from storage.db import Store, busy_notice, open_database
 from storage.encryption import StoreKey
 from storage.meta import get_meta
@@ -176,6 +175,8 @@ class Memory:
         """Delete a source and everything taken from it, here and in every backup (see
         core.memory.sources.forget_source). A version of an agent's saved record takes every
         version with it: an earlier one left behind would still be listed, read and in the bytes."""
+        from storage import saves as save_store  # the agents' saved records: only forget reads them here
+
         for other in await save_store.versions_beside(self.conn, document_id):
             await forget_source(self.conn, other, raw_dir=self.raw_dir, backup_dir=self.backup_dir)
         forgotten = await forget_source(self.conn, document_id, raw_dir=self.raw_dir, backup_dir=self.backup_dir)

@@ -28,8 +28,9 @@ NOT_FOR_THESE = ("bot.server", "bot.telegram", "bot.discord_bot", "bot.scheduler
                  "bot.cli_backup", "bot.cli_encrypt", "bot.cli_agent", "bot.cli_people", "bot.cli_ledger",
                  "bot.cli_pictures", "bot.cli_run", "bot.cli_server", "bot.cli_doctor", "bot.cli_policy",
                  "bot.cli_mail", "bot.cli_watch",
-                 # the biographer's answers and records (core/types.py finds them on first use)
-                 "core.records")
+                 # the biographer's answers and records (core/types.py finds them on first use), and
+                 # the agents' saved records (forget reads them)
+                 "core.records", "storage.saves")
 
 COMMANDS = {
     "grep": ["grep", "knee"],
