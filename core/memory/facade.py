@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from core.importers.base import ImportContext, Importer
 from core.ports import Embedder, Progress, no_progress
-from core.memory.search import PersonNames, Searcher
+from core.memory.reading import PersonNames, SourceReader
+from core.memory.search import Searcher
 from core.memory.sources import Forgotten, clean_raw_copies, forget_source
 from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
 from core.providers.spelling_hints import spelling_hints
@@ -66,9 +67,10 @@ class Memory:
         self.context = replace(context, scratch=self.uploads.scratch)
         self._importers = importers
         # the person filter matches every name the people table knows for that person
-        self.searcher = Searcher(conn, embedder,
-                                 person_names=person_names or (lambda name: people_store.names_of(conn, name)),
-                                 owner_aliases=context.owner_aliases, multilingual=multilingual)
+        names = person_names or (lambda name: people_store.names_of(conn, name))
+        self.sources = SourceReader(conn, person_names=names)
+        self.searcher = Searcher(conn, embedder, person_names=names, owner_aliases=context.owner_aliases,
+                                 multilingual=multilingual, sources=self.sources)
 
     @property
     def file_key(self) -> bytes | None:
@@ -250,11 +252,11 @@ class Memory:
                    explain_filters: bool = True) -> GrepPage:
         if explain_filters:  # as in search
             await self.check_filters(filters)
-        return await self.searcher.grep(pattern, regex=regex, page=page, page_size=page_size,
-                                        newest_first=newest_first, filters=filters)
+        return await self.sources.grep(pattern, regex=regex, page=page, page_size=page_size,
+                                       newest_first=newest_first, filters=filters)
 
     async def read(self, locator: Locator | str, *, window: int = 0) -> SourceText:
-        return await self.searcher.read(locator, window=window)
+        return await self.sources.read(locator, window=window)
 
     async def stats(self) -> dict:
         counted = await chunk_store.count_chunks(self.conn)

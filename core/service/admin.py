@@ -136,7 +136,7 @@ class AdminFacet(Facet):
         from storage import ledger as ledger_store  # only the export reads the ledger's table here
 
         biographer = self.biographer
-        written = await export_all(self.memory.conn, directory, read_document=self.memory.searcher.read_document,
+        written = await export_all(self.memory.conn, directory, read_document=self.memory.sources.read_document,
                                    bio=await biographer.bio(), history=await biographer.book.history(limit=2**31),
                                    timeline=await biographer.timeline(), questions=await biographer.open_questions())
         out = JsonLines(directory / "data" / "ledger.jsonl")

@@ -51,13 +51,13 @@ async def test_a_page_of_a_common_word_does_not_read_every_match(tmp_path: Path,
     chat = whatsapp_export(tmp_path / "WhatsApp Chat with Maya.txt", chat_lines())
     async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
         await memory.ingest([chat], index=False)
-        memory.searcher.exact_total_cap = 500  # 2000 passages hold the word: more than the cap
+        memory.sources.exact_total_cap = 500  # 2000 passages hold the word: more than the cap
         rows_read.clear()
         first = await memory.grep("coffee", page_size=5)
         read_for_first = sum(rows_read)
         third = await memory.grep("coffee", page=3, page_size=5)
         oldest = await memory.grep("coffee", page_size=5, newest_first=False)
-        memory.searcher.exact_total_cap = 10_000
+        memory.sources.exact_total_cap = 10_000
         exact = await memory.grep("coffee", page_size=5)
     truth = MESSAGES + MESSAGES // 10
     assert read_for_first < 1000, read_for_first  # a 400-passage sample (ids, texts); today 2 x 2000

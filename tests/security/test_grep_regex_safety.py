@@ -46,7 +46,7 @@ async def test_a_scan_past_its_deadline_stops_with_a_hint(tmp_path: Path):
     (tmp_path / "note.txt").write_text("the ferry to Tavira", encoding="utf-8")
     async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
         await memory.ingest([tmp_path / "note.txt"], index=False)
-        memory.searcher.grep_deadline_seconds = 0
+        memory.sources.grep_deadline_seconds = 0
         with pytest.raises(UserFacingError, match="longer than") as stopped:
             await memory.grep("f.rry", regex=True)
     assert "--since" in stopped.value.hint
