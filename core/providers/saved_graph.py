@@ -26,7 +26,7 @@ from core.providers.onnx_rewrite import remembered_sha256
 log = logging.getLogger(__name__)
 
 SAVED_VERSION = 1
-GRAPH, WEIGHTS = "model.onnx", "model.weights"
+GRAPH, WEIGHTS, CHECK = "model.onnx", "model.weights", "vectors.sha256"
 
 
 def saved_folder(model_file: Path, cache: Path, onnxruntime) -> Path:
@@ -35,28 +35,45 @@ def saved_folder(model_file: Path, cache: Path, onnxruntime) -> Path:
 
 
 def optimised_session(onnxruntime, model_file: Path, cache: Path, *, options: Callable[[], object],
-                      same_vectors: Callable[[object, object], bool]):
+                      same_vectors: Callable[[object, object], bool], fingerprint: Callable[[object], str]):
     """A session of model_file as `options()` makes it (with every optimisation), loaded from the
     saved optimised graph when there is one; otherwise made, and the graph saved for next time.
-    same_vectors(session, candidate) compares two sessions' vectors."""
+    same_vectors(session, candidate) compares two sessions' vectors; fingerprint(session) is a
+    digest of a session's vectors on a short probe, recorded with the saved graph and checked at
+    each load (a weights file damaged in place loads without an error and gives NaNs)."""
     folder = saved_folder(model_file, cache, onnxruntime)
-    if (folder / GRAPH).exists():
-        try:
-            return onnxruntime.InferenceSession(str(folder / GRAPH), _unoptimised(onnxruntime, options()),
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:  # noqa: BLE001 - a damaged copy: optimise again, as before there was one
-            log.warning("could not load the saved embedding graph (%s): optimising the model again", exc)
-            shutil.rmtree(folder, ignore_errors=True)
+    saved = _load_saved(onnxruntime, folder, options, fingerprint)
+    if saved is not None:
+        return saved
     session = onnxruntime.InferenceSession(str(model_file), options(), providers=["CPUExecutionProvider"])
     try:
-        _save(onnxruntime, model_file, folder, options, lambda candidate: same_vectors(session, candidate))
+        _save(onnxruntime, model_file, folder, options, lambda candidate: same_vectors(session, candidate),
+              fingerprint)
     except Exception as exc:  # noqa: BLE001 - no copy: every load optimises, as before
         log.warning("could not save the optimised embedding graph (%s)", exc)
     return session
 
 
+def _load_saved(onnxruntime, folder: Path, options: Callable[[], object], fingerprint: Callable[[object], str]):
+    """The saved graph's session, or None when there is none or it is damaged (then removed, to be
+    made again as before there was one)."""
+    try:
+        if not (folder / GRAPH).exists():
+            return None
+        recorded = (folder / CHECK).read_text(encoding="ascii")
+        session = onnxruntime.InferenceSession(str(folder / GRAPH), _unoptimised(onnxruntime, options()),
+                                               providers=["CPUExecutionProvider"])
+        if fingerprint(session) == recorded:
+            return session
+        log.warning("the saved embedding graph gives other vectors than when it was saved: optimising the model again")
+    except Exception as exc:  # noqa: BLE001 - a damaged or unreadable copy
+        log.warning("could not load the saved embedding graph (%s): optimising the model again", exc)
+    shutil.rmtree(folder, ignore_errors=True)
+    return None
+
+
 def _save(onnxruntime, model_file: Path, folder: Path, options: Callable[[], object],
-          same_vectors: Callable[[object], bool]) -> None:
+          same_vectors: Callable[[object], bool], fingerprint: Callable[[object], str]) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     # written in a folder of its own and renamed into place: another process never reads half a copy
     partial = Path(tempfile.mkdtemp(dir=folder.parent, suffix=".partial"))
@@ -72,6 +89,7 @@ def _save(onnxruntime, model_file: Path, folder: Path, options: Callable[[], obj
         if not same_vectors(candidate):
             log.warning("the saved embedding graph gives other vectors: it is not used")
             return
+        (partial / CHECK).write_text(fingerprint(candidate), encoding="ascii")
         try:
             os.rename(partial, folder)
         except OSError:  # another process saved it first

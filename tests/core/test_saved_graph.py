@@ -12,7 +12,7 @@ import pytest
 from core.files import file_sha256
 from core.providers.local_embedder import OnnxEmbedder, _default_model_files, session_options
 from core.providers.onnx_rewrite import remembered_sha256
-from core.providers.saved_graph import GRAPH, optimised_session, saved_folder
+from core.providers.saved_graph import GRAPH, WEIGHTS, optimised_session, saved_folder
 from tests.core.test_embedding_batches import chat_texts
 
 pytestmark = pytest.mark.model
@@ -39,7 +39,7 @@ def test_the_saved_graph_gives_the_optimising_sessions_vectors_bit_for_bit(tmp_p
 def test_a_saved_graph_with_other_vectors_is_not_kept(tmp_path: Path):
     model_file = _default_model_files()[0]
     session = optimised_session(onnxruntime, model_file, tmp_path, options=lambda: session_options(onnxruntime),
-                                same_vectors=lambda _session, _candidate: False)
+                                same_vectors=lambda _session, _candidate: False, fingerprint=lambda _session: "")
     assert session.get_session_options().graph_optimization_level == \
         onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     assert [p.name for p in tmp_path.iterdir()] == ["digests"]  # no copy, no partial folder
@@ -55,7 +55,7 @@ def test_a_damaged_copy_is_made_again(tmp_path: Path):
 
     def load():
         return optimised_session(onnxruntime, model_file, tmp_path, options=lambda: session_options(onnxruntime),
-                                 same_vectors=same_vectors)
+                                 same_vectors=same_vectors, fingerprint=lambda _session: "probe")
 
     load()
     load()
@@ -64,6 +64,35 @@ def test_a_damaged_copy_is_made_again(tmp_path: Path):
     (folder / GRAPH).write_bytes(b"not a model")
     assert load().get_inputs()  # the model still runs
     assert len(checks) == 2 and (folder / GRAPH).stat().st_size > 1000
+
+
+def test_weights_damaged_in_place_are_not_used(tmp_path: Path):
+    """onnxruntime loads a weights file of the right size whatever its bytes: a damaged one gave
+    NaN vectors without an error until the saved graph's probe digest was checked at each load."""
+    texts = chat_texts()
+    reference = OnnxEmbedder(batch_size=8, cache=tmp_path).embed(texts)
+    weights = saved_folder(OnnxEmbedder(batch_size=8, cache=tmp_path).model_file, tmp_path, onnxruntime) / WEIGHTS
+    size = weights.stat().st_size
+    with weights.open("r+b") as f:  # the encoder's last layers, which every text runs through
+        f.seek(size - 2 * 2**20)
+        f.write(b"\x7f" * 2**16)
+    assert np.array_equal(OnnxEmbedder(batch_size=8, cache=tmp_path).embed(texts), reference)
+    with weights.open("rb") as f:  # made again
+        f.seek(size - 2 * 2**20)
+        assert f.read(2**16) != b"\x7f" * 2**16
+
+
+def test_a_damaged_rewritten_model_falls_back_to_the_exported_one(tmp_path: Path):
+    texts = chat_texts()
+    fused = OnnxEmbedder(batch_size=8, cache=tmp_path).model_file
+    plain = OnnxEmbedder(batch_size=8, cache=tmp_path / "other")
+    plain._use(optimising_session(_default_model_files()[0]))
+    with fused.open("r+b") as f:
+        f.truncate(fused.stat().st_size // 2)
+    damaged = OnnxEmbedder(batch_size=8, cache=tmp_path)
+    assert damaged.model_file == _default_model_files()[0]
+    assert np.sum(damaged.embed(texts) * plain.embed(texts), axis=1).min() >= 0.99999
+    assert not fused.exists()  # rewritten again next time
 
 
 def test_a_digest_is_remembered_until_the_file_changes(tmp_path: Path):
