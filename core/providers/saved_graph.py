@@ -60,6 +60,10 @@ def _load_saved(onnxruntime, folder: Path, options: Callable[[], object], finger
     try:
         if not (folder / GRAPH).exists():
             return None
+        if not (folder / CHECK).exists():  # saved by a version that did not record its vectors
+            log.info("the saved embedding graph in %s has no digest of its vectors: saving it again", folder)
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
         recorded = (folder / CHECK).read_text(encoding="ascii")
         session = onnxruntime.InferenceSession(str(folder / GRAPH), _unoptimised(onnxruntime, options()),
                                                providers=["CPUExecutionProvider"])

@@ -2,6 +2,7 @@
 vectors bit for bit as the optimising session (the one every earlier vector came from), made once,
 never kept when its vectors differ, and a damaged copy made again."""
 
+import logging
 import os
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from core.files import file_sha256
 from core.providers.local_embedder import OnnxEmbedder, _default_model_files, session_options
 from core.providers.onnx_rewrite import remembered_sha256
-from core.providers.saved_graph import GRAPH, WEIGHTS, optimised_session, saved_folder
+from core.providers.saved_graph import CHECK, GRAPH, WEIGHTS, optimised_session, saved_folder
 from tests.core.test_embedding_batches import chat_texts
 
 pytestmark = pytest.mark.model
@@ -80,6 +81,16 @@ def test_weights_damaged_in_place_are_not_used(tmp_path: Path):
     with weights.open("rb") as f:  # made again
         f.seek(size - 2 * 2**20)
         assert f.read(2**16) != b"\x7f" * 2**16
+
+
+def test_a_copy_saved_without_its_vectors_digest_is_saved_again_quietly(tmp_path: Path, caplog):
+    """A copy saved by the version before the digest: an upgrade is not a damaged cache."""
+    model_file = OnnxEmbedder(batch_size=8, cache=tmp_path).model_file
+    folder = saved_folder(model_file, tmp_path, onnxruntime)
+    (folder / CHECK).unlink()
+    with caplog.at_level(logging.INFO):
+        OnnxEmbedder(batch_size=8, cache=tmp_path)
+    assert (folder / CHECK).exists() and not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_a_damaged_rewritten_model_falls_back_to_the_exported_one(tmp_path: Path):
