@@ -74,7 +74,9 @@ def multilingual_status(settings: Settings, space: Any) -> str:
         return f"off ({why})"
     if not space.on:
         return f"not needed ({space.why_off})"
-    waiting = f", {space.waiting:,} waiting" if space.waiting else ""
+    from bot.cli_memory import FILL_HINT
+
+    waiting = f", {space.waiting:,} waiting: {FILL_HINT}" if space.waiting else ""
     return f"on ({counted(space.held, 'passage')}{waiting}). {space.note}"
 
 

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from core.config import Settings
     from core.types import GrepPage, SearchHit
 
+#: a store from before the multilingual space, or one whose fill was cut short, holds chunks
+#: waiting for a vector until the next import or this (stats, doctor)
+FILL_HINT = "`biographer reindex --pending` embeds them"
+
 
 def _when(start, end, zone) -> str:
     if start is None:
@@ -195,7 +199,7 @@ async def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     if stats["multilingual_vectors"] or stats["chunks_pending_multilingual"]:
         waiting = stats["chunks_pending_multilingual"]
         print(f"multilingual vectors: {counted(stats['multilingual_vectors'], 'chunk')}"
-              + (f"; {counted(waiting, 'chunk')} waiting for one" if waiting else ""))
+              + (f"; {counted(waiting, 'chunk')} waiting for one ({FILL_HINT})" if waiting else ""))
     print(render_usage(stats["token_usage"]))
     return 0
 

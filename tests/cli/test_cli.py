@@ -267,3 +267,22 @@ def test_help_before_a_command_still_lists_every_command(capsys):
         main(["-h", "grep"])
     listed = capsys.readouterr().out
     assert all(name in listed for name in build_parser()._subparsers._group_actions[0].choices)
+
+
+@pytest.mark.model
+def test_a_store_from_before_the_multilingual_space_is_told_how_to_fill_it(tmp_path, monkeypatch, capsys):
+    """A store saved with the space off (as every store was before it) holds chunks waiting for
+    a vector once auto turns it on, and only an import or reindex fills them: stats and doctor say which."""
+    chat = whatsapp_export(tmp_path / "WhatsApp Chat with Mãe.txt", [
+        "12/03/2024, 09:15 - Mãe: Bom dia filha, já tomaste o pequeno-almoço? Não te esqueças do casaco.",
+        "12/03/2024, 09:20 - Inês: Bom dia mãe! Sim, já comi. Hoje tenho a entrevista para o trabalho em Berlim.",
+        "12/03/2024, 09:22 - Mãe: Vai, filha. Berlim é uma oportunidade que não podes perder, estamos todos contigo.",
+    ])
+    english = whatsapp_export(tmp_path / "WhatsApp Chat with Maya.txt", MAYA_CHAT)
+    monkeypatch.setenv("BIOGRAPHER_MULTILINGUAL_VECTORS", "off")
+    assert run(capsys, "ingest", str(chat), str(english))[0] == 0
+    monkeypatch.setenv("BIOGRAPHER_MULTILINGUAL_VECTORS", "auto")
+    code, out, _ = run(capsys, "stats")
+    assert code == 0 and "waiting for one (`biographer reindex --pending` embeds them)" in out
+    code, out, _ = run(capsys, "doctor")
+    assert code == 0 and "waiting: `biographer reindex --pending` embeds them" in out
