@@ -21,12 +21,17 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from core.providers.onnx_rewrite import remembered_sha256
 
 log = logging.getLogger(__name__)
 
 SAVED_VERSION = 1
-GRAPH, WEIGHTS, CHECK = "model.onnx", "model.weights", "vectors.sha256"
+GRAPH, WEIGHTS, CHECK = "model.onnx", "model.weights", "probe.npy"
+# how close a load's probe vectors must be to those saved with the copy: a processor with other
+# kernels (a Docker image built elsewhere) moves them by about 1e-7, a damaged weights file to NaN
+PROBE_COSINE = 0.99999
 
 
 def saved_folder(model_file: Path, cache: Path, onnxruntime) -> Path:
@@ -35,26 +40,26 @@ def saved_folder(model_file: Path, cache: Path, onnxruntime) -> Path:
 
 
 def optimised_session(onnxruntime, model_file: Path, cache: Path, *, options: Callable[[], object],
-                      same_vectors: Callable[[object, object], bool], fingerprint: Callable[[object], str]):
+                      same_vectors: Callable[[object, object], bool], probe: Callable[[object], np.ndarray]):
     """A session of model_file as `options()` makes it (with every optimisation), loaded from the
     saved optimised graph when there is one; otherwise made, and the graph saved for next time.
-    same_vectors(session, candidate) compares two sessions' vectors; fingerprint(session) is a
-    digest of a session's vectors on a short probe, recorded with the saved graph and checked at
-    each load (a weights file damaged in place loads without an error and gives NaNs)."""
+    same_vectors(session, candidate) compares two sessions' vectors; probe(session) is a session's
+    unit vectors of a few short texts, saved with the graph and compared at each load (a weights
+    file damaged in place loads without an error and gives NaNs)."""
     folder = saved_folder(model_file, cache, onnxruntime)
-    saved = _load_saved(onnxruntime, folder, options, fingerprint)
+    saved = _load_saved(onnxruntime, folder, options, probe)
     if saved is not None:
         return saved
     session = onnxruntime.InferenceSession(str(model_file), options(), providers=["CPUExecutionProvider"])
     try:
         _save(onnxruntime, model_file, folder, options, lambda candidate: same_vectors(session, candidate),
-              fingerprint)
+              probe)
     except Exception as exc:  # noqa: BLE001 - no copy: every load optimises, as before
         log.warning("could not save the optimised embedding graph (%s)", exc)
     return session
 
 
-def _load_saved(onnxruntime, folder: Path, options: Callable[[], object], fingerprint: Callable[[object], str]):
+def _load_saved(onnxruntime, folder: Path, options: Callable[[], object], probe: Callable[[object], np.ndarray]):
     """The saved graph's session, or None when there is none or it is damaged (then removed, to be
     made again as before there was one)."""
     try:
@@ -64,10 +69,10 @@ def _load_saved(onnxruntime, folder: Path, options: Callable[[], object], finger
             log.info("the saved embedding graph in %s has no digest of its vectors: saving it again", folder)
             shutil.rmtree(folder, ignore_errors=True)
             return None
-        recorded = (folder / CHECK).read_text(encoding="ascii")
+        recorded = np.load(folder / CHECK, allow_pickle=False)
         session = onnxruntime.InferenceSession(str(folder / GRAPH), _unoptimised(onnxruntime, options()),
                                                providers=["CPUExecutionProvider"])
-        if fingerprint(session) == recorded:
+        if _close(probe(session), recorded):
             return session
         log.warning("the saved embedding graph gives other vectors than when it was saved: optimising the model again")
     except Exception as exc:  # noqa: BLE001 - a damaged or unreadable copy
@@ -77,7 +82,7 @@ def _load_saved(onnxruntime, folder: Path, options: Callable[[], object], finger
 
 
 def _save(onnxruntime, model_file: Path, folder: Path, options: Callable[[], object],
-          same_vectors: Callable[[object], bool], fingerprint: Callable[[object], str]) -> None:
+          same_vectors: Callable[[object], bool], probe: Callable[[object], np.ndarray]) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     # written in a folder of its own and renamed into place: another process never reads half a copy
     partial = Path(tempfile.mkdtemp(dir=folder.parent, suffix=".partial"))
@@ -93,7 +98,7 @@ def _save(onnxruntime, model_file: Path, folder: Path, options: Callable[[], obj
         if not same_vectors(candidate):
             log.warning("the saved embedding graph gives other vectors: it is not used")
             return
-        (partial / CHECK).write_text(fingerprint(candidate), encoding="ascii")
+        np.save(partial / CHECK, probe(candidate), allow_pickle=False)
         try:
             os.rename(partial, folder)
         except OSError:  # another process saved it first
@@ -101,6 +106,11 @@ def _save(onnxruntime, model_file: Path, folder: Path, options: Callable[[], obj
         log.info("optimised embedding graph saved to %s", folder)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+
+
+def _close(vectors: np.ndarray, recorded: np.ndarray) -> bool:
+    return (vectors.shape == recorded.shape and bool(np.isfinite(vectors).all())
+            and bool(np.sum(vectors * recorded, axis=1).min() >= PROBE_COSINE))
 
 
 def _unoptimised(onnxruntime, options):
