@@ -42,7 +42,10 @@ async def _verify(name: str | None, settings: Settings) -> int:
         if result.problems:
             print(f"DIFFERS  {result.backup.path.name}: " + "; ".join(result.problems))
         else:
-            note = "" if result.has_manifest else " (an older version's backup, no manifest: structure and index checked)"
+            note = ("" if result.has_manifest else
+                    " (the store as it was before a restore, copied as it was: no manifest; structure and index checked)"
+                    if result.backup.kept_aside else
+                    " (an older version's backup, no manifest: structure and index checked)")
             print(f"ok       {result.backup.path.name}{note}")
     return 1 if any(r.problems for r in results) else 0
 
@@ -70,8 +73,10 @@ async def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
     if restored.kept_aside:
         print(f"The store as it was is kept in {restored.kept_aside} (restore that to go back).")
     if not restored.verified:
-        print("That backup was taken by an older version and has no manifest: its structure and keyword "
-              "index were checked, its files could not be.")
+        taken = ("is the store as it was before a restore, copied as it was," if restored.from_kept_aside
+                 else "was taken by an older version and")
+        print(f"That backup {taken} has no manifest: its structure and keyword index were checked, its "
+              "files could not be.")
     if restored.raw_missing:
         n = len(restored.raw_missing)
         print(f"{counted(n, 'kept copy', 'kept copies')} of imported files {'was' if n == 1 else 'were'} "

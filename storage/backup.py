@@ -33,6 +33,7 @@ from storage.keyword import terms as keyword_terms
 from storage.permissions import private_dir, private_file
 
 PREFIX = "biographer-"
+KEPT_ASIDE = "before-restore"  # the label of the store kept aside by a restore
 PART = ".part"
 OLD_SUFFIX = ".sqlite3"  # single-file backups of older versions
 DATABASE = "biographer.sqlite3"
@@ -51,6 +52,12 @@ def no_keys(folder: Path) -> None:
 @dataclass(frozen=True)
 class Backup:
     path: Path  # the backup's folder, or an older version's single file
+
+    @property
+    def kept_aside(self) -> bool:
+        """Whether this is the store as it was before a restore, copied byte for byte (it may be
+        damaged, so it is never read through SQLite and has no manifest)."""
+        return self.path.is_dir() and f"-{KEPT_ASIDE}" in self.path.name
 
     @property
     def database(self) -> Path:
@@ -184,6 +191,7 @@ class Restored:
     kept_aside: Path | None  # the store as it was before, itself a backup now
     raw_missing: list[str]  # raw copies the backup's sources name but it does not hold
     verified: bool  # checked against a manifest (False: an older version's backup, which has none)
+    from_kept_aside: bool = False  # the backup was the store kept aside by an earlier restore
 
 
 def find_backup(value: str, directory: Path) -> Backup:
@@ -346,7 +354,7 @@ def restore_database(backup: Backup, database: Path, *, raw_dir: Path, backup_di
         _take_key_file(backup.path if key else None, database.parent)
         part.replace(database)
     return Restored(backup=backup.path, documents=documents, kept_aside=kept_aside, raw_missing=missing,
-                    verified=verified.has_manifest)
+                    verified=verified.has_manifest, from_kept_aside=backup.kept_aside)
 
 
 def _read_only(database: Path, *, key: StoreKey | None = None) -> sqlean.Connection:
@@ -367,7 +375,7 @@ def _keep_aside(database: Path, raw_dir: Path, backup_dir: Path, stamp: datetime
     """Copy the store's files byte for byte (it is held, so they are consistent; a damaged store
     cannot be read through SQLite) with its raw copies into a new backup folder."""
     with _locked_sync(backup_dir):
-        target = _new_folder(backup_dir, stamp, "before-restore")
+        target = _new_folder(backup_dir, stamp, KEPT_ASIDE)
         partial = private_dir(target.with_name(target.name + PART))
         for path in store_files(database):
             if path.exists() and not path.name.endswith("-shm"):

@@ -82,6 +82,24 @@ def test_restore_round_trip_after_the_store_is_damaged(tmp_path: Path, capsys):
     assert (kept / "biographer.sqlite3").read_bytes() == damaged
 
 
+def test_the_store_kept_aside_by_a_restore_is_named_so_not_called_an_older_versions(tmp_path: Path, capsys):
+    data = tmp_path / "data"
+    backup = backup_then_a_later_note(tmp_path)
+    assert cli("restore", str(backup), "--yes") == 0
+    [kept] = [p for p in backups_of(data) if p != backup]
+    assert not (kept / "manifest.json").exists()  # copied byte for byte: it could be damaged
+
+    capsys.readouterr()
+    assert cli("backup", "--verify", kept.name) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"ok       {kept.name}") and "before a restore" in out and "older version" not in out
+
+    assert cli("restore", str(kept), "--yes") == 0  # going back
+    out = capsys.readouterr().out
+    assert "is the store as it was before a restore" in out and "older version" not in out
+    assert [h["document"] for h in keyword_hits("harbour", capsys)] == ["later.txt"]
+
+
 def test_restore_by_name_into_an_empty_data_dir(tmp_path: Path, capsys):
     ingest_note(tmp_path, "The quokka met us at the ferry.")
     assert cli("backup") == 0
