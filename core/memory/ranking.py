@@ -55,6 +55,12 @@ CLAUSE_WEIGHT = 0.3
 # life archive's two halves and LoCoMo conversations 0-4 with bench/second_space.py (README,
 # "Other languages")
 MULTILINGUAL_WEIGHT = 0.4
+# a question for every instance (QueryIntent.exhaustive): its instances are told alike (the same
+# kind of reminder mail, the same way of writing home), so the passages nearest in meaning to its
+# best few are ranked as one more list (search.py's example round, with_examples): an instance
+# that shares no word with the question and is far from its meaning is near the other instances
+LIST_EXAMPLES = 3  # the best passages whose mean meaning is the example round's query
+EXAMPLE_WEIGHT = 0.4
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
@@ -327,23 +333,61 @@ def with_clauses(scores: Mapping[int, float], clause_lists: Sequence[Sequence[tu
                              weight=CLAUSE_WEIGHT if weight is None else weight)
 
 
+def example_seeds(groups: Sequence[Sequence[int]], count: int | None = None) -> list[int]:
+    """The chunks that stand for the best `count` passages (LIST_EXAMPLES unless given): each
+    passage's first, the one it was ranked by."""
+    count = LIST_EXAMPLES if count is None else count
+    return [group[0] for group in groups[:count] if group]
+
+
+def example_query(vectors: Sequence[Sequence[float]]) -> list[float] | None:
+    """What the examples have in common, as a query: the mean of their (unit) vectors, made unit
+    again; none for no examples, or examples whose mean is nothing (opposite vectors)."""
+    if not vectors:
+        return None
+    dim = len(vectors[0])
+    units = []
+    for vector in vectors:
+        length = sum(x * x for x in vector) ** 0.5
+        if length > 0:
+            units.append([x / length for x in vector])
+    mean = [sum(u[i] for u in units) / len(units) for i in range(dim)] if units else []
+    length = sum(x * x for x in mean) ** 0.5
+    return [x / length for x in mean] if length > 1e-9 else None
+
+
+def with_examples(scores: Mapping[int, float], ranked: Sequence[tuple[int, float]], *,
+                  weight: float | None = None) -> dict[int, float]:
+    """`scores` plus `weight` (EXAMPLE_WEIGHT unless given) times each chunk's normalised score in
+    the example round (the chunks nearest to the mean of a list question's best passages): "How
+    many times did I go to the dentist?" finds two reminder mails by its meaning, and the third,
+    in German, is nearer to them than to the question. A chunk only the round found enters with
+    that alone."""
+    return with_person_round(scores, [((), ranked)] if ranked else [],
+                             weight=EXAMPLE_WEIGHT if weight is None else weight)
+
+
 def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]],
          rows: Mapping[int, Row], *, limit: int, intent: QueryIntent = QueryIntent(),
          owner: frozenset[str] = frozenset(),
          names_of: Mapping[str, Sequence[str]] | None = None,
          person_rounds: Sequence[PersonRound] = (),
          clause_rounds: Sequence[Sequence[tuple[int, float]]] = (),
-         multilingual: Sequence[tuple[int, float]] = ()) -> tuple[list[list[int]], dict[int, float]]:
+         multilingual: Sequence[tuple[int, float]] = (),
+         examples: Sequence[tuple[int, float]] = ()) -> tuple[list[list[int]], dict[int, float]]:
     """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score.
     `intent`: what the question points at, with the owner's names and every person's (lower-cased);
     `person_rounds`: the named people's own lists (with_person_round); `clause_rounds`: the
     semantic lists of the facts a question combines (with_clauses); `multilingual`: the
-    multilingual space's list (fuse_scores)."""
+    multilingual space's list (fuse_scores); `examples`: a list question's example round
+    (with_examples)."""
     scores = fuse_scores(list(keyword), list(semantic), multilingual=multilingual)
     if person_rounds:
         scores = with_person_round(scores, person_rounds)
     if clause_rounds:
         scores = with_clauses(scores, clause_rounds)
+    if examples:
+        scores = with_examples(scores, examples)
     scores = small_talk.less_small_talk(scores, {cid: row.small_talk for cid, row in rows.items()})
     periods = query_dates(query)
     if periods:

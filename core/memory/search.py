@@ -78,6 +78,9 @@ PERSON_ROUND_PEOPLE = 2  # the first people a question names
 # a question that combines two facts ("How old was I when I moved?") also ranks each by its own
 # meaning (query_understanding.clauses, ranking.with_clauses), where the model embeds the query
 CLAUSE_ROUNDS = True
+# a question for every instance also ranks the passages nearest to its best few
+# (ranking.with_examples): its instances are told alike
+LIST_EXAMPLE_ROUND = True
 LIST_HINT = ("this question asks for every instance: ranked search returns the best matches, not "
              "all of them; for the whole list use grep (every occurrence of a word, in time order) or list")
 
@@ -249,10 +252,37 @@ class Searcher:
                 **multilingual_rows, **keyword_rows, **semantic_rows}
         intent, names = understood.intent, understood.names
         wanted = limit * (LIST_FACTOR if intent.exhaustive else MANY_FACTOR if intent.many else 1)
-        groups, _ = ranking.rank(query, keyword, semantic, rows, limit=wanted,
-                                 intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds,
-                                 clause_rounds=[ranked for ranked, _ in clause_rounds], multilingual=multilingual)
+        ranked_by = dict(intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds,
+                         clause_rounds=[ranked for ranked, _ in clause_rounds], multilingual=multilingual)
+        groups, _ = ranking.rank(query, keyword, semantic, rows, limit=wanted, **ranked_by)
+        if intent.exhaustive and LIST_EXAMPLE_ROUND and query_vector is not None:
+            # its instances are told alike: the passages nearest its best few, ranked once more
+            examples, example_rows = await self._example_round(ranking.example_seeds(groups), where=where, known=rows)
+            if examples:
+                rows = {**example_rows, **rows}
+                groups, _ = ranking.rank(query, keyword, semantic, rows, limit=wanted, examples=examples, **ranked_by)
         return await self._hits(groups, ranking.relevance(keyword, semantic), rows, intent)
+
+    async def _example_round(self, seeds: list[int], *, where: chunk_store.ChunkFilter,
+                             known: dict[int, chunk_store.StoredChunk]) -> Ranked:
+        """The chunks nearest in meaning to the mean of `seeds` (a list question's best passages:
+        ranking.example_query), SEMANTIC_DEPTH of them, small talk weighing little as in the
+        semantic half; the rows in `known` are not read again."""
+        from core.memory import ranking, small_talk
+
+        index = await self.vector_index()
+
+        def nearest() -> Ranked:
+            import numpy as np
+
+            vectors = index.vectors(seeds)
+            query = ranking.example_query([vectors[cid].tolist() for cid in seeds if cid in vectors])
+            if query is None:
+                return [], {}
+            return _semantic_now(index, np.asarray(query, dtype=np.float32), depth=SEMANTIC_DEPTH, where=where,
+                                 known=known, pool=small_talk.SEMANTIC_POOL)
+
+        return await asyncio.to_thread(nearest)
 
     async def _person_rounds(self, query: str, understood: Understood, vector: np.ndarray | None, *,
                              where: chunk_store.ChunkFilter) -> tuple[list[ranking.PersonRound], dict]:

@@ -293,6 +293,19 @@ class VectorIndex:
                 rows.update(future.result())
             return rows
 
+    def vectors(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The current float vectors of `ids` (those that have one), by id, read from the store
+        of record (a few at a time: search's example round reads three)."""
+        with self._lock:
+            self._refresh()
+            if self._generation is None or not ids:
+                return {}
+            rows = self._conn.execute(
+                """SELECT chunk_id, vector FROM chunk_embeddings
+                   WHERE generation = ? AND chunk_id IN (SELECT value FROM json_each(?))""",
+                (self._generation, json.dumps([int(i) for i in ids]))).fetchall()
+            return {cid: np.frombuffer(blob, dtype="<f4").astype(np.float32) for cid, blob in rows}
+
     def small_talk(self, ids: Sequence[int]) -> dict[int, float]:
         """The chunks' shares of small talk, where measured and above none (storage.chunks.small_talk_sync)."""
         with self._lock:

@@ -3,6 +3,8 @@ intent_boosts and its parts): pure functions over candidates, no store, no model
 
 from __future__ import annotations
 
+import pytest
+
 from core.memory.known_names import known_names
 from core.memory.query_understanding import QueryIntent, understand
 from core.memory.ranking import SAID_BOOST, intent_boosts, message_lines, person_evidence, rank, said_share
@@ -133,3 +135,44 @@ def test_rank_takes_the_clauses_into_fusion():
     both, _ = rank("How old was I when I moved to Berlin?", keyword, semantic, rows, limit=2,
                    clause_rounds=[[(3, 0.5), (2, 0.3)], [(1, 0.6), (2, 0.4)]])  # 3 first by "How old was I"
     assert plain == [[1], [2]] and both == [[1], [3]]
+
+
+def test_a_list_questions_examples_are_its_best_passages_first_chunks():
+    from core.memory.ranking import example_seeds
+
+    assert example_seeds([[4, 5], [2], [9, 8, 7], [1]], 3) == [4, 2, 9]
+    assert example_seeds([[4]], 3) == [4] and example_seeds([], 3) == []
+
+
+def test_the_example_query_is_the_unit_mean_of_the_examples_unit_vectors():
+    from core.memory.ranking import example_query
+
+    # lengths do not weigh: (3, 0) and (0, 1) count alike, so the mean points halfway
+    assert example_query([[3.0, 0.0], [0.0, 1.0]]) == pytest.approx([2 ** -0.5, 2 ** -0.5])
+    assert example_query([[0.0, 2.0]]) == pytest.approx([0.0, 1.0])
+    assert example_query([]) is None
+    assert example_query([[1.0, 0.0], [-1.0, 0.0]]) is None  # nothing in common
+    assert example_query([[0.0, 0.0], [0.0, 5.0]]) == pytest.approx([0.0, 1.0])  # an empty vector says nothing
+
+
+def test_the_example_round_lifts_an_instance_the_question_does_not_reach():
+    from core.memory.ranking import with_examples
+
+    # 1, 2: two reminder mails the question finds; 3: a third, in another language, that only the
+    # round (nearest to the first two) ranks well; 4: small talk
+    scores = {1: 1.0, 2: 0.9, 4: 0.3, 3: 0.05}
+    lifted = with_examples(scores, [(1, 0.95), (2, 0.93), (3, 0.9), (4, 0.2)], weight=0.4)
+    assert lifted[3] > lifted[4] and lifted[1] == pytest.approx(1.4)
+    assert with_examples(scores, []) == scores
+    assert with_examples({}, [(7, 0.5), (8, 0.1)], weight=0.4) == {7: 0.4, 8: 0.0}  # found by the round alone
+
+
+def test_rank_takes_the_example_round_into_fusion():
+    rows = {i: Row(i, i, 0, 50, chat(("Clinic", text), ("Ana", "ok"))) for i, text in (
+        (1, "dentist reminder Tuesday"), (2, "dentist reminder Friday"), (3, "Zahnarzt Erinnerung Montag"),
+        (4, "the weather again"))}
+    keyword, semantic = [(1, 5.0), (2, 4.8)], [(1, 0.6), (2, 0.55), (4, 0.3), (3, 0.1)]
+    plain, _ = rank("How many times did I go to the dentist?", keyword, semantic, rows, limit=3)
+    examples, _ = rank("How many times did I go to the dentist?", keyword, semantic, rows, limit=3,
+                       examples=[(1, 0.9), (2, 0.9), (3, 0.8), (4, 0.1)])
+    assert plain == [[1], [2], [4]] and examples == [[1], [2], [3]]

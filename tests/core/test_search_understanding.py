@@ -182,3 +182,38 @@ async def test_a_question_for_things_in_the_plural_gets_more_than_its_limit_and_
         many = await memory.search("What groceries has Maya bought?", limit=1)
     assert len(one) == 1 and len(many) == 2  # search.MANY_FACTOR
     assert not many[0].exhaustive_list and many[0].hint is None
+
+
+def _reminders_among_outings(folder: Path) -> Path:
+    """Two dentist reminders the question finds by its words, a third in German that shares none
+    of them but the reminders' other words, and outings that share some of the question's small
+    words (nearer to it by meaning than the third reminder); each a chat of its own (adjacent
+    windows would be shown as one passage)."""
+    folder.mkdir()
+    for n, (what, day) in enumerate((("dentist", "Tuesday"), ("dentist", "Friday"), ("Zahnarzttermin", "Montag"))):
+        whatsapp_export(folder / f"WhatsApp Chat with Clinic {n}.txt", [
+            NOTICE, f"1{n}/0{n + 1}/2024, 08:00 - Clinic {n}: {what} reminder, Rua Azul clinic, {day} morning"])
+    outings = ["did I walk to the beach", "I ran to the gym", "the market", "the ferry"]
+    for n, text in enumerate(outings):
+        whatsapp_export(folder / f"WhatsApp Chat with Friend {n}.txt", [NOTICE, f"1{n}/05/2024, 10:00 - Friend {n}: {text}"])
+    return folder
+
+
+async def test_a_list_question_also_ranks_what_is_nearest_its_best_passages(tmp_path, monkeypatch):
+    from core.memory import search
+
+    folder = _reminders_among_outings(tmp_path / "inbox")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([folder])
+        question = "How many times did I go to the dentist?"
+        monkeypatch.setattr(search, "LIST_EXAMPLE_ROUND", False)
+        without = " ".join(hit.text for hit in await memory.search(question, limit=2))
+        monkeypatch.setattr(search, "LIST_EXAMPLE_ROUND", True)
+        listed = await memory.search(question, limit=2)
+        assert "Zahnarzttermin" not in without and "dentist" in without
+        assert len(listed) == 6 and "Zahnarzttermin" in " ".join(hit.text for hit in listed)
+        # a question for one instance has no example round
+        rounds = []
+        monkeypatch.setattr(search.Searcher, "_example_round", lambda self, *a, **k: rounds.append(a))
+        await memory.search("When did I go to the dentist?", limit=1)
+        assert rounds == []

@@ -203,6 +203,27 @@ async def test_only_the_current_generation_is_searched(tmp_path: Path):
         index.close()
 
 
+
+async def test_the_vectors_of_chunks_are_read_back_as_stored_and_only_the_current_ones(tmp_path: Path):
+    rng = np.random.default_rng(5)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        ids = await _new_chunks(conn, 6, tag="v")
+        first = _unit(rng, 6)
+        await _store(conn, ids, first)
+        index = VectorIndex(path)
+        got = index.vectors([ids[1], ids[4], 10_000])  # an id without a vector is left out
+        assert sorted(got) == [ids[1], ids[4]]
+        assert np.array_equal(got[ids[4]], first[4]) and got[ids[4]].dtype == np.float32
+        assert index.vectors([]) == {}
+        async with conn.transaction():
+            await vector_store.start_generation(conn)
+        newer = _unit(rng, 1)
+        await _store(conn, ids[:1], newer)
+        got = index.vectors(ids)
+        assert list(got) == [ids[0]] and np.array_equal(got[ids[0]], newer[0])
+        index.close()
+
 async def test_a_filter_restricts_the_scan_and_a_small_one_is_ranked_exactly(tmp_path: Path):
     rng = np.random.default_rng(4)
     path = tmp_path / "s.sqlite3"
