@@ -14,7 +14,10 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from datetime import tzinfo
+
     from core.config import Settings
+    from core.memory.facade import Memory
     from bot.compose import Facets
     from core.service.admin import AdminFacet
     from core.types import SearchFilters
@@ -78,11 +81,14 @@ def add_json_option(parser: argparse.ArgumentParser, what: str = "the result") -
     parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
 
-def filters_from(args: argparse.Namespace, service: AdminFacet) -> SearchFilters:
-    from core.dates import parse_bound
+def filters_from(args: argparse.Namespace, zone: tzinfo) -> SearchFilters:
+    """The filter options, their dates read in the owner's `zone`."""
     from core.types import SearchFilters
 
-    zone = service.timezone
+    if not args.since and not args.until:  # core.dates is imported by a date filter only
+        return SearchFilters(kinds=tuple(args.kind), person=args.person)
+    from core.dates import parse_bound
+
     return SearchFilters(
         kinds=tuple(args.kind), person=args.person,
         since=parse_bound(args.since, zone=zone, end=False) if args.since else None,
@@ -100,6 +106,16 @@ async def cli_facets(settings: Settings, *, model: bool = True) -> AsyncIterator
 
     async with open_facets(settings, with_model=model) as facets:
         yield facets
+
+
+@asynccontextmanager
+async def cli_memory(settings: Settings) -> AsyncIterator[Memory]:
+    """The memory core alone, for a command that only searches and reads it (search, grep, read):
+    none of the service's parts, facets or chat model are made, or their modules imported."""
+    from bot.compose import open_memory
+
+    async with open_memory(settings) as memory:
+        yield memory
 
 
 @asynccontextmanager

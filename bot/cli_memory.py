@@ -9,8 +9,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli_args import (add_command, add_filter_options, add_json_option, cli_service, count, filters_from,
-                          print_json, stderr)
+from bot.cli_args import (add_command, add_filter_options, add_json_option, cli_memory, cli_service, count,
+                          filters_from, print_json, stderr)
 from core.words import counted, counted_plural
 
 if TYPE_CHECKING:
@@ -86,11 +86,12 @@ async def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 
     if not args.query and not args.queries:
         raise UserFacingError("nothing to search for", hint="give a QUERY or --queries FILE")
-    async with cli_service(settings, model=False) as service:
-        filters = filters_from(args, service)
+    async with cli_memory(settings) as memory:
+        zone = memory.context.timezone
+        filters = filters_from(args, zone)
 
         async def one(query: str) -> list:
-            return await service.memory.search(query, limit=args.limit, mode=args.mode, filters=filters)
+            return await memory.search(query, limit=args.limit, mode=args.mode, filters=filters)
 
         if args.queries:
             import json
@@ -100,7 +101,6 @@ async def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
                     print(json.dumps([h.to_json() for h in await one(line)], ensure_ascii=False), flush=True)
             return 0
         hits = await one(" ".join(args.query))
-        zone = service.timezone
     if args.json:
         print_json([h.to_json() for h in hits])  # each hit carries exhaustive_list (and the hint)
     elif not hits:
@@ -144,10 +144,10 @@ async def cmd_grep(args: argparse.Namespace, settings: Settings) -> int:
     """Every occurrence of a word, phrase or pattern, newest first, a page at a time."""
     from core.errors import UserFacingError
 
-    async with cli_service(settings, model=False) as service:
-        page = await service.memory.grep(args.pattern, regex=args.regex, page=args.page, page_size=args.page_size,
-                                  newest_first=not args.oldest_first, filters=filters_from(args, service))
-        zone = service.timezone
+    async with cli_memory(settings) as memory:
+        zone = memory.context.timezone
+        page = await memory.grep(args.pattern, regex=args.regex, page=args.page, page_size=args.page_size,
+                                 newest_first=not args.oldest_first, filters=filters_from(args, zone))
     pages = max(1, -(-page.total // page.page_size))
     if not page.matches and page.total:  # past the last page (the total may be an estimate)
         about = "about " if page.total_is_estimate else ""
@@ -169,8 +169,8 @@ async def cmd_grep(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
     """The exact text at a locator (or a whole document: doc4), widened to whole lines."""
-    async with cli_service(settings, model=False) as service:
-        source = await service.memory.read(args.locator, window=args.window)
+    async with cli_memory(settings) as memory:
+        source = await memory.read(args.locator, window=args.window)
     if args.json:
         print_json({"locator": str(source.locator), "document": source.document, "kind": source.kind,
                     "text": source.text, "document_length": source.document_length})

@@ -12,19 +12,21 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import SecretStr
 
-from core.agent.config import AgentConfig
 from core.config import AUTO_EMBEDDING_MODEL, Settings, is_local_url
 from core.errors import UserFacingError
 from core.importers.base import ImportContext
 from core.memory.facade import Memory, open_store
 from core.memory.owners import follow_owner_aliases
 from core.ports import LLM, Describer, Embedder, Transcriber
-from core.schedule.preferences import ScheduleDefaults
 from core.providers.lazy import LazyEmbedder
-from core.service.admin import AdminFacet
-from core.service.parts import Parts
 
+# the service's parts and facets are imported where they are made: `grep`, `read` and `search`
+# open the memory alone (open_memory), and never load the agent's, the schedule's or the
+# facets' modules (bench/startup.py)
 if TYPE_CHECKING:
+    from core.agent.config import AgentConfig
+    from core.service.admin import AdminFacet
+    from core.service.parts import Parts
     from core.service.chat import ChatFacet
     from core.service.schedule import ScheduleFacet
     from core.service.serving import ServingFacet
@@ -191,6 +193,8 @@ def build_llm(settings: Settings) -> LLM | None:
 
 
 def agent_config(settings: Settings) -> AgentConfig:
+    from core.agent.config import AgentConfig
+
     return AgentConfig(
         chat_steps=settings.agent_chat_steps, analysis_steps=settings.agent_analysis_steps,
         ingest_steps=settings.agent_ingest_steps, chat_tail=settings.agent_chat_tail,
@@ -213,6 +217,7 @@ class Facets:
 
     @classmethod
     def over(cls, parts: Parts) -> Facets:
+        from core.service.admin import AdminFacet
         from core.service.chat import ChatFacet
         from core.service.schedule import ScheduleFacet
         from core.service.serving import ServingFacet
@@ -226,6 +231,9 @@ async def open_parts(settings: Settings, *, llm: LLM | None = None, embedder: Em
                      with_model: bool = True) -> AsyncIterator[Parts]:
     """The service's parts (memory core + biographer) over the configured store and model, closed on
     exit. `with_model=False` leaves the chat model out (commands that never ask it load no client)."""
+    from core.schedule.preferences import ScheduleDefaults
+    from core.service.parts import Parts
+
     model = llm or (build_llm(settings) if with_model else None)
     try:
         async with open_memory(settings, embedder=embedder) as memory:
@@ -250,5 +258,7 @@ async def open_facets(settings: Settings, *, llm: LLM | None = None, embedder: E
 @asynccontextmanager
 async def open_admin(settings: Settings, *, with_model: bool = True) -> AsyncIterator[AdminFacet]:
     """The CLI's facet alone: a command does not import or build the server's and the chats' facets."""
+    from core.service.admin import AdminFacet
+
     async with open_parts(settings, with_model=with_model) as parts:
         yield AdminFacet(parts)

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,13 +16,10 @@ from core.memory.reading import PersonNames, SourceReader
 from core.memory.search import Searcher
 from core.memory.sources import Forgotten, clean_raw_copies, forget_source
 from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
-from core.providers.spelling_hints import spelling_hints
 from core.errors import UserFacingError
 from storage import chunks as chunk_store
 from storage import documents as document_store
 from storage import messages as message_store
-from storage import people as people_store
-from storage import profile as profile_store
 from storage.db import Store, busy_notice, open_database
 from storage.encryption import StoreKey
 from storage.meta import get_meta
@@ -48,6 +45,14 @@ async def open_store(path: Path, *, key: StoreKey | None = None, busy_seconds: f
         yield store
 
 
+# the people table is read by a person filter (and written by imports): `grep` and `read` without
+# one never import it (bench/startup.py)
+async def _names_of(conn: Store, name: str) -> list[str]:
+    from storage import people as people_store
+
+    return await people_store.names_of(conn, name)
+
+
 class Memory:
     def __init__(self, conn: Store, *, embedder: Embedder, context: ImportContext,
                  raw_dir: Path, backup_dir: Path | None = None, importers: list[Importer] | None = None,
@@ -67,7 +72,7 @@ class Memory:
         self.context = replace(context, scratch=self.uploads.scratch)
         self._importers = importers
         # the person filter matches every name the people table knows for that person
-        names = person_names or (lambda name: people_store.names_of(conn, name))
+        names = person_names or partial(_names_of, conn)
         self.sources = SourceReader(conn, person_names=names)
         self.searcher = Searcher(conn, embedder, person_names=names, owner_aliases=context.owner_aliases,
                                  multilingual=multilingual, sources=self.sources)
@@ -128,6 +133,8 @@ class Memory:
             await self.refresh_spelling_hints()
         report = await self.ingestor.ingest_paths(paths, progress=progress, keep_raw=keep_raw)
         if report.messages_added:
+            from storage import people as people_store
+
             await people_store.sync_from_messages(self.conn)
         if index:
             await self.indexer.index_pending(progress=progress)
@@ -159,6 +166,8 @@ class Memory:
         for document in documents:
             report.merge(await self.ingestor.save_document(document, then=then))
         if report.messages_added:
+            from storage import people as people_store
+
             await people_store.sync_from_messages(self.conn)
         if index:
             await self.indexer.index_pending()
@@ -167,6 +176,9 @@ class Memory:
     async def refresh_spelling_hints(self) -> Sequence[str]:
         """Names the transcriber and the vision model should spell right, from the profile
         (bio.md) and the people who write most, as they are now."""
+        from core.providers.spelling_hints import spelling_hints
+        from storage import profile as profile_store
+
         profile = await profile_store.get_profile(self.conn) or ""
         names = await message_store.frequent_senders(self.conn, limit=200)
         self.context = replace(self.context, spelling_hints=tuple(spelling_hints(profile, names)))
@@ -218,6 +230,8 @@ class Memory:
     async def others_than(self, person: str) -> list[str] | None:
         """None when the store knows `person`; else the people it does know, most messages first
         (at most eight), to say instead of an empty result."""
+        from storage import people as people_store
+
         if await people_store.knows_person(self.conn, person):
             return None
         return [p.name for p in (await people_store.list_people(self.conn))[:8]]

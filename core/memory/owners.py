@@ -4,11 +4,13 @@ owner's stored messages as theirs (and one removed unmarks them), with no re-imp
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from core.importers.base import ImportContext
-from storage import people as people_store
-from storage.db import Store
 from storage.meta import get_meta, set_meta
+
+if TYPE_CHECKING:
+    from core.importers.base import ImportContext
+    from storage.db import Store
 
 _APPLIED = "owner_aliases"  # the aliases the stored flags were last computed with
 
@@ -21,6 +23,8 @@ async def follow_owner_aliases(conn: Store, context: ImportContext, *,
     current = json.dumps(sorted(context.owner_aliases), ensure_ascii=False)
     if not force and await get_meta(conn, _APPLIED) == current:
         return None
+    from storage import people as people_store  # every command asks; only a change of aliases reads them
+
     identities = await people_store.sender_identities(conn)
     owners = [identity for identity in identities if context.owns(identity.sender, identity.sender_id)]
     async with conn.transaction():

@@ -13,8 +13,6 @@ from core.errors import UserFacingError
 from core.files import write_private
 from core.types import CITATION_PATTERN, LOCATOR_PATTERN
 from storage import documents as document_store
-from storage import profile as profile_store
-from storage import backup as backup_store
 from storage import source_admin
 from storage.db import Store, database_errors, open_database
 
@@ -104,6 +102,8 @@ async def forget_source(conn: Store, document_id: int, *, raw_dir: Path | None =
 async def _forget_in(conn: Store, document: document_store.DocumentRow) -> tuple[int, int]:
     """The deletions of a forget, inside the caller's transaction; returns (bio.md lines removed,
     timeline events removed)."""
+    from storage import profile as profile_store  # bio.md and its history: only a forget rewrites them here
+
     prefix = f"doc{document.id}:"
     await source_admin.delete_source(conn, document.id)
     emptied = []
@@ -136,6 +136,8 @@ async def _forget_in_backups(backup_dir: Path, identity: str, *, conn: Store) ->
     """Remove the source (found by its identity: ids differ between stores) from every backup,
     with its raw copy there. Returns how many backups held it, and a line per backup that could
     not be rewritten. Backups are opened with the store's key (`conn`'s)."""
+    from storage import backup as backup_store  # only a forget reads the backups (every open cleans raw/)
+
     changed, errors = 0, []
     unreadable = (*database_errors(), OSError)
     async with backup_store.backups_locked(backup_dir):

@@ -16,13 +16,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from core.errors import UserFacingError
-from storage import backup as backup_store
 from storage import encryption, reencrypt
 from storage.encryption import (CHANGING, DECRYPTING, ENCRYPTED, ENCRYPTING, NEXT_KEY_FILE, KeyFile, Sealer, StoreKey,
                                 unseal_file)
 from storage.permissions import private_dir
 from storage.uploads import UploadStaging
+
+# the backups are read by a conversion only: every command asks store_key, and must not load them
+if TYPE_CHECKING:
+    from storage import backup as backup_store
 
 # Sealer and unseal_file are storage's, named here for the front ends (the page's uploads wait sealed)
 __all__ = ["Converted", "KeyMissing", "Keys", "PassphraseSource", "Sealer", "StoreFiles", "change_passphrase",
@@ -89,7 +94,11 @@ def store_key(data_dir: Path, keys: Keys, *, encrypt_new: bool) -> StoreKey | No
     gets a key now. Refuses while an encryption or a decryption is unfinished."""
     key_file = encryption.read_key_file(data_dir)
     if key_file is None:
-        if not encrypt_new or (data_dir / backup_store.DATABASE).exists():
+        if not encrypt_new:
+            return None
+        from storage.backup import DATABASE
+
+        if (data_dir / DATABASE).exists():
             return None
         key_file, key = encryption.new_key_file(keys.passphrase(confirm=True), state=ENCRYPTED)
         encryption.write_key_file(private_dir(data_dir), key_file)
@@ -218,6 +227,8 @@ def _convert(files: StoreFiles, *, from_key: StoreKey | None, to_key: StoreKey |
     """Every backup, then the kept copies and the inbox, then the store's database (one rename).
     Uploads a killed import left are removed rather than converted: they are copies of files the
     owner still has, and an import of them never finished."""
+    from storage import backup as backup_store
+
     UploadStaging(files.upload_dir).sweep()
     backups = 0
     for backup in backup_store.list_backups(files.backup_dir):
@@ -230,6 +241,8 @@ def _convert(files: StoreFiles, *, from_key: StoreKey | None, to_key: StoreKey |
 
 def _convert_backup(backup: backup_store.Backup, files: StoreFiles, *, from_key: StoreKey | None,
                     to_key: StoreKey | None, key_file: KeyFile | None) -> int:
+    from storage import backup as backup_store
+
     sound = backup_store.matches_manifest(backup)
     converted = reencrypt.convert_database(backup.database, from_key=from_key, to_key=to_key)
     if backup.raw_dir is not None and backup.raw_dir.is_dir():

@@ -43,11 +43,17 @@ STEMMERS = {"en": "porter", "de": "german", "fr": "french", "es": "spanish", "pt
 SCRIPT_STEMMERS = {"Latin": "porter", "Cyrillic": "russian", "Greek": "greek", "Arabic": "arabic",
                    "Devanagari": "hindi", "Armenian": "armenian", "Tamil": "tamil"}
 
-_UNSPACED = re.compile(rf"[{UNSPACED_CLASS}]")
 _FOLDED_SCRIPTS = frozenset({"Latin", "Greek"})
 _TERMS: dict[str, dict[str, str]] = {}  # language -> word -> its terms, space-separated
 MAX_CACHED_WORDS = 200_000  # per language; then the cache starts afresh
 _WORD_CHAR = re.compile(WORD.pattern)
+
+
+@lru_cache(maxsize=None)
+def _unspaced() -> re.Pattern[str]:
+    """A letter of an unspaced script, compiled on first use: a few milliseconds (the class names
+    every such script's ranges) that `grep`, `read` and `stats` need not pay."""
+    return re.compile(rf"[{UNSPACED_CLASS}]")
 
 
 @lru_cache(maxsize=None)
@@ -82,7 +88,7 @@ def _algorithm(script: str, language: str) -> str | None:
 def word_terms(word: str, language: str, *, query: bool = False) -> list[str]:
     """The index terms of one token (lower case) of a text in `language`; with `query`, what a
     query looks for (a run of unspaced text: its pairs of letters only)."""
-    if _UNSPACED.match(word):
+    if _unspaced().match(word):
         return letter_pairs(word) if query else _run_terms(word)
     if word.isdigit():
         return [word]
@@ -176,7 +182,7 @@ def query_variants(word: str, languages: Iterable[str]) -> list[list[str]]:
 
 
 def is_unspaced(char: str) -> bool:
-    return bool(_UNSPACED.match(char))
+    return bool(_unspaced().match(char))
 
 
 def register(conn) -> None:

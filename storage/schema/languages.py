@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from storage.db import Store
 
 DETECT_BATCH = 2_000
-_UNSPACED_RUN = re.compile(rf"([{UNSPACED_CLASS}]+)")  # how words were cut before migration 172
+# how words were cut before migration 172; a pattern, compiled (by `re`, once) only where that
+# migration runs: every command imports this module
+_UNSPACED_RUN = rf"([{UNSPACED_CLASS}]+)"
 
 
 @migration(170)
@@ -73,7 +75,7 @@ async def m170_keyword_index_in_the_owners_languages(conn: Store) -> None:
 def _cut_anew(text: str) -> bool:
     """Whether the index now cuts a word of this text where it did not before: where its script
     changes between two spaced scripts ("covidом"); runs of unspaced script were cut already."""
-    return any(script_parts(word) != [part for part in _UNSPACED_RUN.split(word) if part]
+    return any(script_parts(word) != [part for part in re.split(_UNSPACED_RUN, word) if part]
                for word in WORD.findall(text.lower()) if not word.isascii())
 
 

@@ -30,7 +30,9 @@ NOT_FOR_THESE = ("bot.server", "bot.telegram", "bot.discord_bot", "bot.scheduler
                  "bot.cli_mail", "bot.cli_watch",
                  # the biographer's answers and records (core/types.py finds them on first use), and
                  # the agents' saved records (forget reads them)
-                 "core.records", "storage.saves")
+                 "core.records", "storage.saves",
+                 # the backups (forget and the backup commands read them) and bio.md's table
+                 "storage.backup", "storage.profile")
 
 COMMANDS = {
     "grep": ["grep", "knee"],
@@ -40,6 +42,10 @@ COMMANDS = {
 }
 # what a command takes from another command's module: stats prints the tokens used as `usage` does
 TAKES = {"stats": ("bot.cli_agent",)}
+# what the service's parts and facets bring (the agent's settings, the schedule, the runs table):
+# grep, read and search open the memory alone (bot/cli_args.py cli_memory); stats reads the
+# tokens used through the CLI's facet
+NOT_FOR_THE_MEMORY_ALONE = ("core.service", "core.agent", "core.schedule", "storage.runs")
 # and what only a search uses: the ranking, the reading of questions, the keyword reader
 NOT_FOR_GREP_OR_READ = ("core.memory.ranking", "core.memory.small_talk", "core.memory.query_understanding",
                         "core.memory.known_names",
@@ -83,6 +89,6 @@ def test_a_quick_command_loads_no_heavy_module(name: str, store: dict[str, str],
     assert not probed["plugins_read"]
     heavy = [m for m in loaded if m.split(".")[0] in HEAVY]
     banned = [m for m in NOT_FOR_THESE + (NOT_FOR_GREP_OR_READ if name in ("grep", "read") else ())
-              if m not in TAKES.get(name, ())]
+              + (NOT_FOR_THE_MEMORY_ALONE if name != "stats" else ()) if m not in TAKES.get(name, ())]
     others = [m for m in loaded if any(m == p or m.startswith(p + ".") for p in banned)]
     assert heavy == [] and others == []
