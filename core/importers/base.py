@@ -7,11 +7,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 from zoneinfo import ZoneInfo
 
 from core.ports import Describer, Transcriber
-from core.types import SourceDocument
+
+if TYPE_CHECKING:
+    from core.types import SourceDocument
 
 #: how many bytes of a file importers get to recognise it
 HEAD_BYTES = 64 * 1024

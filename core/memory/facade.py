@@ -15,7 +15,7 @@ from core.ports import Embedder, Progress, no_progress
 from core.memory.reading import PersonNames, SourceReader
 from core.memory.search import Searcher
 from core.memory.sources import Forgotten, clean_raw_copies, forget_source
-from core.types import GrepPage, IngestReport, Locator, SearchFilters, SearchHit, SourceDocument, SourceText
+from core.types import GrepPage, Locator, SearchFilters, SearchHit, SourceText
 from core.errors import UserFacingError
 from storage import chunks as chunk_store
 from storage import documents as document_store
@@ -26,6 +26,7 @@ from storage.meta import get_meta
 from storage.uploads import FOLDER as UPLOADS_FOLDER, StagedFolder, UploadStaging
 
 if TYPE_CHECKING:
+    from core.imported import IngestReport, SourceDocument
     from core.memory.embedding_choice import EmbeddingAdvice
     from core.memory.indexer import Indexer
     from core.memory.ingest import Ingestor
@@ -161,6 +162,8 @@ class Memory:
                    then: Callable[[int], Awaitable[None]] | None = None) -> IngestReport:
         """Save documents made elsewhere (forwarded messages, the owner's own words); `then`: see
         Ingestor.save_document (runs in each document's own transaction)."""
+        from core.imported import IngestReport
+
         await self.indexer.check_model()
         report = IngestReport()
         for document in documents:
