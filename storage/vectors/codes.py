@@ -55,6 +55,23 @@ class Bytes:
     def widened(self) -> np.ndarray:
         return self.codes.astype(np.float32) * self.scales[:, None]
 
+    def dots(self, query: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """Each of the rows `at`, widened (scale * codes), dotted with `query`: the rows are
+        gathered and widened a block at a time, in cache, and scaled after the product, so no
+        float32 copy of them all is made (a short list of 1,000: 2.2 ms against 0.6 measured)."""
+        q = np.asarray(query, dtype=np.float32)
+        return self._code_dots(q, at, _run_of(at)) * self.scales[at]
+
+    def _code_dots(self, q: np.ndarray, at: np.ndarray, rows: np.ndarray | slice) -> np.ndarray:
+        """codes[at] @ q in float32, a block at a time (`rows`: `at` as a slice where it is one run)."""
+        dots = np.empty(len(at), dtype=np.float32)
+        for start in range(0, len(at), BOUND_BLOCK):
+            stop = min(start + BOUND_BLOCK, len(at))
+            block = self.codes[at[start:stop]] if isinstance(rows, np.ndarray) else \
+                self.codes[rows.start + start:rows.start + stop]
+            dots[start:stop] = block.astype(np.float32) @ q
+        return dots
+
     def bounds(self, query: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each row's exact cosine with `query` lies between these. For a row v = scale * codes
         + e, q.v / |q||v| is q.(scale * codes) / |q||v| give or take |e| / |v|; the product is
@@ -62,15 +79,8 @@ class Bytes:
         standard bound on a rounded dot product), and sqlite-vec's own float32 cosine by less
         than BOUND_SLACK. A row of length 0 is never left out. `at`: the rows wanted."""
         q = (query / max(float(np.linalg.norm(query)), 1e-30)).astype(np.float32)
-        rows: np.ndarray | slice = at
-        if len(at) and bool(np.all(np.diff(at) == 1)):  # one run of rows (a part read whole): views, no copies
-            rows = slice(int(at[0]), int(at[0]) + len(at))
-        dots = np.empty(len(at), dtype=np.float32)
-        for start in range(0, len(at), BOUND_BLOCK):  # gathered and widened a block at a time: in cache
-            stop = min(start + BOUND_BLOCK, len(at))
-            block = self.codes[at[start:stop]] if isinstance(rows, np.ndarray) else \
-                self.codes[rows.start + start:rows.start + stop]
-            dots[start:stop] = block.astype(np.float32) @ q
+        rows = _run_of(at)
+        dots = self._code_dots(q, at, rows)
         n = self.codes.shape[1]
         eps = float(np.finfo(np.float32).eps)
         rounding = n * eps / (1 - n * eps) * 127 * float(np.abs(q).astype(np.float64).sum())
@@ -94,3 +104,10 @@ class Bytes:
         scales, norms, errors = np.frombuffer(terms, dtype="<f4").reshape(3, -1)
         n = len(scales)
         return cls(np.frombuffer(codes, dtype=np.int8).reshape(n, -1 if n else 0), scales, norms, errors)
+
+
+def _run_of(at: np.ndarray) -> np.ndarray | slice:
+    """`at` as a slice where it is one run of rows (a part read whole: views, no copies)."""
+    if len(at) and int(at[-1]) - int(at[0]) == len(at) - 1 and bool(np.all(np.diff(at) == 1)):
+        return slice(int(at[0]), int(at[0]) + len(at))
+    return at

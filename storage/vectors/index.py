@@ -347,10 +347,9 @@ class VectorIndex:
     def _rescore(self, query: np.ndarray, ids: Sequence[int], depth: int) -> list[VectorHit]:
         if self._vectors is None:
             return self._nearest_of(query, ids, depth)
-        found, matrix = self._kept_vectors(ids)
+        found, similarity = self._kept_similarities(query, ids)
         if not found:
             return []
-        similarity = matrix @ np.asarray(query, dtype=np.float32)
         top = np.argsort(-similarity, kind="stable")[:depth]
         return [VectorHit(found[i], float(similarity[i])) for i in top]
 
@@ -470,8 +469,8 @@ class VectorIndex:
             self._more.pool = ThreadPoolExecutor(READERS - 1, thread_name_prefix="vectors")
         return self._more.pool
 
-    def _kept_vectors(self, ids: Sequence[int]) -> tuple[list[int], np.ndarray]:
-        """The vectors of `ids` that are current, from memory (widened to float32)."""
+    def _kept_similarities(self, query: np.ndarray, ids: Sequence[int]) -> tuple[list[int], np.ndarray]:
+        """The ids of `ids` that are current, and their kept vectors' dot products with `query`."""
         assert self._vectors is not None
         wanted = np.asarray(ids, dtype=np.int64)
         changed = np.fromiter(self._delta, dtype=np.int64, count=len(self._delta))
@@ -480,12 +479,13 @@ class VectorIndex:
         in_parts = (self._ids[at] == wanted) & ~np.isin(wanted, changed) if len(self._ids) \
             else np.zeros(len(wanted), dtype=bool)
         found = wanted[in_parts].tolist()
-        rows = [self._vectors.rows(at[in_parts])]
+        q = np.asarray(query, dtype=np.float32)
+        similarity = [self._vectors.dots(q, at[in_parts])]
         newer = [cid for cid in wanted[~in_parts].tolist() if cid in self._delta_vectors]
         if newer:
             found += newer
-            rows.append(Bytes.joined([self._delta_vectors[cid] for cid in newer], self._dim))
-        return found, Bytes.joined(rows, self._dim).widened()
+            similarity.append(Bytes.joined([self._delta_vectors[cid] for cid in newer], self._dim).widened() @ q)
+        return found, np.concatenate(similarity)
 
 
 def hamming_distances(bits: np.ndarray, q: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:

@@ -548,3 +548,23 @@ async def test_kept_vectors_are_the_float_vectors_bytes(tmp_path: Path, monkeypa
             assert np.array_equal(getattr(index._vectors, name), getattr(expected, name)), name
         await _agrees(conn, index, rng)
         index.close()
+
+
+@pytest.mark.parametrize("rows", ["scattered", "one run", "none"])
+def test_the_kept_vectors_dots_are_the_widened_vectors_products(rows):
+    """Bytes.dots (gathered and widened a block at a time, scaled after the product) gives what
+    widening every row and multiplying gives, across several blocks."""
+    from storage.vectors import codes as codes_module
+    from storage.vectors.codes import Bytes
+
+    rng = np.random.default_rng(31)
+    matrix = rng.standard_normal((3 * codes_module.BOUND_BLOCK + 17, 384)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    kept = Bytes.of(matrix)
+    at = {"scattered": np.sort(rng.choice(len(matrix), 2_500, replace=False)),
+          "one run": np.arange(40, 40 + 2 * codes_module.BOUND_BLOCK + 5), "none": np.zeros(0, dtype=np.int64)}[rows]
+    query = rng.standard_normal(384).astype(np.float32)
+    expected = kept.rows(at).widened() @ query
+    got = kept.dots(query, at)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
