@@ -236,4 +236,4 @@ def _best(found: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[int, 
         keep = scores >= _kth_best(scores, limit)
         found, scores = found[keep], scores[keep]
     order = np.lexsort((found, -scores))[:limit]
-    return [(int(found[i]), -float(scores[i])) for i in order]
+    return list(zip(found[order].tolist(), (-scores[order]).tolist()))
