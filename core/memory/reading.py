@@ -4,7 +4,8 @@ locator, widened to whole lines), and the checks and filters they share with sea
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Protocol
 
 from core.errors import LocatorError, UserFacingError
 from core.memory.grep import DEADLINE_SECONDS, EXACT_TOTAL_CAP, MAX_DEPTH, find_regex, find_words
@@ -22,6 +23,17 @@ MAX_LIMIT = 1000  # search results, grep page size
 MAX_PAGE = 1_000_000
 
 PersonNames = Callable[[str], Awaitable[list[str]]]
+
+
+class Span(Protocol):
+    """A piece of a document's text and where it lies (a chunk row, or a chunk's span)."""
+
+    @property
+    def char_start(self) -> int: ...
+    @property
+    def char_end(self) -> int: ...
+    @property
+    def text(self) -> str: ...
 
 
 def checked_number(name: str, value: int, *, low: int, high: int) -> int:
@@ -142,17 +154,7 @@ class SourceReader:
 
     async def _text_between(self, document_id: int, start: int, end: int) -> tuple[str, int]:
         """The document's text in [start, end), put back together from its chunks; and where it ends."""
-        pieces: list[str] = []
-        cursor = start
-        for span in await chunk_store.chunks_overlapping(self.conn, document_id, start, end):
-            if span.char_end <= cursor:
-                continue
-            if span.char_start > cursor:
-                pieces.append("\n" * (span.char_start - cursor))  # only whitespace falls between chunks
-                cursor = span.char_start
-            pieces.append(span.text[cursor - span.char_start: min(span.char_end, end) - span.char_start])
-            cursor = min(span.char_end, end)
-        return "".join(pieces), cursor
+        return stitched(await chunk_store.chunks_overlapping(self.conn, document_id, start, end), start, end)
 
     async def read_document(self, document_id: int) -> SourceText:
         return await self.read(Locator(document_id, 0, DOCUMENT_END))
@@ -163,3 +165,20 @@ def _line_around(text: str, start: int, end: int) -> str:
     line_end = text.find("\n", end)
     line = text[line_start: line_end if line_end != -1 else len(text)]
     return line if len(line) <= 300 else text[max(0, start - 120): end + 120]
+
+
+def stitched(spans: Iterable[Span], start: int, end: int) -> tuple[str, int]:
+    """A document's text in [start, end) put back together from chunks covering it (in order of
+    their start: each is its document's text between its offsets, and they may overlap), and
+    where the text ends: where the chunks stop covering it, or `end`."""
+    pieces: list[str] = []
+    cursor = start
+    for span in spans:
+        if span.char_end <= cursor:
+            continue
+        if span.char_start > cursor:
+            pieces.append("\n" * (span.char_start - cursor))  # only whitespace falls between chunks
+            cursor = span.char_start
+        pieces.append(span.text[cursor - span.char_start: min(span.char_end, end) - span.char_start])
+        cursor = min(span.char_end, end)
+    return "".join(pieces), cursor

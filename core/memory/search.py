@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from core.errors import UserFacingError
-from core.memory.reading import MAX_LIMIT, PersonNames, SourceReader, just_the_name, checked_number, chunk_filter
+from core.memory.reading import MAX_LIMIT, PersonNames, SourceReader, just_the_name, checked_number, chunk_filter, stitched
 from core.ports import Embedder
 from core.times import parse_utc
 from core.types import Locator, SearchFilters, SearchHit
@@ -429,12 +429,10 @@ class Searcher:
             if not members:
                 continue
             first = members[0]
-            if len(members) == 1:
-                locator, text = Locator(first.document_id, first.char_start, first.char_end), first.text
-            else:
-                source = await self.sources.read(Locator(first.document_id, first.char_start,
-                                                 max(r.char_end for r in members)))
-                locator, text = source.locator, source.text
+            # adjacent chunks of one document (ranking groups only those), read already: their
+            # text put together, as reading the span back from the store would give it
+            text, end = stitched(members, first.char_start, max(r.char_end for r in members))
+            locator = Locator(first.document_id, first.char_start, end)
             starts = [t for r in members if (t := parse_utc(r.time_start))]
             ends = [t for r in members if (t := parse_utc(r.time_end))]
             hits.append(SearchHit(
