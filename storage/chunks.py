@@ -86,6 +86,8 @@ class ChunkCounts:
 
 #: meta: the longest time_end - time_start of any chunk, in days (migration 181's triggers keep it)
 LONGEST_SPAN_KEY = "chunks_longest_span_days"
+#: meta: the longest char_end - char_start of any chunk (migration 185's triggers keep it)
+LONGEST_CHARS_KEY = "chunks_longest_chars"
 
 
 # the earliest start a chunk that ends after a period's start (the parameter) can have: the
@@ -281,13 +283,18 @@ async def get_chunks(conn: Store, ids: Sequence[int]) -> dict[int, StoredChunk]:
     return out
 
 
+# a chunk that ends after the span's start began at most the longest chunk's length before it:
+# the scan of chunks_document starts there, not at the document's first chunk (parameters: the
+# document, start, end, start, start)
+OVERLAPPING = f"""SELECT char_start, char_end, text FROM chunks
+    WHERE document_id = ? AND char_end > ? AND char_start < ?
+      AND char_start >= ? - COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '{LONGEST_CHARS_KEY}'), ?)
+    ORDER BY char_start"""
+
+
 async def chunks_overlapping(conn: Store, document_id: int, start: int, end: int) -> list[ChunkSpan]:
     """The chunks covering [start, end) of a document, in order."""
-    async with conn.execute(
-        """SELECT char_start, char_end, text FROM chunks
-           WHERE document_id = ? AND char_end > ? AND char_start < ? ORDER BY char_start""",
-        (document_id, start, end),
-    ) as cur:
+    async with conn.execute(OVERLAPPING, (document_id, start, end, start, start)) as cur:
         return [ChunkSpan(*r) for r in await cur.fetchall()]
 
 
