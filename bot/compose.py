@@ -18,7 +18,7 @@ from core.importers.base import ImportContext
 from core.memory.facade import Memory, open_store
 from core.memory.owners import follow_owner_aliases
 from core.ports import LLM, Describer, Embedder, Transcriber
-from core.providers.lazy import LazyEmbedder
+from core.providers.lazy import AutoEmbedder, LazyEmbedder
 
 # the service's parts and facets are imported where they are made: `grep`, `read` and `search`
 # open the memory alone (open_memory), and never load the agent's, the schedule's or the
@@ -69,8 +69,6 @@ def configured_embedder(settings: Settings) -> Embedder:
     """The embedder the store is opened with, loaded on first use: "auto" chooses between the
     bundled models by the store's languages (core/memory/embedding_choice.py)."""
     if settings.embedding_model == AUTO_EMBEDDING_MODEL and settings.embedding_backend == "local":
-        from core.memory.embedding_choice import AutoEmbedder
-
         return AutoEmbedder(lambda model: build_embedder(settings, model))
     return LazyEmbedder(lambda: build_embedder(settings), remote=settings.embedding_is_remote)
 

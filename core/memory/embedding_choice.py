@@ -7,13 +7,10 @@ text changes its mind later, the owner is told and offered `biographer reindex`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.config import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
-from core.ports import Embedder
-from core.providers.lazy import LazyEmbedder
 from storage import chunks as chunk_store
 from storage.keyword.languages import NAMES, UNKNOWN
 
@@ -55,31 +52,6 @@ async def language_mix(conn: Store) -> LanguageMix:
 
 def pick_model(mix: LanguageMix) -> str:
     return MULTILINGUAL_EMBEDDING_MODEL if mix.not_english > NOT_ENGLISH_SHARE else DEFAULT_EMBEDDING_MODEL
-
-
-class AutoEmbedder(LazyEmbedder):
-    """An Embedder whose model is chosen by the indexer (`choose`) before it embeds: the store's
-    recorded model, or the one its languages call for. Loads the model on first use; both
-    candidates run here (`remote` False)."""
-
-    def __init__(self, load: Callable[[str], Embedder]) -> None:
-        super().__init__(lambda: load(self.name))  # dim, max_tokens and embed go through `model`
-        self._load_model = load
-        self._loaded: dict[str, Embedder] = {}
-        self.chosen: str | None = None
-
-    def choose(self, model: str) -> None:
-        self.chosen = model
-
-    @property
-    def model(self) -> Embedder:
-        if self.name not in self._loaded:
-            self._loaded[self.name] = self._load_model(self.name)
-        return self._loaded[self.name]
-
-    @property
-    def name(self) -> str:
-        return self.chosen or DEFAULT_EMBEDDING_MODEL  # known without loading it
 
 
 @dataclass(frozen=True)

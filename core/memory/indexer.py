@@ -11,9 +11,10 @@ import numpy as np
 from core.privacy.disclosure import DENY, Shown, descriptor, model_sees, provider_safe
 from core.memory import small_talk
 from core.memory.chunking import embedding_text
-from core.memory.embedding_choice import AUTO_MODELS, AutoEmbedder, EmbeddingAdvice, language_mix, pick_model
+from core.memory.embedding_choice import AUTO_MODELS, EmbeddingAdvice, language_mix, pick_model
 from core.errors import EmbeddingModelMismatch
 from core.ports import Embedder, Progress, no_progress
+from core.providers.lazy import AutoEmbedder
 from core.config import DEFAULT_EMBEDDING_MODEL
 from storage import chunks as chunk_store
 from storage import disclosure as disclosure_store

@@ -1,10 +1,14 @@
-"""An Embedder that loads its model on first use: grep, read and stats never pay for it."""
+"""Embedders that load their model on first use (grep, read and stats never pay for it): one
+model, or the one of two that BIOGRAPHER_EMBEDDING_MODEL=auto chooses by the store's languages
+(core/memory/embedding_choice.py), which is made for every command and so lives here, apart
+from the choice's own dataclasses."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from core.config import DEFAULT_EMBEDDING_MODEL
 from core.ports import Embedder
 
 if TYPE_CHECKING:
@@ -40,3 +44,28 @@ class LazyEmbedder:
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         return self.model.embed(texts, query=query)
+
+
+class AutoEmbedder(LazyEmbedder):
+    """An Embedder whose model is chosen by the indexer (`choose`) before it embeds: the store's
+    recorded model, or the one its languages call for. Loads the model on first use; both
+    candidates run here (`remote` False)."""
+
+    def __init__(self, load: Callable[[str], Embedder]) -> None:
+        super().__init__(lambda: load(self.name))  # dim, max_tokens and embed go through `model`
+        self._load_model = load
+        self._loaded: dict[str, Embedder] = {}
+        self.chosen: str | None = None
+
+    def choose(self, model: str) -> None:
+        self.chosen = model
+
+    @property
+    def model(self) -> Embedder:
+        if self.name not in self._loaded:
+            self._loaded[self.name] = self._load_model(self.name)
+        return self._loaded[self.name]
+
+    @property
+    def name(self) -> str:
+        return self.chosen or DEFAULT_EMBEDDING_MODEL  # known without loading it

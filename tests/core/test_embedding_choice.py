@@ -8,7 +8,8 @@ from pathlib import Path
 
 from bot.cli import main
 from core.config import DEFAULT_EMBEDDING_MODEL
-from core.memory.embedding_choice import AutoEmbedder, LanguageMix, pick_model
+from core.memory.embedding_choice import LanguageMix, pick_model
+from core.providers.lazy import AutoEmbedder
 from core.config import MULTILINGUAL_EMBEDDING_MODEL
 from tests.core.helpers import memory_at, whatsapp_export
 from tests.fakes.embedder import HashEmbedder

@@ -49,7 +49,10 @@ NOT_FOR_THE_MEMORY_ALONE = ("core.service", "core.agent", "core.schedule", "stor
 # and what only a search uses: the ranking, the reading of questions, the keyword reader
 NOT_FOR_GREP_OR_READ = ("core.memory.ranking", "core.memory.small_talk", "core.memory.query_understanding",
                         "core.memory.known_names",
-                        "storage.keyword.reader")
+                        "storage.keyword.reader",
+                        # what an import makes (core/types.py finds it on first use), and the choice of
+                        # an embedding model by the store's languages (its embedder is core/providers/lazy.py)
+                        "core.imported", "core.memory.embedding_choice")
 
 # runs the command as `biographer` does, then writes the names of the modules loaded to a file,
 # and whether pydantic read the installed packages' entry points in search of its plugins
