@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.config import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
-from core.memory.chunking import embedding_text
 from core.memory.embedding_choice import LanguageMix, language_mix
 from core.ports import Embedder, Progress, no_progress
 from storage.meta import get_meta, set_meta
@@ -125,6 +124,8 @@ class MultilingualSpace:
             async with self.conn.transaction():
                 await set_meta(self.conn, space_store.MODEL_KEY, MULTILINGUAL_EMBEDDING_MODEL)
             self.turned_on = True
+        from core.memory.chunking import embedding_text  # stats and doctor read the state without it
+
         total = (await space_store.counts(self.conn, cover=self.cover)).waiting
         done, after = 0, 0
         while batch := await space_store.waiting(self.conn, cover=self.cover, after=after, limit=self.batch_size):

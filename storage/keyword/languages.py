@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from functools import cache
 
 UNKNOWN = ""
 
@@ -164,12 +165,17 @@ NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "pt":
          "my": "Burmese", "ka": "Georgian", "ko": "Korean", "am": "Amharic", "km": "Khmer",
          "ja": "Japanese", "zh": "Chinese"}
 
-# each word, with the weight it gives each language that uses it (shared words count less)
-_WORD_VOTES: dict[str, list[tuple[str, float]]] = {}
-for _language, _words in FUNCTION_WORDS.items():
-    for _word in _words:
-        _WORD_VOTES.setdefault(_word, []).append((_language, 1.0))
-_WORD_VOTES = {word: [(language, 1.0 / len(votes)) for language, _ in votes] for word, votes in _WORD_VOTES.items()}
+
+@cache
+def _word_votes() -> dict[str, list[tuple[str, float]]]:
+    """Each function word, with the weight it gives each language that uses it (shared words count
+    less): made on the first language told, which `grep`, `read` and `stats` never ask."""
+    languages: dict[str, list[str]] = {}
+    for language, words in FUNCTION_WORDS.items():
+        for word in words:
+            languages.setdefault(word, []).append(language)
+    return {word: [(language, 1.0 / len(users)) for language in users] for word, users in languages.items()}
+
 
 #: a word: letters and digits with the combining marks many scripts write vowels and accents
 #: with (Python's \w leaves them out, which would cut "हमने" in two)
@@ -199,7 +205,7 @@ def detect_language(text: str) -> str:
     sample = text[:SAMPLE_CHARS].lower()
     words = WORD.findall(sample)
     votes: Counter[str] = Counter()
-    for found in filter(None, map(_WORD_VOTES.get, words)):
+    for found in filter(None, map(_word_votes().get, words)):
         for language, weight in found:
             votes[language] += weight
     if sample.isascii():  # most text: Latin letters only, no script to count
