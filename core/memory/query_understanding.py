@@ -224,8 +224,9 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
                 else:
                     subjects.append((i, one))
             keep.update(w for part in words[i:i + size] for w in _index_words(part))
-            # "my mother" or "Ana's mum" is one mention: the semantic half asks about "them"
-            start = found[i - 1].start() if relatives and before == "owner" else found[i].start()
+            # "my mother", "her mother" or "Ana's mum" is one mention: the semantic half asks about "them"
+            owned = before == "owner" or (i > 0 and words[i - 1] in _PRONOUN_POSSESSIVES)
+            start = found[i - 1].start() if relatives and owned else found[i].start()
             if not relatives and kin_word is not None and kin_word[0] == i - 1:
                 start = kin_word[1]  # "my sister Beatriz", "Ana's sister Beatriz": one person
             mentions.append((start, found[i + size - 1].end(), possessive))

@@ -189,8 +189,11 @@ def test_the_semantic_half_asks_about_a_relative_as_them():
 
     names = known_names({**ALIASES, "mãe": "Mãe"}, owner_senders=["Ana Lima"])
     for query in ("What was Ana's mother's old dog called?", "What was my mother's old dog called?",
-                  "What was Mum's old dog called?"):
+                  "What was Mum's old dog called?", "What was her mother's old dog called?"):
         assert semantic_query(query, understand(query, names), names) == "What was their old dog called?"
+    # a pronoun's relative is one mention with the pronoun, as the owner's is ("her they" was left)
+    for query in ("When did Ana fly to Porto to see her mother?", "When did Ana fly to Porto to see my mother?"):
+        assert semantic_query(query, understand(query, names), names) == "When did I fly to Porto to see they?"
 
 
 PROFILE = """# bio.md
