@@ -80,6 +80,19 @@ def multilingual_status(settings: Settings, space: Any) -> str:
     return f"on ({counted(space.held, 'passage')}{waiting}). {space.note}"
 
 
+def model_cache_status() -> str:
+    """Where the embedding model's optimised copies are kept, and whether they can be: a cache
+    that cannot be written (a container's home owned by another user, a read-only mount) costs
+    every start the optimisation, which no command warns of."""
+    from core.providers.onnx_rewrite import default_cache, writable_cache
+
+    cache = default_cache()
+    if writable_cache(cache):
+        return f"{cache} (writable)"
+    return (f"{cache} is NOT WRITABLE: every start optimises the embedding model again (0.3-0.5 s) and "
+            "runs it unfused (slower imports); set XDG_CACHE_HOME to a folder you can write")
+
+
 async def doctor_report(settings: Settings) -> dict[str, Any]:
     from bot.cli import version
     from bot.cli_agent import render_analysis
@@ -98,6 +111,7 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
         "env_files": {str(p.resolve()): p.is_file() for p in env_files()},
         "model": model_status(settings),
         "embeddings": f"{settings.embedding_backend}: {settings.embedding_model}",
+        **({"model_cache": model_cache_status()} if settings.embedding_backend == "local" else {}),
         "telegram": ("configured" + (f", owner ids {', '.join(settings.telegram_owner_ids)}"
                                      if settings.telegram_owner_ids else ", NO OWNER: it refuses everyone")
                      + (f", webhook {settings.telegram_webhook_url}" if settings.telegram_webhook_url else ", polling"))
@@ -188,6 +202,8 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         print(report.pop("analysis_text"))
     print(f"embeddings:  {report['embeddings']}"
           + (f" (this store: {stats['embedding_model']})" if isinstance(stats, dict) and stats["embedding_model"] else ""))
+    if "model_cache" in report:
+        print(f"model cache: {report['model_cache']}")
     if "languages" in report:
         print(f"languages:   {report['languages']}")
     if report.get("embedding_advice"):

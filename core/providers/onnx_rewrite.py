@@ -38,6 +38,17 @@ def default_cache() -> Path:
     return Path(user_cache_dir(APP_NAME)) / "models"
 
 
+def writable_cache(cache: Path) -> bool:
+    """Whether copies can be saved in `cache` (made if absent). Not in a container whose home is
+    another user's or mounted read-only: then the model runs as exported and is optimised at each
+    start, which `biographer doctor` says, rather than every command warning of it."""
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(cache, os.W_OK | os.X_OK)
+
+
 def remembered_sha256(path: Path, cache: Path) -> str:
     """path's SHA-256, remembered in the cache under the file's place, size and time of change:
     hashing the 22 MB model cost each load of it some 40 ms."""
@@ -66,6 +77,9 @@ def rewritten_model(source: Path, cache: Path, *, same_vectors: Callable[[Path],
     target = cache / f"{source.stem}-{remembered_sha256(source, cache)[:16]}-fused{REWRITE_VERSION}.onnx"
     if target.exists():
         return target
+    if not writable_cache(cache):  # the copy could not be kept: not made, at every start, for nothing
+        log.info("the model cache %s cannot be written: the embedding model runs as exported", cache)
+        return None
     try:
         import onnx
     except ImportError:

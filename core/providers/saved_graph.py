@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.providers.onnx_rewrite import remembered_sha256
+from core.providers.onnx_rewrite import remembered_sha256, writable_cache
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,9 @@ def optimised_session(onnxruntime, model_file: Path, cache: Path, *, options: Ca
     if saved is not None:
         return saved
     session = onnxruntime.InferenceSession(str(model_file), options(), providers=["CPUExecutionProvider"])
+    if not writable_cache(folder.parent):  # nowhere to keep it: the session optimises at each start
+        log.info("the model cache %s cannot be written: the embedding graph is optimised at each start", folder.parent)
+        return session
     try:
         _save(onnxruntime, model_file, folder, options, lambda candidate: same_vectors(session, candidate),
               probe)

@@ -286,3 +286,15 @@ def test_a_store_from_before_the_multilingual_space_is_told_how_to_fill_it(tmp_p
     assert code == 0 and "waiting for one (`biographer reindex --pending` embeds them)" in out
     code, out, _ = run(capsys, "doctor")
     assert code == 0 and "waiting: `biographer reindex --pending` embeds them" in out
+
+
+def test_doctor_says_when_the_model_cache_cannot_be_written(tmp_path, monkeypatch, capsys):
+    """The cache's commands stay quiet about (core/providers/onnx_rewrite.py writable_cache)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    code, out, _ = run(capsys, "doctor")
+    assert code == 0 and f"model cache: {tmp_path / 'cache' / 'biographer' / 'models'} (writable)" in out
+    (tmp_path / "blocked").write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "blocked"))
+    code, out, _ = run(capsys, "doctor")
+    assert code == 0 and "is NOT WRITABLE: every start optimises the embedding model again" in out
+    assert "XDG_CACHE_HOME" in out

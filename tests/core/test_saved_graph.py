@@ -136,3 +136,23 @@ def test_a_cache_that_cannot_be_written_still_gives_the_digest(tmp_path: Path):
     cache = tmp_path / "cache"
     cache.write_text("a file where the cache folder would be")
     assert remembered_sha256(source, cache) == file_sha256(source)
+
+
+def test_a_cache_that_cannot_be_written_costs_no_warning_and_no_copy(tmp_path: Path, caplog):
+    """A cache that cannot be made (here a file where its folder would be; in a container, a home
+    owned by another user or a read-only mount): the model loads as exported, optimised in the
+    session, with the vectors of a cached load, and nothing is logged above info (every command
+    printed two warnings); `doctor` says it (bot/cli_doctor.py model_cache_status)."""
+    from core.providers.onnx_rewrite import writable_cache
+
+    blocked = tmp_path / "home-not-mine"
+    blocked.write_text("a file where the cache folder would be")
+    cache = blocked / "biographer" / "models"
+    assert not writable_cache(cache) and writable_cache(tmp_path / "fine")
+    with caplog.at_level(logging.INFO):
+        uncached = OnnxEmbedder(batch_size=8, cache=cache)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert "cannot be written" in caplog.text
+    cached = OnnxEmbedder(batch_size=8, cache=tmp_path / "fine")
+    texts = chat_texts()[:16]
+    assert float(np.sum(uncached.embed(texts) * cached.embed(texts), axis=1).min()) >= 0.9999
