@@ -5,6 +5,7 @@ list's recall of the exact top 10 (cosine, over every vector) for queries kept o
     python bench/shortlist_real.py             # embeds what the cache lacks (resumable), then measures
     python bench/shortlist_real.py --embed-only   # fill the cache (run it under nice, in the background)
     python bench/shortlist_real.py --pad 200000,1000000
+    python bench/shortlist_real.py --filtered 0.15,0.25,0.5   # a wide filter: the short list among its chunks
 
 The store: every real text LoCoMo holds (its chunks as the product cuts them, each message, the
 observations and summaries: 10,689; /work/shared/eval/locomo, read in place), every English fortune
@@ -195,6 +196,32 @@ def recall(real: np.ndarray, queries: dict[str, np.ndarray], pad: int, kind: str
     return out
 
 
+def filtered_recall(real: np.ndarray, queries: dict[str, np.ndarray], shares: list[float]) -> dict:
+    """A filter past what is searched exactly (core's 20,000 chunks, or an eighth of the store
+    while bytes bound it): the sign bits' short list among the chunks it keeps, at the size the
+    product gives the whole store, against the exact top 10 of the kept chunks. Two kinds of
+    filter for each share: a random one (a person's chunks, spread over the store) and a run of
+    ids (a period: the store is in import order)."""
+    rng = np.random.default_rng(11)
+    q = np.concatenate(list(queries.values()))
+    sized = shortlist_size(len(real))
+    out: dict = {"vectors": len(real), "shortlist_size": sized, "recall": {}}
+    for share in shares:
+        keep = int(len(real) * share)
+        start = int(rng.integers(0, len(real) - keep))
+        for kind, ids in (("random", np.sort(rng.choice(len(real), keep, replace=False))),
+                          ("run", np.arange(start, start + keep))):
+            kept = real[ids]
+            top = _top10(kept @ q.T, 0)[1]  # positions among the kept chunks
+            found = shortlist_hits(sign_words(kept), q, top, [sized])[:, 0]
+            at = 0
+            for name, vectors in queries.items():
+                part = found[at:at + len(vectors)]
+                out["recall"].setdefault(f"{share:.0%} {kind}", {})[name] = round(float(part.sum() / (10 * len(part))), 4)
+                at += len(vectors)
+    return out
+
+
 def shortlist_hits(words: np.ndarray, queries: np.ndarray, top_ids: np.ndarray, sizes: list[int]) -> np.ndarray:
     """How many of each query's exact top ids (a column of `top_ids`) the k nearest by sign bits
     hold, for each k in `sizes`, found as the index finds them (hamming_distances, smallest, a
@@ -267,6 +294,8 @@ def main() -> None:
                     "to time the vector half on with the short-list sizes of --sizes instead")
     ap.add_argument("--sizes", default="400,1000,2000", help="short-list sizes timed by --cost")
     ap.add_argument("--runs", type=int, default=60, help="queries timed by --cost")
+    ap.add_argument("--filtered", default="", help="shares of the 100k real vectors a filter keeps "
+                    "(e.g. 0.25,0.5): the short list's recall among them instead")
     args = ap.parse_args()
     if args.cost:
         sizes = [int(k) for k in args.sizes.split(",")]
@@ -284,6 +313,10 @@ def main() -> None:
     qv = {name: cached_vectors(f"queries-{name.replace(' ', '-')}", texts, embedder, query=True)
           for name, texts in queries.items()}
     if args.embed_only:
+        return
+    if args.filtered:
+        result = filtered_recall(real, qv, [float(x) for x in args.filtered.split(",")])
+        print(json.dumps({**result, "load_average": round(os.getloadavg()[0], 1)}, indent=1))
         return
     out = {"model": embedder.name, "stored": {name: len(t) for name, t in stored.items()},
            "mean_chars": {name: round(sum(map(len, t)) / len(t)) for name, t in stored.items()},
