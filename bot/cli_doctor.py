@@ -74,10 +74,12 @@ def multilingual_status(settings: Settings, space: Any) -> str:
         return f"off ({why})"
     if not space.on:
         return f"not needed ({space.why_off})"
-    from bot.cli_memory import FILL_HINT
+    from bot.cli_memory import FILL_HINT, UNREAD_HINT
 
     waiting = f", {space.waiting:,} waiting: {FILL_HINT}" if space.waiting else ""
-    return f"on ({counted(space.held, 'passage')}{waiting}). {space.note}"
+    unread = (f", {space.unread:,} too short to tell a language not yet read in context: {UNREAD_HINT}"
+              if space.unread else "")
+    return f"on ({counted(space.held, 'passage')}{waiting}{unread}). {space.note}"
 
 
 def model_cache_status() -> str:

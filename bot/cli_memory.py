@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 #: a store from before the multilingual space, or one whose fill was cut short, holds chunks
 #: waiting for a vector until the next import or this (stats, doctor)
 FILL_HINT = "`biographer reindex --pending` embeds them"
+#: ... and chunks too short to tell a language whose context (storage/language_context.py) the
+#: next fill reads before embedding those it covers
+UNREAD_HINT = "`biographer reindex --pending` reads them and embeds those in another language"
 
 
 def _when(start, end, zone) -> str:
@@ -196,10 +199,12 @@ async def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     pending = stats["chunks_pending_index"]
     print(f"embedding model: {stats['embedding_model'] or '(none yet)'}"
           + (f"; {counted(pending, 'chunk')} not embedded yet (keyword search only)" if pending else ""))
-    if stats["multilingual_vectors"] or stats["chunks_pending_multilingual"]:
-        waiting = stats["chunks_pending_multilingual"]
+    waiting, unread = stats["chunks_pending_multilingual"], stats.get("chunks_unread_language", 0)
+    if stats["multilingual_vectors"] or waiting or unread:
         print(f"multilingual vectors: {counted(stats['multilingual_vectors'], 'chunk')}"
-              + (f"; {counted(waiting, 'chunk')} waiting for one ({FILL_HINT})" if waiting else ""))
+              + (f"; {counted(waiting, 'chunk')} waiting for one ({FILL_HINT})" if waiting else "")
+              + (f"; {counted(unread, 'chunk')} too short to tell a language, not yet read in context "
+                 f"({UNREAD_HINT})" if unread else ""))
     print(render_usage(stats["token_usage"]))
     return 0
 

@@ -25,12 +25,15 @@ if TYPE_CHECKING:
     from storage.db import Store
     from storage.encryption import StoreKey
 
-#: the chunks the space covers. "told": those whose language was told and is not English
-#: (migration 183's partial index has this very predicate, so the planner reads only them); text
-#: too short to tell (most windows of a chat: a few short lines) stays out: on the life archive
-#: covering it too measured no better, at five to eight times the chunks (README, "Other
-#: languages"). "all": every chunk.
-COVERS = {"told": "language NOT IN ('en', '')", "all": "1"}
+#: the chunks the space covers. "told": those whose language was told and is not English, and
+#: those too short to tell whose context's language is another (storage/language_context.py)
+#: unless they are mostly small talk (migration 186's partial index has this very predicate, so
+#: the planner reads only them). The rest of the text too short to tell (most windows of a chat:
+#: a few short lines said again and again) stays out: on the life archive covering it too
+#: measured no better, at five to eight times the chunks (README, "Other languages"). "all":
+#: every chunk.
+COVERS = {"told": """(language NOT IN ('en', '') OR (language = ''
+           AND context_language NOT IN ('en', '') AND small_talk < 0.5))""", "all": "1"}
 MODEL_KEY = "multilingual_model"  # meta: the model whose vectors the space holds, once it has some
 LOG_KEEP = 20_000  # change-log rows writers keep (migration 184); a reader further behind reads all again
 #: the most a long-running search keeps in memory of the space (float32): about 87,000 vectors

@@ -288,6 +288,8 @@ class Memory:
             # the multilingual space (core/memory/multilingual.py): vectors held, chunks waiting for one
             "multilingual_vectors": space.held if space else 0,
             "chunks_pending_multilingual": space.waiting if space else 0,
+            # ... and chunks too short to tell a language whose context it reads first
+            "chunks_unread_language": space.unread if space else 0,
             "messages": messages,
             "by_kind": kinds,
             "embedding_model": await get_meta(self.conn, "embedding_model"),

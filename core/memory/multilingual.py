@@ -27,6 +27,7 @@ from core.config import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
 from core.memory.embedding_choice import LanguageMix, language_mix
 from core.ports import Embedder, Progress, no_progress
 from storage.meta import get_meta, set_meta
+from storage import language_context
 from storage import multilingual as space_store
 
 if TYPE_CHECKING:
@@ -51,6 +52,9 @@ class SpaceState:
 
     cover: str = "told"
     store_model: str | None = None  # the store's own embedding model
+    # chunks too short to tell a language whose context the next fill reads first (a store from
+    # before that reading, or new chunks): some of them will wait for a vector then
+    unread: int = 0
 
     @property
     def why_off(self) -> str:
@@ -102,8 +106,9 @@ class MultilingualSpace:
         mix = await language_mix(self.conn)
         on = await self._on(mix)
         counts = await space_store.counts(self.conn, cover=self.cover)
+        unread = await language_context.unread(self.conn) if on and self.cover == "told" else 0
         return SpaceState(on=on, held=counts.held, waiting=counts.waiting if on else 0, mix=mix, cover=self.cover,
-                          store_model=await get_meta(self.conn, "embedding_model"))
+                          store_model=await get_meta(self.conn, "embedding_model"), unread=unread)
 
     @property
     def cover(self) -> str:
@@ -126,6 +131,8 @@ class MultilingualSpace:
             self.turned_on = True
         from core.memory.chunking import embedding_text  # stats and doctor read the state without it
 
+        if self.cover == "told":  # which of the chunks too short to tell it covers
+            await language_context.read_in_context(self.conn)
         total = (await space_store.counts(self.conn, cover=self.cover)).waiting
         done, after = 0, 0
         while batch := await space_store.waiting(self.conn, cover=self.cover, after=after, limit=self.batch_size):

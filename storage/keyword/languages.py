@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from collections.abc import Mapping
 from functools import cache
 
 UNKNOWN = ""
@@ -200,25 +201,35 @@ def token_script(token: str) -> str:
     return "Latin" if token.isascii() and not token.isdigit() else script_of(token[0])
 
 
-def detect_language(text: str) -> str:
-    """An ISO 639-1 code, or UNKNOWN when the text says too little."""
-    sample = text[:SAMPLE_CHARS].lower()
-    words = WORD.findall(sample)
+def _votes(words: list[str]) -> Counter[str]:
+    """Each language's votes from the function words among `words`."""
     votes: Counter[str] = Counter()
     for found in filter(None, map(_word_votes().get, words)):
         for language, weight in found:
             votes[language] += weight
+    return votes
+
+
+def _script(sample: str, words: list[str]) -> str | None:
+    """The script most of a sample's letters are in; None when it has none."""
     if sample.isascii():  # most text: Latin letters only, no script to count
-        script = "Latin"
-    else:
-        letters: Counter[str] = Counter()
-        for word in words:
-            if not word.isdigit():
-                letters[token_script(word)] += len(word)
-        letters.pop("Other", None)
-        if not letters:
-            return UNKNOWN
-        script = letters.most_common(1)[0][0]
+        return "Latin"
+    letters: Counter[str] = Counter()
+    for word in words:
+        if not word.isdigit():
+            letters[token_script(word)] += len(word)
+    letters.pop("Other", None)
+    return letters.most_common(1)[0][0] if letters else None
+
+
+def detect_language(text: str) -> str:
+    """An ISO 639-1 code, or UNKNOWN when the text says too little."""
+    sample = text[:SAMPLE_CHARS].lower()
+    words = WORD.findall(sample)
+    votes = _votes(words)
+    script = _script(sample, words)
+    if script is None:
+        return UNKNOWN
     if script in ("Han", "Kana"):
         # Japanese writes kanji among its kana; Chinese has no kana
         return "ja" if len(_KANA.findall(sample)) * 10 >= sum(map(len, WORD.findall(sample))) else "zh"
@@ -233,3 +244,58 @@ def detect_language(text: str) -> str:
     if script == "Cyrillic" and language in ("ru", "uk"):
         return "uk" if _UKRAINIAN_LETTERS.search(sample) else "ru"
     return language
+
+
+# A text too short for MIN_VOTES ("Ihr Paket liegt am Schalter", a one-line chat
+# message) is read in its context instead (storage/language_context.py): its own few function
+# words where they point one way, else its document's language where that is clear.
+LEAN_VOTES = 1.0  # the least evidence that counts at all: one word only that language has
+LEAN_WORDS = 2  # ... from at least two of its words (one shared word says little: "mana", "a")
+LEAN_MARGIN = 2.0  # ... and at least twice the votes of the next language of the script
+DOCUMENT_SHARE = 0.8  # a document's language: that of at least this share of its told chunks
+DOCUMENT_CHUNKS = 3  # ... and of at least this many (one told mail in a mailbox is not its language)
+
+
+def lean_language(text: str) -> str:
+    """The language a text's few function words point to, under detect_language's MIN_VOTES: the
+    best of its script with at least LEAN_VOTES from LEAN_WORDS words and LEAN_MARGIN times the
+    next; UNKNOWN when the evidence is thinner or split. For a text detect_language leaves
+    undetermined (a text it can tell gets that language)."""
+    told = detect_language(text)
+    if told != UNKNOWN:
+        return told
+    sample = text[:SAMPLE_CHARS].lower()
+    words = WORD.findall(sample)
+    script = _script(sample, words)
+    votes = _votes(words)
+    hits = Counter(language for word in words for language, _ in _word_votes().get(word, ()))
+    ranked = sorted(((count, language) for language, count in votes.items()
+                     if LANGUAGE_SCRIPT[language] == script), reverse=True)
+    if not ranked:
+        return UNKNOWN
+    count, language = ranked[0]
+    runner_up = ranked[1][0] if len(ranked) > 1 else 0.0
+    if count < LEAN_VOTES or hits[language] < LEAN_WORDS or count < LEAN_MARGIN * runner_up:
+        return UNKNOWN
+    return language
+
+
+def document_language(told: Mapping[str, int]) -> str:
+    """The language of a document from how many of its chunks were told as each language
+    (undetermined ones left out): the one of at least DOCUMENT_SHARE of them, and of at least
+    DOCUMENT_CHUNKS; UNKNOWN for a document of mixed or too few told chunks."""
+    told = {language: n for language, n in told.items() if language != UNKNOWN and n > 0}
+    if not told:
+        return UNKNOWN
+    language, count = max(told.items(), key=lambda item: (item[1], item[0]))
+    if count < DOCUMENT_CHUNKS or count < DOCUMENT_SHARE * sum(told.values()):
+        return UNKNOWN
+    return language
+
+
+def context_language(text: str, document: str) -> str:
+    """The language taken for a chunk detect_language cannot tell: its own lean evidence first
+    (a German reminder in a mostly English mailbox), else `document`, its document's language
+    (document_language: a one-line message in a chat written in Portuguese); UNKNOWN when
+    neither says."""
+    return lean_language(text) or document

@@ -41,3 +41,19 @@ async def m184_multilingual_log(conn: Store) -> None:
         "CREATE TABLE multilingual_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, chunk_id INTEGER NOT NULL)",
         *logged,
     ])
+
+
+@migration(186)
+async def m186_chunks_read_in_context(conn: Store) -> None:
+    """A chunk too short to tell a language alone may take its context's (storage/language_context.py):
+    `context_language`, NULL until the multilingual space's next fill reads it. The space covers
+    such a chunk when that language is not English and the chunk is not mostly small talk (a
+    window of lines its chat says again and again tells a question nothing, and those are most
+    of the undetermined ones): the partial index follows the space's new predicate
+    (storage.multilingual.COVERS["told"])."""
+    await run_statements(conn, [
+        "ALTER TABLE chunks ADD COLUMN context_language TEXT",
+        "DROP INDEX chunks_not_english",
+        """CREATE INDEX chunks_not_english ON chunks (id) WHERE (language NOT IN ('en', '') OR (language = ''
+           AND context_language NOT IN ('en', '') AND small_talk < 0.5))""",
+    ])

@@ -277,6 +277,7 @@ def test_a_store_from_before_the_multilingual_space_is_told_how_to_fill_it(tmp_p
         "12/03/2024, 09:15 - Mãe: Bom dia filha, já tomaste o pequeno-almoço? Não te esqueças do casaco.",
         "12/03/2024, 09:20 - Inês: Bom dia mãe! Sim, já comi. Hoje tenho a entrevista para o trabalho em Berlim.",
         "12/03/2024, 09:22 - Mãe: Vai, filha. Berlim é uma oportunidade que não podes perder, estamos todos contigo.",
+        "12/03/2024, 18:40 - Mãe: Tudo ótimo, beijinhos",  # too short to tell alone: read in context
     ])
     english = whatsapp_export(tmp_path / "WhatsApp Chat with Maya.txt", MAYA_CHAT)
     monkeypatch.setenv("BIOGRAPHER_MULTILINGUAL_VECTORS", "off")
@@ -284,8 +285,13 @@ def test_a_store_from_before_the_multilingual_space_is_told_how_to_fill_it(tmp_p
     monkeypatch.setenv("BIOGRAPHER_MULTILINGUAL_VECTORS", "auto")
     code, out, _ = run(capsys, "stats")
     assert code == 0 and "waiting for one (`biographer reindex --pending` embeds them)" in out
+    assert "too short to tell a language, not yet read in context (`biographer reindex --pending` reads" in out
     code, out, _ = run(capsys, "doctor")
     assert code == 0 and "waiting: `biographer reindex --pending` embeds them" in out
+    assert "not yet read in context: `biographer reindex --pending` reads them" in out
+    assert run(capsys, "reindex", "--pending")[0] == 0
+    code, out, _ = run(capsys, "stats")
+    assert code == 0 and "waiting for one" not in out and "not yet read in context" not in out
 
 
 def test_doctor_says_when_the_model_cache_cannot_be_written(tmp_path, monkeypatch, capsys):
