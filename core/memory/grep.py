@@ -22,8 +22,6 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import re2
-
 from core.errors import UserFacingError
 from core.words import counted
 from storage import chunks as chunk_store
@@ -88,6 +86,8 @@ def word_spans(pattern: str) -> Spans:
 def regex_spans(pattern: str) -> Spans:
     """A regular expression, case-insensitive, on RE2; `^` and `$` match at each line's start and
     end, as in grep; empty matches are no occurrence."""
+    import re2  # an extension module: only `grep --regex` loads it
+
     options = re2.Options()
     options.case_sensitive = False
     options.log_errors = False  # RE2 would print its complaint on stderr too

