@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 DOCUMENTS_BATCH = 20  # documents read in one transaction
 
-# the chunks of undetermined language not read in context yet (a scan: no index is kept for it,
-# so an English store pays nothing at import for a column it never fills)
+# the chunks of undetermined language not read in context yet: the predicate of the partial
+# index chunks_unread_language (migration 187), so counting and finding them reads no chunk row
 _UNREAD = "language = '' AND context_language IS NULL"
 
 

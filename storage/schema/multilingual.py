@@ -57,3 +57,14 @@ async def m186_chunks_read_in_context(conn: Store) -> None:
         """CREATE INDEX chunks_not_english ON chunks (id) WHERE (language NOT IN ('en', '') OR (language = ''
            AND context_language NOT IN ('en', '') AND small_talk < 0.5))""",
     ])
+
+
+@migration(187)
+async def m187_chunks_unread_language(conn: Store) -> None:
+    """The chunks of undetermined language not read in their context yet, indexed (by document,
+    as the reading goes): stats and doctor count them in a multilingual store, and the count and
+    the reading's first step scanned every chunk row, text and all (a store of a million chunks:
+    4 GB read for a count). Only such chunks are in it, a few per chat, and each leaves it when read."""
+    await run_statements(conn, [
+        "CREATE INDEX chunks_unread_language ON chunks (document_id) WHERE language = '' AND context_language IS NULL",
+    ])

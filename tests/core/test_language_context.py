@@ -106,3 +106,18 @@ async def test_an_english_store_never_reads_a_chunk_in_context(tmp_path: Path):
             unread = (await cur.fetchone())[0]
         stats = await memory.stats()
     assert unread == 1 and stats["chunks_unread_language"] == 0  # the space is off: not asked
+
+
+async def test_the_chunks_waiting_to_be_read_are_found_from_their_index(tmp_path: Path):
+    """stats' count and the reading's steps read the partial index chunks_unread_language (migration
+    187), not every chunk row."""
+    from storage import language_context
+    from storage.db import open_database
+
+    async with open_database(tmp_path / "s.sqlite3") as conn:
+        for sql, params in ((f"SELECT COUNT(*) FROM chunks WHERE {language_context._UNREAD}", ()),
+                            (f"SELECT DISTINCT document_id FROM chunks WHERE {language_context._UNREAD} LIMIT 20", ()),
+                            (f"SELECT id, text FROM chunks WHERE document_id = ? AND {language_context._UNREAD}", (1,))):
+            async with conn.execute(f"EXPLAIN QUERY PLAN {sql}", params) as cur:
+                plan = " ".join(str(r[-1]) for r in await cur.fetchall())
+            assert "INDEX chunks_unread_language" in plan, (sql, plan)
