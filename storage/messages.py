@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, TYPE_CHECKING
 
-from storage.disclosure import effective_policy_sql
 
 if TYPE_CHECKING:
     from storage.db import Store
@@ -77,6 +76,8 @@ async def message_at(conn: Store, document_id: int, position: int) -> MessageAt 
 async def frequent_senders(conn: Store, *, limit: int, without_denied: bool = False) -> list[str]:
     """Sender names, most messages first; with `without_denied`, counting only messages of sources
     whose policy does not deny them (core/privacy/disclosure.py)."""
+    from storage.disclosure import effective_policy_sql  # the policies' table: only this query reads it here
+
     denied = (f"AND m.document_id NOT IN (SELECT d.id FROM documents d WHERE {effective_policy_sql('d')} = 'deny')"
               if without_denied else "")
     async with conn.execute(

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from core.importers.base import ImportContext, Importer
 from core.ports import Embedder, Progress, no_progress
 from core.memory.reading import PersonNames, SourceReader
-from core.memory.search import Searcher
 from core.memory.sources import Forgotten, clean_raw_copies, forget_source
 from core.types import GrepPage, Locator, SearchFilters, SearchHit, SourceText
 from core.errors import UserFacingError
@@ -27,6 +26,7 @@ from storage.uploads import FOLDER as UPLOADS_FOLDER, StagedFolder, UploadStagin
 
 if TYPE_CHECKING:
     from core.imported import IngestReport, SourceDocument
+    from core.memory.search import Searcher
     from core.memory.embedding_choice import EmbeddingAdvice
     from core.memory.indexer import Indexer
     from core.memory.ingest import Ingestor
@@ -73,15 +73,23 @@ class Memory:
         self.context = replace(context, scratch=self.uploads.scratch)
         self._importers = importers
         # the person filter matches every name the people table knows for that person
-        names = person_names or partial(_names_of, conn)
-        self.sources = SourceReader(conn, person_names=names)
-        self.searcher = Searcher(conn, embedder, person_names=names, owner_aliases=context.owner_aliases,
-                                 multilingual=multilingual, sources=self.sources)
+        self._person_names = person_names or partial(_names_of, conn)
+        self.sources = SourceReader(conn, person_names=self._person_names)
 
     @property
     def file_key(self) -> bytes | None:
         """The key that seals files beside an encrypted store (uploads waiting, kept copies)."""
         return self.conn.key.files if self.conn.key else None
+
+    @cached_property
+    def searcher(self) -> Searcher:
+        """Made, and its module imported, on the first search: `grep`, `read` and `stats` never
+        do (bench/startup.py)."""
+        from core.memory.search import Searcher
+
+        return Searcher(self.conn, self.embedder, person_names=self._person_names,
+                        owner_aliases=self.context.owner_aliases, multilingual=self.multilingual_embedder,
+                        sources=self.sources)
 
     # importing and embedding load the importers and numpy: only the commands that need them pay
     @cached_property
@@ -274,6 +282,13 @@ class Memory:
 
     async def read(self, locator: Locator | str, *, window: int = 0) -> SourceText:
         return await self.sources.read(locator, window=window)
+
+    async def token_usage(self, *, days: int = 30) -> dict[str, dict[str, dict[str, int]]]:
+        """Model tokens per day and role, newest day first, from the runs table the store keeps
+        (storage/runs.py): `stats` prints them beside the counts without making the service."""
+        from storage.runs import usage_table
+
+        return await usage_table(self.conn, days=days)
 
     async def stats(self) -> dict:
         counted = await chunk_store.count_chunks(self.conn)
