@@ -187,8 +187,11 @@ async def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     """What the store holds, and the model tokens used."""
     from bot.cli_agent import render_usage
 
-    async with cli_service(settings, model=False) as service:
-        stats = await service.stats()
+    # the memory alone, as grep and read open it: the service's parts and the agent are not needed
+    # for counts and the runs table (bench/startup.py)
+    async with cli_memory(settings) as memory:
+        stats = await memory.stats()
+        stats["token_usage"] = await memory.token_usage()
     if args.json:
         print_json(stats)
         return 0

@@ -77,6 +77,16 @@ async def usage_by_day(conn: Store, *, days: int) -> list[DailyUsage]:
         return [DailyUsage(*r) for r in await cur.fetchall()]
 
 
+async def usage_table(conn: Store, *, days: int = 30) -> dict[str, dict[str, dict[str, int]]]:
+    """Model tokens per day and role: {day: {role: {"runs", "prompt_tokens", "completion_tokens"}}},
+    newest day first (`stats`, `usage` and the CLI's facet: no need to load the agent)."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for used in await usage_by_day(conn, days=days):
+        out.setdefault(used.day, {})[used.role] = {"runs": used.runs, "prompt_tokens": used.prompt_tokens,
+                                                   "completion_tokens": used.completion_tokens}
+    return out
+
+
 async def set_status(conn: Store, run_id: int, *, status: str, note: str) -> None:
     await conn.execute("UPDATE runs SET status = ?, note = ? WHERE id = ?", (status, note, run_id))
 

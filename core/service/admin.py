@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.ports import Progress, no_progress
-from core.service.parts import Facet, Parts, Person
+from core.service.parts import Facet, Person
 from storage import people as people_store
-from storage import runs as run_store
 
 if TYPE_CHECKING:
     from core.ledger.extraction import ExtractionResult
@@ -57,13 +56,8 @@ class AdminFacet(Facet):
         return stats
 
     async def usage(self, *, days: int = 30) -> dict:
-        """Model tokens per day and role: {day: {role: {"runs", "prompt_tokens", "completion_tokens"}}},
-        newest day first (read from the runs table: no need to load the agent)."""
-        out: dict[str, dict[str, dict[str, int]]] = {}
-        for used in await run_store.usage_by_day(self.memory.conn, days=days):
-            out.setdefault(used.day, {})[used.role] = {"runs": used.runs, "prompt_tokens": used.prompt_tokens,
-                                                       "completion_tokens": used.completion_tokens}
-        return out
+        """Model tokens per day and role, newest day first (storage/runs.py usage_table)."""
+        return await self.memory.token_usage(days=days)
 
     async def sources(self) -> list[Source]:
         return await self._parts.sources()

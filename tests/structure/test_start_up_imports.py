@@ -42,11 +42,11 @@ COMMANDS = {
     "stats": ["stats"],
     "keyword search": ["search", "knee", "--mode", "keyword"],
 }
-# what a command takes from another command's module: stats prints the tokens used as `usage` does
-TAKES = {"stats": ("bot.cli_agent",)}
+# what a command takes from another command's module: stats prints the tokens used as `usage` does,
+# from the runs table
+TAKES = {"stats": ("bot.cli_agent", "storage.runs")}
 # what the service's parts and facets bring (the agent's settings, the schedule, the runs table):
-# grep, read and search open the memory alone (bot/cli_args.py cli_memory); stats reads the
-# tokens used through the CLI's facet
+# the quick commands open the memory alone (bot/cli_args.py cli_memory)
 NOT_FOR_THE_MEMORY_ALONE = ("core.service", "core.agent", "core.schedule", "storage.runs")
 # and what only a search uses: the ranking, the reading of questions, the keyword reader
 NOT_FOR_GREP_OR_READ = ("core.memory.ranking", "core.memory.small_talk", "core.memory.query_understanding",
@@ -54,7 +54,9 @@ NOT_FOR_GREP_OR_READ = ("core.memory.ranking", "core.memory.small_talk", "core.m
                         "storage.keyword.reader",
                         # what an import makes (core/types.py finds it on first use), and the choice of
                         # an embedding model by the store's languages (its embedder is core/providers/lazy.py)
-                        "core.imported", "core.memory.embedding_choice")
+                        "core.imported", "core.memory.embedding_choice",
+                        # the searcher (the facade makes it on the first search) and the policies' table
+                        "core.memory.search", "storage.disclosure")
 
 # runs the command as `biographer` does, then writes the names of the modules loaded to a file,
 # and whether pydantic read the installed packages' entry points in search of its plugins
@@ -94,6 +96,6 @@ def test_a_quick_command_loads_no_heavy_module(name: str, store: dict[str, str],
     assert not probed["plugins_read"]
     heavy = [m for m in loaded if m.split(".")[0] in HEAVY]
     banned = [m for m in NOT_FOR_THESE + (NOT_FOR_GREP_OR_READ if name in ("grep", "read") else ())
-              + (NOT_FOR_THE_MEMORY_ALONE if name != "stats" else ()) if m not in TAKES.get(name, ())]
+              + NOT_FOR_THE_MEMORY_ALONE if m not in TAKES.get(name, ())]
     others = [m for m in loaded if any(m == p or m.startswith(p + ".") for p in banned)]
     assert heavy == [] and others == []
