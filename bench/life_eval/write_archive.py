@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import random
+import zipfile
+import zlib
 from datetime import datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -211,7 +213,7 @@ def telegram(path: Path, messages, partner: str, chat_id: int, zone: ZoneInfo) -
 
 def email_text(sender: str, address: str, subject: str, when: datetime, body: str) -> str:
     return (f"From: {sender} <{address}>\nTo: {OWNER} <ines.duarte@example.org>\nSubject: {subject}\n"
-            f"Date: {format_datetime(when)}\nMessage-ID: <{int(when.timestamp())}.{abs(hash(subject)) % 10**6}"
+            f"Date: {format_datetime(when)}\nMessage-ID: <{int(when.timestamp())}.{zlib.crc32(subject.encode()) % 10**6}"
             f"@example.org>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
             f"Content-Transfer-Encoding: 8bit\n\n{body}\n")
 
@@ -274,8 +276,15 @@ def _docx(path: Path, text: str) -> None:
     document = docx.Document()
     for paragraph in text.strip().split("\n"):
         document.add_paragraph(paragraph)
-    document.core_properties.created = datetime(2024, 6, 25)
+    document.core_properties.created = document.core_properties.modified = datetime(2024, 6, 25)
     document.save(str(path))
+    # python-docx stamps each zip member with the time of writing: a fixed one keeps the file's bytes
+    with zipfile.ZipFile(path) as saved:
+        members = [(info.filename, saved.read(info)) for info in saved.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as fixed:
+        for name, data in members:
+            fixed.writestr(zipfile.ZipInfo(name, date_time=(2024, 6, 25, 0, 0, 0)), data,
+                           compress_type=zipfile.ZIP_DEFLATED)
 
 
 if __name__ == "__main__":
