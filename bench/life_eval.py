@@ -7,9 +7,12 @@ half, the held-out half and all.
     python bench/life_eval.py --biographer ../main/.venv/bin/biographer   # another build, same store
     python bench/life_eval.py --model multilingual-e5-small   # another embedding model (its own store)
     python bench/life_eval.py --archive second  # the second life (bench/life_eval/second/), held out whole
+    python bench/life_eval.py --archive third   # the third life (bench/life_eval/third/), held out whole
 
 The second archive was written after the ranking rules were tuned, by someone who had not read them;
-it only reports (every question counts as held out) and bench/rules_tune.py never sees it.
+it only reports (every question counts as held out) and bench/rules_tune.py never sees it. The third
+was written the same way, later, by someone who had read neither the rules nor their account, and
+is used the same way.
 
 A question is found when every one of its evidence strings is in the text search returned for
 it (lower-cased, whitespace collapsed, each result apart), as LoCoMo's harness counts. The
@@ -51,14 +54,19 @@ def _module(path: Path):
     return module
 
 
-def use_second_archive() -> None:
-    """Point the harness at bench/life_eval/second/: its archive, questions, owner and store."""
+def use_archive(name: str) -> None:
+    """Point the harness at bench/life_eval/NAME/ (second, third): its archive, questions, owner and store."""
     global ARCHIVE, write, QUESTIONS, UNANSWERABLE, OWNER_ALIASES, STORE, HELD_OUT_ONLY
-    folder = ROOT / "bench" / "life_eval" / "second"
+    folder = ROOT / "bench" / "life_eval" / name
     writer, questions = _module(folder / "write_archive.py"), _module(folder / "questions.py")
     ARCHIVE, write, OWNER_ALIASES = writer.ARCHIVE, writer.write, writer.OWNER_ALIASES
     QUESTIONS, UNANSWERABLE, HELD_OUT_ONLY = questions.QUESTIONS, questions.UNANSWERABLE, questions.HELD_OUT_ONLY
-    STORE = STORE.with_name("life-eval-second")
+    STORE = STORE.with_name(f"life-eval-{name}")
+
+
+def use_second_archive() -> None:
+    """Point the harness at bench/life_eval/second/."""
+    use_archive("second")
 
 
 def norm(text: str) -> str:
@@ -120,8 +128,9 @@ def halves() -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rebuild", action="store_true")
-    ap.add_argument("--archive", choices=("first", "second"), default="first",
-                    help="first: bench/life_eval/archive (tuned on half); second: bench/life_eval/second (unseen)")
+    ap.add_argument("--archive", choices=("first", "second", "third"), default="first",
+                    help="first: bench/life_eval/archive (tuned on half); second, third: bench/life_eval/second, "
+                         "bench/life_eval/third (unseen)")
     ap.add_argument("--biographer", default=BIOGRAPHER)
     ap.add_argument("--model", default="", help="BIOGRAPHER_EMBEDDING_MODEL for the store "
                                                 "(default: what auto picks; its store in bench/stores-MODEL)")
@@ -130,8 +139,8 @@ def main() -> None:
     ap.add_argument("--misses", action="store_true", help="print the hybrid third-person misses")
     args = ap.parse_args()
     global STORE
-    if args.archive == "second":
-        use_second_archive()
+    if args.archive != "first":
+        use_archive(args.archive)
     STORE = store_for(args.model)
     if args.model:
         os.environ["BIOGRAPHER_EMBEDDING_MODEL"] = args.model  # the CLI runs below inherit it
