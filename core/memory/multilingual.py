@@ -5,10 +5,12 @@ hybrid as a third list (core/memory/ranking.py). An English question then finds 
 Portuguese or Polish line ("Who told Inês to take the job in Berlin?" -> "Vai, filha. Berlim é uma
 oportunidade"), which MiniLM scores close to at random.
 
-Why not the multilingual model for the whole store: "auto" gives it one when most of the text is
-not English (core/memory/embedding_choice.py); below that, measured on the life archive (README,
-"Other languages"), the two models side by side found more than either alone, and the second
-space costs e5's time (about 5x MiniLM's a chunk) only for the chunks in other languages.
+Why not the multilingual model for the whole store: measured on the life archives and on chats
+wholly in six other languages (README, "Other languages", "The store's model under auto"), the
+two models side by side found as much or more than e5 alone at every share of other languages,
+and the second space costs e5's time (about 5x MiniLM's a chunk) only for the chunks in other
+languages; so "auto" keeps MiniLM for every store where the space is on offer
+(core/memory/embedding_choice.py).
 
 When: BIOGRAPHER_MULTILINGUAL_VECTORS "auto" (the default) turns it on for a store whose own model
 is MiniLM once at least SHARE of its text of known language is not English, decided like auto's

@@ -5,8 +5,9 @@ the engine). It adds e5's `query: ` / `passage: ` prefixes itself.
 
 Why it is offered beside all-MiniLM-L6-v2: MiniLM knows English only, so on chats in Russian,
 Indonesian or Japanese its semantic search is close to random. It costs more per text (README,
-Benchmarks), so it is picked when most of the owner's text is not English (core/memory/embedding_choice.py)
-or when named in BIOGRAPHER_EMBEDDING_MODEL."""
+Benchmarks), so it reads the chunks in other languages beside MiniLM (core/memory/multilingual.py), and
+is a store's own model when named in BIOGRAPHER_EMBEDDING_MODEL or, with that space off, when most of
+the owner's text is not English (core/memory/embedding_choice.py)."""
 
 from __future__ import annotations
 
