@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.memory.known_names import FIRST_PERSON, POSSESSIVE, WORD, KnownNames, kin_at
+from core.memory.time_words import asks_when, when_words
 from storage.keyword.languages import FUNCTION_WORDS, UNKNOWN, detect_language
 from storage.keyword.questions import question_words
 from storage.keyword.terms import tokens
@@ -106,6 +107,12 @@ _CLAUSE_JOINS = tuple({
 }.items())
 
 
+#: whether the words that ask when ("how long", "what year", "how many years") are out of the
+#: keyword half: "long" and "year" matched "long time no see" and "last year" in every chat; the
+#: passage that tells when is preferred by ranking.with_when instead (README, "Ranking rules")
+WHEN_WORDS_OUT = True
+
+
 @lru_cache(maxsize=256)
 def _alternation(table: tuple[tuple[str, str], ...], languages: tuple[str, ...]) -> re.Pattern[str] | None:
     """One pattern for the entries of `table` in `languages` (tables passed as items, so cached)."""
@@ -123,6 +130,7 @@ class QueryIntent:
     topic: tuple[str, ...] = ()  # the words it is about: names, question and function words left out
     present: bool = False  # it asks about a state now, which the newest evidence tells best
     exhaustive: bool = False  # it asks for every instance: ranked search cannot hold a whole list
+    when: bool = False  # it asks when something happened, or how long (time_words.asks_when)
     many: bool = False  # it asks which things, in the plural ("What books has Maya read?"): a list unsaid
     drop: frozenset[str] = frozenset()  # words the keyword half must not rank by (the owner's names)
     keep: frozenset[str] = frozenset()  # words it must keep (people's names, even a common word)
@@ -180,6 +188,8 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
     # the words of "now", "these days", "list every", "how many times": how it is asked, not what
     filler = {w for pattern in (marker, listing) if pattern is not None
               for m in pattern.finditer(lowered) for w in WORD.findall(m.group())}
+    if WHEN_WORDS_OUT:
+        filler |= set(when_words(lowered))
     owner_named, drop, keep = False, set(filler), set()
     people: list[str] = []
     possessed: list[str] = []
@@ -244,7 +254,7 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
         people_words=people_words, possessed=tuple(dict.fromkeys(possessed)),
         topic=tuple(w for w in dict.fromkeys(topic) if w not in asked and (not w.isdigit() or len(w) == 4)),
         present=any(p is not None and p.search(lowered) for p in (marker, tense)),
-        exhaustive=bool(listing and listing.search(lowered)), many=asks_for_many(text),
+        exhaustive=bool(listing and listing.search(lowered)), many=asks_for_many(text), when=asks_when(text),
         drop=frozenset(drop - keep), keep=frozenset(keep), names=frozenset(keep), mentions=tuple(mentions),
         listing=listing_spans(lowered, listing))
 

@@ -12,6 +12,7 @@ from typing import Protocol
 from core.memory import small_talk
 from core.memory.chunking import MAX_CHARS
 from core.memory.query_understanding import QueryIntent
+from core.memory.time_words import tells_when
 from core.times import parse_utc
 
 
@@ -36,6 +37,8 @@ class Row(Protocol):
 KEYWORD_WEIGHT = 0.6
 DATE_BOOST = 0.4
 DATE_SLACK = timedelta(days=1)
+# a chunk dated in a month the query names without a year ("camping in June"), in any year
+MONTH_BOOST = 0.2
 NEIGHBOUR_BOOST = 0.2
 # What the question points at (core/memory/query_understanding.py), tuned on the life archive's
 # tuning half and LoCoMo conversations 0-4 with bench/rules_tune.py (README, "Ranking rules"); since
@@ -61,6 +64,9 @@ MULTILINGUAL_WEIGHT = 0.4
 # that shares no word with the question and is far from its meaning is near the other instances
 LIST_EXAMPLES = 3  # the best passages whose mean meaning is the example round's query
 EXAMPLE_WEIGHT = 0.4
+# a question that asks when (QueryIntent.when): a passage that tells when ("yesterday", "last
+# week", "in May": core/memory/time_words.py) scores this share more (with_when)
+WHEN_WEIGHT = 0.4
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(
@@ -72,8 +78,9 @@ _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _DATE_PATTERNS = (
     re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b"),
-    re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH},?\s+{_YEAR}\b", re.I),
-    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I),
+    # "3 June, 2023", "December 1,2023" (a comma without its space too)
+    re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}(?:,\s*|\s+){_YEAR}\b", re.I),
+    re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,\s*|\s+){_YEAR}\b", re.I),
     re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I),
     re.compile(rf"\b(?:in|of|during|since|from|by)\s+{_YEAR}\b", re.I),
 )
@@ -106,6 +113,32 @@ def query_dates(query: str) -> list[tuple[date, date]]:
             taken.append((m.start(), m.end()))
             found.append((first, last))
     return found
+
+
+# a month named without a year ("camping in June", "in the second week of November"): "May" only
+# capitalised and after a word that puts a time after it, being a verb too
+_MONTH_ALONE = re.compile(r"(?<![\w-])(?P<before>(?:in|by|of|early|late|mid|until|since|during) )?"
+                          r"(?P<month>January|February|March|April|May|June|July|August|September|October|"
+                          r"November|December)(?![\w-])")
+
+
+def query_months(query: str) -> frozenset[int]:
+    """The months a query names without a year ("When did Ana go camping in June?"), as 1-12;
+    a month inside a date query_dates reads ("June 2023", "3 June, 2023") is that date's."""
+    taken = [m.span() for pattern in _DATE_PATTERNS for m in pattern.finditer(query)]
+    return frozenset(_MONTHS[m["month"].lower()] for m in _MONTH_ALONE.finditer(query)
+                     if (m["before"] or m["month"] != "May") and not any(s <= m.start("month") < e for s, e in taken))
+
+
+def _in_month(row: Row, months: frozenset[int]) -> bool:
+    """Whether a chunk's time (first to last message, a day's slack) touches one of `months`, any year."""
+    start, end = parse_utc(row.time_start), parse_utc(row.time_end or row.time_start)
+    if start is None or end is None:
+        return False
+    first, last = start.date() - DATE_SLACK, end.date() + DATE_SLACK
+    if (last - first).days > 62:
+        return False  # a span of months is dated by none of them
+    return first.month in months or last.month in months
 
 
 def _normalised(ranked: list[tuple[int, float]]) -> dict[int, float]:
@@ -284,6 +317,30 @@ def intent_boosts(intent: QueryIntent, scores: Mapping[int, float], rows: Mappin
     return out
 
 
+def said_text(text: str) -> str:
+    """What a chunk says without its messages' timestamps and senders (its lines' text), or its
+    prose as it is."""
+    lines = message_lines(text)
+    return "\n".join(t for _, t in lines) if lines else text
+
+
+def with_when(scores: Mapping[int, float], rows: Mapping[int, Row], *, weight: float | None = None) -> dict[int, float]:
+    """For a question that asks when: each candidate whose text tells when (time_words.tells_when,
+    its timestamps and senders aside) scores `weight` (WHEN_WEIGHT) times its score more, so a
+    weak match stays weak. "When did Teo get his cats?" is answered by "I've had them for 3
+    years now", which shares one word with it, among windows about the same cats that tell
+    no time."""
+    weight = WHEN_WEIGHT if weight is None else weight
+    out = dict(scores)
+    if weight <= 0:
+        return out
+    for cid, score in scores.items():
+        row = rows.get(cid)
+        if score > 0 and row is not None and tells_when(said_text(row.text)):
+            out[cid] = score + weight * score
+    return out
+
+
 def _newness(scores: Mapping[int, float], rows: Mapping[int, Row]) -> dict[int, float]:
     """Each dated candidate's place between the oldest (0) and the newest (1) of the candidates."""
     times = {cid: t.timestamp() for cid in scores if (row := rows.get(cid)) is not None
@@ -374,7 +431,8 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
          person_rounds: Sequence[PersonRound] = (),
          clause_rounds: Sequence[Sequence[tuple[int, float]]] = (),
          multilingual: Sequence[tuple[int, float]] = (),
-         examples: Sequence[tuple[int, float]] = ()) -> tuple[list[list[int]], dict[int, float]]:
+         examples: Sequence[tuple[int, float]] = (),
+         month_boost: float | None = None) -> tuple[list[list[int]], dict[int, float]]:
     """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score.
     `intent`: what the question points at, with the owner's names and every person's (lower-cased);
     `person_rounds`: the named people's own lists (with_person_round); `clause_rounds`: the
@@ -394,7 +452,15 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
         for cid in scores:
             if (row := rows.get(cid)) is not None and _within(row, periods):
                 scores[cid] += DATE_BOOST
+    month_boost = MONTH_BOOST if month_boost is None else month_boost
+    months = query_months(query) if month_boost > 0 else frozenset()
+    if months:
+        for cid in scores:
+            if (row := rows.get(cid)) is not None and _in_month(row, months):
+                scores[cid] += month_boost
     scores = intent_boosts(intent, scores, rows, owner=owner, names_of=names_of or {})
+    if intent.when:
+        scores = with_when(scores, rows)
     neighbours = _adjacent(rows)
     boosted = {cid: s + NEIGHBOUR_BOOST * max((scores.get(n, 0.0) for n in neighbours.get(cid, ())), default=0.0)
                for cid, s in scores.items()}

@@ -286,3 +286,14 @@ def test_a_question_for_things_in_the_plural_asks_for_many():
     for query in ("What is Maya's dog called?", "What does Teo do?", "Which city did Ana live in?",
                   "Where does Ana live now?", "What was the name of the bus?"):
         assert not asks_for_many(query), query
+
+
+def test_a_question_about_when_leaves_its_time_words_out_of_the_keyword_half():
+    intent = understand("How long has Teo had his cats?", NAMES)
+    assert intent.when and "long" in intent.drop and "long" not in intent.topic
+    assert keyword_query("How long has Teo had his cats?", drop=intent.drop, keep=intent.keep) == '"teo" OR "cat"'
+    what_year = understand("What year did Teo start surfing?", NAMES)
+    assert what_year.when and "year" in what_year.drop
+    # "when" joining two facts asks no time, and a question about something else keeps its words
+    assert not understand("How old was I when I moved to Berlin?", NAMES).when
+    assert "long" in understand("Is the Long Walk in Porto?", NAMES).topic

@@ -176,3 +176,58 @@ def test_rank_takes_the_example_round_into_fusion():
     examples, _ = rank("How many times did I go to the dentist?", keyword, semantic, rows, limit=3,
                        examples=[(1, 0.9), (2, 0.9), (3, 0.8), (4, 0.1)])
     assert plain == [[1], [2], [4]] and examples == [[1], [2], [3]]
+
+
+def test_a_question_about_when_prefers_the_passage_that_tells_when():
+    from core.memory.ranking import with_when
+
+    # 1: the event without a time; 2: the event "yesterday" (its timestamp is no time told); 3: a
+    # weak match that tells a time stays weak
+    rows = {1: Row(1, 1, 0, 50, chat(("Maya", "the choir was lovely"))),
+            2: Row(2, 2, 0, 50, chat(("Maya", "I joined a choir yesterday"))),
+            3: Row(3, 3, 0, 50, chat(("Teo", "rain all last week")))}
+    scores = {1: 1.0, 2: 0.8, 3: 0.1}
+    lifted = with_when(scores, rows, weight=0.4)
+    assert lifted == pytest.approx({1: 1.0, 2: 1.12, 3: 0.14})
+    assert with_when(scores, rows, weight=0.0) == scores
+
+
+def test_rank_prefers_the_passage_that_tells_when_only_for_a_question_about_when():
+    rows = {1: Row(1, 1, 0, 50, chat(("Maya", "signed up for a pottery class"), ("Ana", "nice"))),
+            2: Row(2, 2, 0, 50, chat(("Maya", "pottery class again yesterday"), ("Ana", "cool"))),
+            3: Row(3, 3, 0, 50, chat(("Teo", "rain"), ("Ana", "ok")))}
+    keyword, semantic = [(1, 5.0), (2, 4.6), (3, 1.0)], [(1, 0.6), (2, 0.55), (3, 0.1)]
+    for query, first in (("When did Maya sign up for a pottery class?", 2), ("Did Maya sign up for pottery?", 1)):
+        intent = understand(query, NAMES)
+        groups, _ = rank(query, keyword, semantic, rows, limit=1, intent=intent, owner=OWNER, names_of=NAMES_OF)
+        assert groups == [[first]], query
+
+
+def test_a_month_named_without_a_year():
+    from core.memory.ranking import query_months
+
+    assert query_months("When did Maya go camping in June?") == {6}
+    assert query_months("Which outdoor spot did Ana visit in May?") == {5}
+    assert query_months("May I ask what Teo did in the second week of November?") == {11}  # "May" asks here
+    assert query_months("What happened in June 2023?") == set()  # a date: query_dates reads it
+    assert query_months("Where was the picture shared on December 1,2023 taken?") == set()
+
+
+def test_a_chunk_dated_in_the_month_named_is_preferred_in_any_year():
+    rows = {1: Row(1, 1, 0, 50, "camping with the kids", "2023-07-20T10:00:00Z", "2023-07-20T11:00:00Z"),
+            2: Row(2, 2, 0, 50, "camping again", "2022-06-27T10:00:00Z", "2022-06-27T11:00:00Z"),
+            3: Row(3, 3, 0, 50, "camping all year", "2023-01-01T10:00:00Z", "2023-12-01T11:00:00Z"),
+            4: Row(4, 4, 0, 50, "rain", "2022-06-10T10:00:00Z", "2022-06-10T11:00:00Z")}
+    keyword = [(1, 5.0), (3, 4.9), (2, 4.8), (4, 1.0)]
+    plain, _ = rank("When did Maya go camping in June?", keyword, [], rows, limit=1, month_boost=0.0)
+    boosted, _ = rank("When did Maya go camping in June?", keyword, [], rows, limit=1)
+    assert plain == [[1]] and boosted == [[2]]  # a span of months is dated by none of them
+
+
+def test_a_date_written_with_a_comma_and_no_space():
+    from datetime import date
+
+    from core.memory.ranking import query_dates
+
+    assert query_dates("shared by Teo on December 1,2023") == [(date(2023, 12, 1), date(2023, 12, 1))]
+    assert query_dates("on 3 June,2023") == [(date(2023, 6, 3), date(2023, 6, 3))]

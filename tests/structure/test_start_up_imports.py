@@ -50,7 +50,7 @@ TAKES = {"stats": ("bot.cli_agent", "storage.runs")}
 NOT_FOR_THE_MEMORY_ALONE = ("core.service", "core.agent", "core.schedule", "storage.runs")
 # and what only a search uses: the ranking, the reading of questions, the keyword reader
 NOT_FOR_GREP_OR_READ = ("core.memory.ranking", "core.memory.small_talk", "core.memory.query_understanding",
-                        "core.memory.known_names",
+                        "core.memory.known_names", "core.memory.time_words",
                         "storage.keyword.reader",
                         # what an import makes (core/types.py finds it on first use), and the choice of
                         # an embedding model by the store's languages (its embedder is core/providers/lazy.py)
