@@ -11,7 +11,7 @@ Sets: locomo-tune (conversations 0-4), locomo-held (5-9), life (bench/life_eval/
 phrasings, both halves: its date and combine kinds reported apart). Scoring: LoCoMo's harness
 (`recall.score`, recall@10, multi-hop, temporal, chars) and life_eval's `found`.
 
-Variants are module switches (NAME=VALUE pairs joined by '+', e.g. `ranking.WHEN_BOOST=0.1`);
+Variants are module switches (NAME=VALUE pairs joined by '+', e.g. `ranking.WHEN_WEIGHT=0.2+ranking.MONTH_BOOST=0.0`);
 `base` is what ships.
 """
 
