@@ -144,7 +144,7 @@ def _when(start: date, end: date | None) -> str:
 class _Reader:
     def __init__(self, header: _Header, path: Path, context: ImportContext) -> None:
         self.context = context
-        self.zone = _zone(header.zone, context.timezone)  # for floating times and all-day events
+        self.zone = _zone(header.zone, context.timezone)  # for floating times
         self.calendar = header.name or path.stem
 
     def record(self, event: Event) -> Message | None:
@@ -158,7 +158,14 @@ class _Reader:
         if isinstance(start, datetime) and start.tzinfo is None:
             start = start.replace(tzinfo=self.zone)
             end = end.replace(tzinfo=self.zone) if isinstance(end, datetime) and end.tzinfo is None else end
-        moment = start if isinstance(start, datetime) else datetime.combine(start, time(), tzinfo=self.zone)
+        # an all-day event is a date, in no time zone (RFC 5545 3.3.4): the owner's midnight keeps
+        # it on its day wherever they read it; the calendar's zone (X-WR-TIMEZONE) put a Berlin
+        # calendar's 17 June at 16 June 22:00 for an owner in UTC
+        moment = (start if isinstance(start, datetime)
+                  else datetime.combine(start, time(), tzinfo=self.context.timezone))
+        # the event's key keeps the calendar's midnight it was first written with: a calendar
+        # imported again matches what is already saved
+        keyed = start if isinstance(start, datetime) else datetime.combine(start, time(), tzinfo=self.zone)
         organizer = event.get("ORGANIZER")
         # an event with no organizer is the owner's own entry in their calendar: kept under the
         # calendar's name, and the owner's (so the calendar never shows up as a person)
@@ -172,7 +179,7 @@ class _Reader:
             time=moment.astimezone(self.context.timezone),
             sender_id=email,
             is_owner=own_entry or self.context.is_owner(sender, email),
-            platform_id=f"{uid}|{recurrence.dt.isoformat() if recurrence else ''}|{moment.isoformat()}"
+            platform_id=f"{uid}|{recurrence.dt.isoformat() if recurrence else ''}|{keyed.isoformat()}"
             if uid else None,
         )
 

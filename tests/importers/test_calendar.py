@@ -34,6 +34,22 @@ def test_all_day_events_in_time_order(context: ImportContext) -> None:
     assert christmas.time.date().isoformat() == "2022-01-07"
 
 
+def test_an_all_day_event_stays_on_its_day_in_the_owners_zone(tmp_path: Path) -> None:
+    """A calendar that names its zone (Google's X-WR-TIMEZONE) east of the owner's: the day of
+    an all-day event is the owner's day, not the hour before it."""
+    text = (DATA / "example.ics").read_bytes().decode("utf-8")
+    assert "X-WR-TIMEZONE:Etc/GMT\r\n" in text
+    path = tmp_path / "berlin.ics"
+    path.write_bytes(text.replace("X-WR-TIMEZONE:Etc/GMT", "X-WR-TIMEZONE:Europe/Berlin").encode("utf-8"))
+    owner_in_utc = ImportContext(timezone=timezone.utc, owner_aliases=frozenset())
+    [(_, events)] = parse_all(path, owner_in_utc)
+    christmas = events[1]
+    assert "all day 2022-01-07" in christmas.text
+    assert christmas.time == datetime(2022, 1, 7, tzinfo=timezone.utc)
+    # its key is the one an import before this change wrote (the calendar's midnight): no duplicate
+    assert christmas.platform_id.endswith("|2022-01-07T00:00:00+01:00")
+
+
 def test_repeating_event_keeps_its_rule(context: ImportContext) -> None:
     [(_, [event])] = parse_all(DATA / "issue_1081_event_with_rrule.ics", context)
     assert event.text == "Test Event · 2025-01-01 10:00 UTC · repeats FREQ=DAILY;COUNT=10"
