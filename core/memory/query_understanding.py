@@ -259,11 +259,19 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
         listing=listing_spans(lowered, listing))
 
 
-# "What activities does Maya do?", "Which kinds of books has Teo read?": a plural right after the
-# question word, then its verb (English; a verb in its place is no plural: "What is", "What does")
+# "What activities does Maya do?", "Which kinds of books has Teo read?", "Which board games has Teo
+# played?": a plural of up to three words right after the question word, then its verb (English; a
+# verb in its place is no plural: "What is", "What does"; "class", "address" are none either);
+# "What are Maya's favourite desserts?", "What are the skills ...": "what are" and a plural;
+# "How many tournaments has Teo won?": counting asks for every one, unless it counts time (how
+# long: "How many years ago")
 _AUXILIARY = r"has|have|had|does|do|did|is|are|was|were"
-_MANY = re.compile(rf"^(?:what|which)\s+(?:(?:kinds|types|sorts)\s+of\s+\w+|(?:(?:kind|type|sort)\s+of\s+)?"
-                   rf"(?!(?:{_AUXILIARY})\b)\w+s)\s+(?:{_AUXILIARY})\b", re.I)
+_PLURAL = rf"(?:(?!(?:{_AUXILIARY})\b)\w[\w+-]*\s+){{0,2}}(?!(?:{_AUXILIARY})\b)(?!\w*ss\b)\w+s"
+_TIME_UNITS = r"times|years|months|weeks|days|hours|minutes|seconds"
+_MANY = re.compile(
+    rf"^(?:what|which)\s+(?:(?:kinds|types|sorts)\s+of\s+\w+|(?:(?:kind|type|sort)\s+of\s+)?{_PLURAL})\s+(?:{_AUXILIARY})\b"
+    rf"|^(?:what|which)\s+are\s+(?:(?:the|some)\s+|\w+'s\s+)(?:\w+\s+){{0,2}}(?!\w*ss\b)\w+s\b"
+    rf"|^how\s+many\s+(?!(?:{_TIME_UNITS})\b){_PLURAL}\s+(?:{_AUXILIARY})\b", re.I)
 
 
 def asks_for_many(query: str) -> bool:

@@ -279,13 +279,23 @@ def test_a_question_for_things_in_the_plural_asks_for_many():
     from core.memory.query_understanding import asks_for_many
 
     for query in ("What activities does Melanie partake in?", "What books has Maya read?",
-                  "Which kinds of music do they like?", "what events has Teo been to"):
+                  "Which kinds of music do they like?", "what events has Teo been to",
+                  # a plural of two or three words, "what are" and a plural, counting
+                  "Which board games has Teo played?", "What LGBTQ+ events has Ana been to?",
+                  "Which US cities does Teo mention visiting?", "What are Maya's favourite desserts?",
+                  "What are the skills that Teo has taught?", "What are Maya's pets' names?",
+                  "How many tournaments has Teo won?", "How many video game tournaments has Teo won?"):
         assert asks_for_many(query), query
         assert understand(query, NAMES).many and not understand(query, NAMES).exhaustive, query
-    # one thing, or a verb where a plural would stand
+    # one thing, or a verb where a plural would stand, a word that only ends in "s", a span of time
     for query in ("What is Maya's dog called?", "What does Teo do?", "Which city did Ana live in?",
-                  "Where does Ana live now?", "What was the name of the bus?"):
+                  "Where does Ana live now?", "What was the name of the bus?", "What are you doing?",
+                  "What type of workout class did Ana start?", "What dance class does Maya go to?",
+                  "How many years ago did Teo move?", "How many days has Ana been away?",
+                  "What is the best thing Teo has cooked?"):
         assert not asks_for_many(query), query
+    # "how many times" asks for every instance, and says so
+    assert understand("How many times did Teo go to the dentist?", NAMES).exhaustive
 
 
 def test_a_question_about_when_leaves_its_time_words_out_of_the_keyword_half():

@@ -180,7 +180,7 @@ async def test_a_question_for_things_in_the_plural_gets_more_than_its_limit_and_
         await memory.ingest([folder])
         one = await memory.search("What did Maya buy at the groceries?", limit=1)
         many = await memory.search("What groceries has Maya bought?", limit=1)
-    assert len(one) == 1 and len(many) == 2  # search.MANY_FACTOR
+    assert len(one) == 1 and len(many) == 2  # search.MANY_FACTOR, rounded up
     assert not many[0].exhaustive_list and many[0].hint is None
 
 
