@@ -181,8 +181,10 @@ async def test_upload_an_export_and_find_it_in_search(browser, settings, tmp_pat
             await page.set_input_files("#files", str(export))
             # an import reads, chunks and embeds in the server: on two cores shared with the rest
             # of the suite it took past the page's 15 s (about 2 s alone)
-            await page.locator("#import[data-state=done]").wait_for(timeout=90_000)
+            await page.locator("#import[data-state=done], #import[data-state=failed]").wait_for(timeout=90_000)
             summary = await page.locator("#import-summary").inner_text()
+            status = await page.locator("#import").inner_text()
+            assert await page.locator("#import").get_attribute("data-state") == "done", status
             assert "Imported WhatsApp Chat with Teo.txt: 1 new source, 2 messages" in summary
             await page.click("#import-next >> text=Search what you imported")
             await page.fill("#q", "zeppelin museum")
