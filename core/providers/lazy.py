@@ -53,8 +53,7 @@ class AutoEmbedder(LazyEmbedder):
 
     def __init__(self, load: Callable[[str], Embedder]) -> None:
         super().__init__(lambda: load(self.name))  # dim, max_tokens and embed go through `model`
-        self._load_model = load
-        self._loaded: dict[str, Embedder] = {}
+        self._loaded: dict[str, Embedder] = {}  # each model chosen so far, loaded once
         self.chosen: str | None = None
 
     def choose(self, model: str) -> None:
@@ -63,7 +62,7 @@ class AutoEmbedder(LazyEmbedder):
     @property
     def model(self) -> Embedder:
         if self.name not in self._loaded:
-            self._loaded[self.name] = self._load_model(self.name)
+            self._loaded[self.name] = self._load()
         return self._loaded[self.name]
 
     @property
