@@ -141,12 +141,17 @@ def _in_month(row: Row, months: frozenset[int]) -> bool:
     return first.month in months or last.month in months
 
 
-def _normalised(ranked: list[tuple[int, float]]) -> dict[int, float]:
-    """Scores mapped to [0, 1] within their list (best 1, worst 0)."""
+def _normalised(ranked: Sequence[tuple[int, float]]) -> dict[int, float]:
+    """Scores mapped to [0, 1] within their list (best 1, worst 0). A list with nothing to tell
+    its members apart (one hit, or every score the same) holds only its best: 1.0 each, where
+    min-max would have made them its worst ("Where is Ana's office?" has one passage with the
+    word "office", and it scored nothing for it)."""
     if not ranked:
         return {}
     values = [s for _, s in ranked]
-    lo, span = min(values), (max(values) - min(values)) or 1.0
+    lo, span = min(values), max(values) - min(values)
+    if span <= 0:
+        return {cid: 1.0 for cid, _ in ranked}
     return {cid: (s - lo) / span for cid, s in ranked}
 
 
@@ -162,8 +167,7 @@ def fuse_scores(keyword: list[tuple[int, float]], semantic: list[tuple[int, floa
            for cid in dict.fromkeys([*a, *b])}
     weight = MULTILINGUAL_WEIGHT if multilingual_weight is None else multilingual_weight
     # a list of one (a space of one vector, or a filter keeping one) is its best, not its worst
-    third = _normalised(list(multilingual)) if len(multilingual) > 1 else {cid: 1.0 for cid, _ in multilingual}
-    for cid, score in third.items():
+    for cid, score in _normalised(multilingual).items():
         out[cid] = out.get(cid, 0.0) + weight * score
     return out
 
@@ -366,10 +370,9 @@ def with_person_round(scores: Mapping[int, float], rounds: Sequence[PersonRound]
     best: dict[int, float] = {}
     for keyword, semantic in rounds:
         # a round with one list only (no word of the question beside the names) is that list; a
-        # list of one (min-max would make its only chunk the worst) is its best
+        # list of one is its best (_normalised)
         share = KEYWORD_WEIGHT if keyword and semantic else float(bool(keyword))
-        a, b = (_normalised(ranked) if len(ranked) > 1 else {cid: 1.0 for cid, _ in ranked}
-                for ranked in (keyword, semantic))
+        a, b = _normalised(keyword), _normalised(semantic)
         for cid in dict.fromkeys([*a, *b]):
             score = share * a.get(cid, 0.0) + (1 - share) * b.get(cid, 0.0)
             best[cid] = max(best.get(cid, 0.0), score)

@@ -55,6 +55,15 @@ def test_fused_scores_normalise_each_list_and_weigh_keywords_more():
     assert fused[3] == 0.0
 
 
+def test_a_list_with_nothing_to_tell_apart_holds_only_its_best():
+    # one keyword hit (the only passage with the word "office") is that list's best, not its
+    # worst: min-max alone would give it nothing
+    assert fuse_scores([(1, 3.1)], [(2, 0.30), (3, 0.25)])[1] == pytest.approx(KEYWORD_WEIGHT)
+    assert fuse_scores([(1, 3.1)], [(2, 0.30), (3, 0.25)])[3] == 0.0  # a longer list keeps its worst
+    tied = fuse_scores([(1, 2.0), (2, 2.0)], [])
+    assert tied[1] == tied[2] == pytest.approx(KEYWORD_WEIGHT)
+
+
 def test_the_multilingual_list_adds_its_normalised_scores_on_top_of_the_two_halves():
     keyword, semantic = [(1, 10.0), (2, 5.0)], [(2, 0.9), (3, 0.1)]
     assert fuse_scores(keyword, semantic, multilingual=[]) == fuse_scores(keyword, semantic)  # no space: as before
