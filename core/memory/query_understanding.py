@@ -252,7 +252,8 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
     return QueryIntent(
         owner_named=owner_named, owner_words=owner_words, people=tuple(people),
         people_words=people_words, possessed=tuple(dict.fromkeys(possessed)),
-        topic=tuple(w for w in dict.fromkeys(topic) if w not in asked and (not w.isdigit() or len(w) == 4)),
+        topic=tuple(w for w in dict.fromkeys(map(_uncontracted, topic))
+                    if w not in asked and (not w.isdigit() or len(w) == 4)),
         present=any(p is not None and p.search(lowered) for p in (marker, tense)),
         exhaustive=bool(listing and listing.search(lowered)), many=asks_for_many(text), when=asks_when(text),
         drop=frozenset(drop - keep), keep=frozenset(keep), names=frozenset(keep), mentions=tuple(mentions),
@@ -341,6 +342,16 @@ def _whose_words(words: Sequence[str], subjects: Sequence[tuple[int, str | None]
 def _index_words(word: str) -> list[str]:
     """A query word as the keyword index splits it ("maya's": maya), its one-letter bits left out."""
     return [w for w in tokens(word) if len(w) > 1]
+
+
+#: an English word's contracted ending: "who's", "what're", "grandmother's"
+_CONTRACTED = re.compile(r"['’](?:s|re|ve|ll|d|m)$")
+
+
+def _uncontracted(word: str) -> str:
+    """A topic word without its contracted ending: "who's" is the question word "who", and
+    "grandmother's" is about a grandmother."""
+    return _CONTRACTED.sub("", word) or word
 
 
 def _possessive(word: str, names: Iterable[str]) -> bool:
