@@ -24,6 +24,9 @@ from storage.keyword.terms import tokens
 #: of the owner's words for themselves, the ones that are a subject ("what did *I* say")
 _FIRST_PERSON_SUBJECTS = frozenset("i ich je j yo eu io ik jag jeg ja já ben minä aku saya я".split())
 
+#: "who" as the subject of a question, in the languages the speech verbs below are in
+_WHO = frozenset("who wer qui quién quien quem chi wie кто хто".split())
+
 #: saying or writing something: "what did I say about", "what did Maya tell me"
 _SPEECH_VERBS = frozenset("""
 say says said saying tell tells told write writes wrote written mention mentions mentioned text texted
@@ -333,6 +336,8 @@ def _whose_words(words: Sequence[str], subjects: Sequence[tuple[int, str | None]
     verb = next((at for at, word in enumerate(words) if word in _SPEECH_VERBS), None)
     if verb is None or not subjects:
         return False, ()
+    if verb > 0 and words[verb - 1] in _WHO:
+        return False, ()  # "Who told Ana to go?": whoever it was, the one told is no sayer
     before = [who for at, who in subjects if at < verb]
     after = [who for at, who in subjects if at > verb]
     who = before[-1] if before else after[0]

@@ -36,6 +36,10 @@ def test_the_owners_own_words_in_first_and_third_person_and_other_languages():
     # the owner's mother said it, not the owner
     assert not understand("What did Ana's mother say?", NAMES).owner_words
     assert not understand("What did Teo tell me about the move?", NAMES).owner_words
+    # "who" says it: the owner is the one told, or what was said is about them
+    for query in ("Who told Ana to take the job in Berlin?", "Who said I was getting old?"):
+        intent = understand(query, NAMES)
+        assert not intent.owner_words and not intent.people_words, query
 
 
 def test_people_named_are_recognised_and_their_names_kept_as_keywords():
