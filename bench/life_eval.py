@@ -8,6 +8,7 @@ half, the held-out half and all.
     python bench/life_eval.py --model multilingual-e5-small   # another embedding model (its own store)
     python bench/life_eval.py --archive second  # the second life (bench/life_eval/second/), held out whole
     python bench/life_eval.py --archive third   # the third life (bench/life_eval/third/), held out whole
+    python bench/life_eval.py --archive fourth  # the fourth life (bench/life_eval/fourth/), held out whole
 
 The second archive was written after the ranking rules were tuned, by someone who had not read them;
 it only reports (every question counts as held out) and bench/rules_tune.py never sees it. The third
@@ -128,7 +129,7 @@ def halves() -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rebuild", action="store_true")
-    ap.add_argument("--archive", choices=("first", "second", "third"), default="first",
+    ap.add_argument("--archive", choices=("first", "second", "third", "fourth"), default="first",
                     help="first: bench/life_eval/archive (tuned on half); second, third: bench/life_eval/second, "
                          "bench/life_eval/third (unseen)")
     ap.add_argument("--biographer", default=BIOGRAPHER)
