@@ -130,8 +130,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--archive", choices=("first", "second", "third", "fourth"), default="first",
-                    help="first: bench/life_eval/archive (tuned on half); second, third: bench/life_eval/second, "
-                         "bench/life_eval/third (unseen)")
+                    help="first: bench/life_eval/archive (tuned on half); second, third, fourth: "
+                         "bench/life_eval/NAME (written unseen; the fourth not yet read by anyone tuning)")
     ap.add_argument("--biographer", default=BIOGRAPHER)
     ap.add_argument("--model", default="", help="BIOGRAPHER_EMBEDDING_MODEL for the store "
                                                 "(default: what auto picks; its store in bench/stores-MODEL)")
