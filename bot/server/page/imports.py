@@ -188,6 +188,9 @@ class ImportJobs:
         except BiographerError as error:  # the store is busy or broken: said, not raised into the void
             log.warning("page import %s failed: %s", job.id, error)
             job.summary, job.state = f"Could not import {label}: {error}", "failed"
+        except Exception as error:  # noqa: BLE001 - a bug, a full disk: the page waits on this state, so it is set
+            log.exception("page import %s failed", job.id)
+            job.summary, job.state = f"Could not import {label}: {error} (the server's log has the details)", "failed"
         finally:
             await asyncio.to_thread(job.staged.remove)
 
