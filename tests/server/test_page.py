@@ -508,6 +508,23 @@ async def _finished(http: httpx.AsyncClient, job_id: str) -> dict:
     raise AssertionError(status)
 
 
+async def test_an_import_that_breaks_unexpectedly_ends_failed_not_importing_forever(settings, tmp_path,
+                                                                                     monkeypatch):
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async def broken(*args, **kwargs):
+            raise OSError(28, "No space left on device")  # not one of the store's own errors
+        monkeypatch.setattr(server.parts.memory, "ingest", broken)
+        async with logged_in(server) as http:
+            csrf = {"X-CSRF-Token": csrf_of((await http.get("/imports")).text)}
+            job = (await http.post("/imports", headers=csrf)).json()
+            await http.post(f"/imports/{job['id']}/files", params={"name": "notes.md"}, content=b"# A note\n",
+                            headers=csrf)
+            assert (await http.post(f"/imports/{job['id']}/start", headers=csrf)).status_code == 200
+            status = await _finished(http, job["id"])  # the page polls until one of these
+            assert status["state"] == "failed", status
+            assert "Could not import notes.md" in status["summary"] and "No space left" in status["summary"]
+
+
 async def test_odd_uploads_are_kept_or_refused_in_one_shape(settings, tmp_path):
     settings = settings.model_copy(update={"page_max_upload_mb": 1})
     async with running_server(settings, tmp_path, seeded=False) as server:

@@ -6,6 +6,7 @@ own browser download)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shutil
 import threading
@@ -193,6 +194,33 @@ async def test_upload_an_export_and_find_it_in_search(browser, settings, tmp_pat
             await result.wait_for()
             text = await result.inner_text()
             assert "WhatsApp with Teo" in text and "The zeppelin museum in Friedrichshafen" in text
+
+
+async def test_a_file_chosen_before_the_page_script_runs_is_imported(browser, settings, tmp_path):
+    """The page's script is deferred, and a loaded server sends it late: a file chosen before it
+    ran had no listener for its change event, so nothing was imported and nothing said (the upload
+    test above hung so, 90 s, when the suite loaded the machine)."""
+    export = whatsapp_export(tmp_path / "WhatsApp Chat with Teo.txt", [
+        "02/05/2024, 18:00 - Teo: The zeppelin museum in Friedrichshafen opens at nine",
+    ])
+    async with running_server(settings, tmp_path, seeded=False) as server:
+        async with logged_in_page(browser, server) as page:
+            chosen = asyncio.Event()
+
+            async def late(route) -> None:
+                await chosen.wait()  # the script arrives only once the file is chosen
+                await route.continue_()
+
+            await page.route("**/static/page.js", late)
+            await page.click("nav >> text=Import")
+            await page.set_input_files("#files", str(export))
+            assert await page.locator("#import").is_hidden()  # the script has not run yet
+            chosen.set()
+            await page.locator("#import[data-state=done], #import[data-state=failed]").wait_for()
+            status = await page.locator("#import").inner_text()
+            assert await page.locator("#import").get_attribute("data-state") == "done", status
+            assert "Imported WhatsApp Chat with Teo.txt: 1 new source, 1 message" in \
+                await page.locator("#import-summary").inner_text()
 
 
 @contextmanager

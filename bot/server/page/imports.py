@@ -172,6 +172,7 @@ class ImportJobs:
 
     async def _run(self, job: ImportJob) -> None:
         label = job.names[0] if len(job.names) == 1 else counted(len(job.names), "file")
+        ended = "failed", f"Could not import {label}: the server stopped"
         try:
             async with self._one_at_a_time:
                 job.state = "importing"
@@ -182,14 +183,19 @@ class ImportJobs:
                 finally:
                     if opened:
                         await asyncio.to_thread(opened.remove)
-                job.summary = ingest_summary(label, report, await self.service.memory.stats())
                 job.errors = list(report.errors)
-                job.state = "done"
+                ended = "done", ingest_summary(label, report, await self.service.memory.stats())
         except BiographerError as error:  # the store is busy or broken: said, not raised into the void
             log.warning("page import %s failed: %s", job.id, error)
-            job.summary, job.state = f"Could not import {label}: {error}", "failed"
+            ended = "failed", f"Could not import {label}: {error}"
+        except Exception as error:  # noqa: BLE001 - a bug, a full disk: the page waits on this state, so it is set
+            log.exception("page import %s failed", job.id)
+            ended = "failed", f"Could not import {label}: {error} (the server's log has the details)"
         finally:
-            await asyncio.to_thread(job.staged.remove)
+            try:
+                await asyncio.to_thread(job.staged.remove)
+            finally:  # ended only once its files are gone: whoever sees done or failed finds nothing left
+                job.state, job.summary = ended
 
     def _opened(self, job: ImportJob) -> StagedFolder:
         """The job's sealed files opened into a private staged folder of their own, for the importers."""

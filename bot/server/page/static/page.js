@@ -194,7 +194,11 @@
     }
   }
 
-  input.addEventListener("change", () => { importFiles(Array.from(input.files)); input.value = ""; });
+  const chosen = () => { importFiles(Array.from(input.files)); input.value = ""; };
+  input.addEventListener("change", chosen);
+  // this script is deferred: the box can be used before it runs (a busy or distant server sends it
+  // late), and that choice's change event had no listener yet, so nothing was imported and nothing said
+  if (input.files.length) chosen();
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));
   drop.addEventListener("drop", (e) => {
