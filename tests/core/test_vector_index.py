@@ -729,3 +729,32 @@ def test_a_run_of_ids_is_found_in_the_parts_by_its_ends():
     assert index_module._held_run(held, np.arange(5, 12)) is None
     assert index_module._held_run(held, np.zeros(0, dtype=np.int64)) is None
     assert index_module._held_run(held[:0], np.arange(3)) is None
+
+
+async def test_a_filters_ids_are_read_sorted_whatever_order_the_index_gives(tmp_path: Path):
+    """The filter's ids come in the order of the index SQLite scans (a period: by time), not by
+    id: they are handed on sorted, the chunks the filter keeps and only those."""
+    rng = np.random.default_rng(45)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        days = rng.permutation(600)
+        async with conn.transaction():
+            doc = await document_store.insert_document(
+                conn, kind="chat", name="c.txt", identity="c", source_path=None, content_hash=None,
+                byte_size=None, raw_path=None)
+            await chunk_store.insert_chunks(conn, [chunk_store.ChunkRecord(
+                document_id=doc, ordinal=i, char_start=i, char_end=i + 1, text=f"w {i}",
+                time_start=f"{np.datetime64('2020-01-01') + int(d)}T10:00:00Z",
+                time_end=f"{np.datetime64('2020-01-01') + int(d)}T11:00:00Z", speakers=("ana",) if i % 3 else ("teo",), identity=f"c|{i}", text_hash=f"c-{i}")
+                for i, d in enumerate(days)])
+        async with conn.execute("SELECT id, time_start, speakers FROM chunks ORDER BY id") as cur:
+            rows = await cur.fetchall()
+        index = VectorIndex(path)
+        period = chunk_store.ChunkFilter(since="2020-03-01T00:00:00Z", until="2020-12-31T23:59:59Z")
+        expected = [cid for cid, start, _ in rows if "2020-03-01" <= start[:10] <= "2020-12-31"]
+        got = index._filtered_ids(period)
+        assert got.tolist() == expected and 250 < len(expected) < 350
+        got = index._filtered_ids(chunk_store.ChunkFilter(speakers=("teo",)))
+        assert got.tolist() == [cid for cid, _, speakers in rows if "teo" in json.loads(speakers)]
+        assert len(index._filtered_ids(chunk_store.ChunkFilter(speakers=("nobody",)))) == 0
+        index.close()
