@@ -716,6 +716,8 @@ async def test_a_filter_keeping_part_of_each_code_part_is_exact(tmp_path: Path, 
                 assert len(tied) == 10 and exact[:10] == tied
             bounded, ranked = index.bounded
             assert bounded >= 1150 and ranked < bounded // 3
+            # one-shot, the file was mapped only while the code parts were read
+            assert index._conn.execute("PRAGMA mmap_size").fetchone()[0] == 0
         index.close()
 
 
@@ -758,3 +760,32 @@ async def test_a_filters_ids_are_read_sorted_whatever_order_the_index_gives(tmp_
         assert got.tolist() == [cid for cid, _, speakers in rows if "teo" in json.loads(speakers)]
         assert len(index._filtered_ids(chunk_store.ChunkFilter(speakers=("nobody",)))) == 0
         index.close()
+
+
+async def test_an_encrypted_store_is_bounded_from_its_code_parts_unmapped(tmp_path: Path, monkeypatch):
+    """SQLCipher maps no file: the code parts of an encrypted store are read through its codec,
+    and a one-shot filtered search over them is NumPy's brute force all the same."""
+    import os
+
+    from storage.encryption import StoreKey
+
+    _code_parts_of(monkeypatch, 8)
+    key = StoreKey(database=os.urandom(32), files=os.urandom(32), check=os.urandom(32))
+    rng = np.random.default_rng(46)
+    path = tmp_path / "s.sqlite3"
+    async with open_database(path, key=key) as conn:
+        async with conn.transaction():
+            await set_meta(conn, "embedding_dim", str(DIM))
+        chats, notes = await _chats_and_others(conn, 800)
+        await _store(conn, chats + notes, _unit(rng, 1600))
+        async with conn.transaction():
+            await vector_store.fold_log(conn)
+        index = VectorIndex(path, key=key)
+        for query in _unit(rng, 3):
+            _, cosine = await _brute_force(conn, query)
+            found = index.search(query, shortlist=8, depth=10, where=chunk_store.ChunkFilter(kinds=("chat",)), exact_below=5_000)
+            assert [h.chunk_id for h in found] == sorted(chats, key=lambda i: -cosine[i])[:10]
+            assert index.bounded[0] >= 700
+        assert index._conn.execute("PRAGMA mmap_size").fetchone()[0] == 0
+        index.close()
+    assert b"SQLite format 3" not in path.read_bytes()[:16]
