@@ -65,9 +65,6 @@ CODES_FROM = 64
 # million chunks, load 7.5, a period of 49,863 chunks: 102 ms exact against 166 ms approximate;
 # of 200,000: 432 against 339 ms; at 100k chunks the two meet near 20,000, core's cap)
 BOUNDED_SHARE = 0.125
-# how much of the file may be mapped while code parts are read (all of it: only the pages read
-# are brought in, and the map goes when they are read)
-MAP_CODES_BYTES = 1 << 40
 PARALLEL_ROWS = 16  # chunk rows read at once past which they are read in slices too (a search reads 50)
 READERS = 4
 
@@ -425,26 +422,6 @@ class VectorIndex:
         runs = {int(owner[a]): (int(a), int(b)) for a, b in zip(starts[big], stops[big])}
         changed = np.fromiter(self._delta, dtype=np.int64, count=len(self._delta))
         q = unit(query)
-        # the file mapped while the code parts are read (and let go of after: its pages would
-        # count as this process's memory): their overflow pages are copied from the map, not read
-        # one pread at a time (2,000 for 20 parts; 6% of a search at 20% of 100k, load 6). An
-        # encrypted store is not mapped (SQLCipher reads through its codec) and reads as before.
-        self._conn.execute(f"PRAGMA mmap_size = {MAP_CODES_BYTES}")
-        try:
-            where, dots, terms = self._code_dots_of(q, ids, runs, changed)
-        finally:
-            self._conn.execute("PRAGMA mmap_size = 0")
-        if sum(len(w) for w in where) <= depth:
-            return None
-        every = np.concatenate(terms, axis=1)
-        low, high = cosine_bounds(q, np.concatenate(dots), every[0], every[1], every[2])
-        return np.concatenate(where), low, high
-
-    def _code_dots_of(self, q: np.ndarray, ids: np.ndarray, runs: dict[int, tuple[int, int]],
-                      changed: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-        """For each code part of `runs` (part: where its ids start and stop among `ids`) that this
-        index's parts are as new as: where its bounded rows are among `ids`, their codes @ q and
-        their terms (rows changed since the parts left out)."""
         where, dots, terms = [], [], []
         for part, version, ids_blob, codes, terms_blob in self._conn.execute(
                 "SELECT part, version, ids, codes, terms FROM vector_codes WHERE part IN (SELECT value FROM json_each(?))",
@@ -468,7 +445,11 @@ class VectorIndex:
             dots.append(code_dots(matrix, q, rows))
             terms.append(part_terms[:, rows])
             where.append(a + np.flatnonzero(hit))
-        return where, dots, terms
+        if sum(len(w) for w in where) <= depth:
+            return None
+        every = np.concatenate(terms, axis=1)
+        low, high = cosine_bounds(q, np.concatenate(dots), every[0], every[1], every[2])
+        return np.concatenate(where), low, high
 
     def _nearest_of(self, query: np.ndarray, ids: Sequence[int], depth: int) -> list[VectorHit]:
         """The short list ranked exactly from the store: sqlite-vec's cosine distance over the
