@@ -413,8 +413,9 @@ class VectorIndex:
         as the kept bytes give); the rest of `ids` (in other parts, changed since the parts, or in
         a code part written after the parts this index holds) are ranked exactly, unbounded.
         Each part's codes are widened and multiplied as SQLite hands them over (one part's 400 KB
-        held at a time: 20 held at once made the allocator fault in fresh pages for 8 MB each
-        search), and the bounds of the rows of every part are found in one pass afterwards."""
+        held at a time: the 20 parts of a period of 20,000 held at once, 8 MB, made the allocator
+        fault in fresh pages every search), and the bounds of the rows of every part are found in
+        one pass afterwards."""
         owner, starts, stops = _code_runs(ids)
         big = stops - starts >= CODES_FROM
         if not big.any():
