@@ -57,6 +57,12 @@ async def _old_chunks(conn, n: int) -> list[int]:
         return [r[0] for r in await cur.fetchall()]
 
 
+def _code_parts_of(monkeypatch, bits: int) -> None:
+    """Code parts of 2**bits chunk ids (a few chunks make several), written and read so."""
+    monkeypatch.setattr(vector_store, "CODE_BITS", bits)
+    monkeypatch.setattr(index_module, "CODE_BITS", bits)
+
+
 @asynccontextmanager
 async def _store_at(path: Path):
     """A store whose vectors have DIM dimensions."""
@@ -358,8 +364,7 @@ async def test_a_filtered_search_is_bounded_by_the_bytes_and_stays_exact(tmp_pat
     chunk the filter keeps, changes in the log (replaced and new vectors, not yet folded into
     parts) included. One-shot, also with a code part written after the parts the index holds,
     and with a filter too scattered for any code part to be worth reading."""
-    monkeypatch.setattr(vector_store, "CODE_BITS", 8)  # parts of 256 ids: several for one filter
-    monkeypatch.setattr(index_module, "CODE_BITS", 8)
+    _code_parts_of(monkeypatch, 8)  # parts of 256 ids: several for one filter
     rng = np.random.default_rng(8)
     path = tmp_path / "s.sqlite3"
     async with _store_at(path) as conn:
@@ -477,8 +482,7 @@ async def test_a_filter_of_up_to_an_eighth_of_the_store_is_exact_while_bytes_bou
     BOUNDED_SHARE of the store is still searched exactly when bytes bound all but that many of
     its chunks; a broader one, or (one-shot) one too scattered for the code parts, takes the
     sign bits' short list."""
-    monkeypatch.setattr(vector_store, "CODE_BITS", 6)  # parts of 64 ids
-    monkeypatch.setattr(index_module, "CODE_BITS", 6)
+    _code_parts_of(monkeypatch, 6)  # parts of 64 ids
     rng = np.random.default_rng(14)
     path = tmp_path / "s.sqlite3"
     async with _store_at(path) as conn:
@@ -525,8 +529,7 @@ async def test_kept_vectors_are_the_float_vectors_bytes(tmp_path: Path, monkeypa
     part's ids: the same bytes either way, Bytes.of of the float vectors in id order."""
     from storage.vectors.codes import Bytes
 
-    monkeypatch.setattr(vector_store, "CODE_BITS", 6)
-    monkeypatch.setattr(index_module, "CODE_BITS", 6)
+    _code_parts_of(monkeypatch, 6)
     rng = np.random.default_rng(16)
     path = tmp_path / "s.sqlite3"
     async with _store_at(path) as conn:
@@ -568,3 +571,218 @@ def test_the_kept_vectors_dots_are_the_widened_vectors_products(rows):
     got = kept.dots(query, at)
     assert got.shape == expected.shape
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["whole runs", "runs partly held", "scattered", "outside", "one", "none held", "none asked"])
+def test_positions_are_numpys_binary_search(case):
+    """_positions (runs of ids placed by their ends) answers what np.searchsorted does: where
+    each id is among the held ids, clipped to their rows, and whether it is held there."""
+    rng = np.random.default_rng(40)
+    held = np.unique(np.concatenate([np.arange(100, 3000), rng.integers(5000, 9000, 800)]))
+    held = held[(held % 97) != 3]  # gaps inside the long run
+    ids = {"whole runs": np.concatenate([np.arange(200, 290), np.arange(400, 1500)]),
+           "runs partly held": np.arange(50, 3100),
+           "scattered": np.unique(rng.integers(0, 10_000, 2_000)),
+           "outside": np.arange(9_500, 9_700),
+           "one": np.array([101]),
+           "none held": np.arange(10, 20),
+           "none asked": np.zeros(0, dtype=np.int64)}[case].astype(np.int64)
+    if case == "none held":
+        held = held[:0]
+    at, found = index_module._positions(held, ids)
+    expected = np.minimum(np.searchsorted(held, ids), max(len(held) - 1, 0))
+    assert np.array_equal(found, np.isin(ids, held))
+    assert np.array_equal(at[found], expected[found])
+    assert np.array_equal(held[at[found]], ids[found])
+
+
+def test_a_code_part_is_one_run_only_when_its_ids_are():
+    blob = np.arange(1024, 2048, dtype="<i8").tobytes()
+    assert index_module._one_run(blob, 1024, 2047)
+    assert not index_module._one_run(blob, 1024, 2048) and not index_module._one_run(blob, 1025, 2047)
+    gapped = np.concatenate([np.arange(1024, 1500), np.arange(1501, 2049)]).astype("<i8").tobytes()
+    assert not index_module._one_run(gapped, 1024, 2048) and not index_module._one_run(gapped, 1024, 2047)
+
+
+@pytest.mark.parametrize("n", [51, 700, 20_000])
+def test_the_best_lower_bounds_are_the_largest(n):
+    """_best finds the depth largest (the sampled floor never drops one), ties included."""
+    rng = np.random.default_rng(41)
+    for low in (rng.standard_normal(n).astype(np.float32), np.round(rng.standard_normal(n), 1).astype(np.float32)):
+        best = index_module._best(low, 50)
+        assert len(best) == len(set(best.tolist())) == 50
+        assert np.array_equal(np.sort(low[best]), np.sort(low)[-50:])
+        assert index_module._threshold(low, 50) == np.sort(low)[-50]
+
+
+@pytest.mark.parametrize("rows", ["all", "one run", "scattered", "none"])
+def test_code_dots_are_the_widened_codes_products(rows):
+    """code_dots (widened a block at a time into buffers the thread keeps) gives each row's
+    codes @ q as widening all and multiplying does, into `out` too, in several threads at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from storage.vectors import codes as codes_module
+
+    rng = np.random.default_rng(42)
+    codes = rng.integers(-127, 128, size=(2 * codes_module.BOUND_BLOCK + 300, 384), dtype=np.int8)
+    at = {"all": None, "one run": slice(100, 100 + codes_module.BOUND_BLOCK + 7),
+          "scattered": np.sort(rng.choice(len(codes), 1_500, replace=False)), "none": np.zeros(0, dtype=np.int64)}[rows]
+    queries = rng.standard_normal((6, 384)).astype(np.float32)
+    expected = [(codes if at is None else codes[at]).astype(np.float64) @ q for q in queries]
+    with ThreadPoolExecutor(3) as pool:
+        got = list(pool.map(lambda q: codes_module.code_dots(codes, q, at), queries))
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-3)
+    out = np.full(len(expected[0]), np.nan, dtype=np.float32)
+    assert codes_module.code_dots(codes, queries[0], at, out=out) is out
+    np.testing.assert_allclose(out, expected[0], rtol=1e-5, atol=1e-3)
+
+
+def test_the_bounds_hold_the_exact_cosine_and_sqlite_vecs():
+    """Every row's exact cosine (float64) and sqlite-vec's (float32, as the ranking reads it)
+    lie within the float32 bounds, for unit rows, rows of other lengths, near-duplicates of the
+    query and a row of length 0 (never left out)."""
+    import sqlean
+
+    from storage.db import load_sqlite_vec
+    from storage.vectors.codes import Bytes
+
+    rng = np.random.default_rng(43)
+    query = rng.standard_normal(384).astype(np.float32)
+    rows = rng.standard_normal((3_000, 384)).astype(np.float32)
+    rows[:1000] /= np.linalg.norm(rows[:1000], axis=1, keepdims=True)
+    rows[1000:1010] = query + 1e-3 * rng.standard_normal((10, 384)).astype(np.float32)
+    rows[1010] = -query
+    rows[1011] = 0
+    rows[1012:1100] *= rng.uniform(1e-3, 1e3, (88, 1)).astype(np.float32)
+    kept = Bytes.of(rows)
+    low, high = kept.bounds(query * 3, np.arange(len(rows)))  # any length: bounded as a unit vector
+    assert low.dtype == high.dtype == np.float32
+    unit_query = query.astype(np.float64) / np.linalg.norm(query.astype(np.float64))
+    lengths = np.linalg.norm(rows.astype(np.float64), axis=1)
+    exact = rows.astype(np.float64) @ unit_query / np.where(lengths > 0, lengths, 1)
+    live = lengths > 0
+    assert np.all(low[live] <= exact[live]) and np.all(exact[live] <= high[live])
+    assert low[1011] == -np.inf and high[1011] == np.inf
+    conn = sqlean.connect(":memory:")
+    load_sqlite_vec(conn)
+    blob = query.astype("<f4").tobytes()
+    vec = np.array([conn.execute("SELECT 1 - vec_distance_cosine(?, ?)", (r.astype("<f4").tobytes(), blob)).fetchone()[0]
+                    for r in rows[:1100][live[:1100]]])
+    assert np.all(low[:1100][live[:1100]] <= vec) and np.all(vec <= high[:1100][live[:1100]])
+    assert float(np.max(high[live] - low[live])) < 0.05  # and they are bounds worth having
+    conn.close()
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["vectors kept in memory", "code parts read from the store"])
+async def test_a_filter_keeping_part_of_each_code_part_is_exact(tmp_path: Path, monkeypatch, kept):
+    """A filter that keeps half of every code part's chunks (one-shot: those rows gathered from
+    each part read, not the part widened whole; kept: placed one by one, not by runs), with
+    changes in the log and vectors tied with one another: NumPy's brute force, ties in id
+    order, with far fewer ranked exactly than bounded."""
+    _code_parts_of(monkeypatch, 8)  # parts of 256 ids
+    rng = np.random.default_rng(44)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        chats, notes = await _chats_and_others(conn, 1200)
+        ids = sorted(chats + notes)
+        vectors = _unit(rng, len(ids))
+        vectors[40:60] = vectors[40]  # twenty chunks with one vector: tied, ranked by id
+        await _store(conn, ids, vectors)
+        async with conn.transaction():
+            await vector_store.fold_log(conn)
+            # every other chunk a chat: each code part holds 128 of the filter's
+            await conn.executemany("UPDATE chunks SET document_id = (SELECT id FROM documents WHERE identity = ?) WHERE id = ?",
+                                   [("chats" if i % 2 else "others", cid) for i, cid in enumerate(ids)])
+        index = VectorIndex(path)
+        if kept:
+            index.keep_vectors()
+        index.refresh()
+        await _store(conn, ids[:30:2], _unit(rng, 15))  # replaced since the parts: in the log
+        where = chunk_store.ChunkFilter(kinds=("chat",))
+        async with conn.execute("SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.kind = 'chat'") as cur:
+            allowed = sorted(r[0] for r in await cur.fetchall())
+        queries = [*_unit(rng, 5), vectors[40] + 0.01 * rng.standard_normal(DIM).astype(np.float32)]
+        queries = [q / np.linalg.norm(q) for q in queries]
+        for query in queries:
+            _, cosine = await _brute_force(conn, query)
+            # nearest first, then by id: the tied share one cosine
+            exact = sorted(allowed, key=lambda i: (-cosine[i], i))[:30]
+            found = index.search(query, shortlist=8, depth=30, where=where, exact_below=5_000)
+            assert [h.chunk_id for h in found] == exact
+            assert [h.cosine for h in found] == pytest.approx([cosine[i] for i in exact], abs=1e-6)
+            if query is queries[-1]:  # the tied chats lead, in id order
+                tied = sorted(set(ids[40:60]) & set(allowed))
+                assert len(tied) == 10 and exact[:10] == tied
+            bounded, ranked = index.bounded
+            assert bounded >= 1150 and ranked < bounded // 3
+        index.close()
+
+
+def test_a_run_of_ids_is_found_in_the_parts_by_its_ends():
+    held = np.concatenate([np.arange(10, 500), np.arange(501, 900)]).astype(np.int64)
+    run = index_module._held_run(held, np.arange(20, 400))
+    assert run == slice(10, 390) and np.array_equal(held[run], np.arange(20, 400))
+    assert index_module._held_run(held, np.arange(450, 550)) is None  # 500 is not held
+    assert index_module._held_run(held, np.arange(880, 901)) is None  # past the last
+    assert index_module._held_run(held, np.array([20, 22, 23])) is None  # not a run
+    assert index_module._held_run(held, np.arange(5, 12)) is None
+    assert index_module._held_run(held, np.zeros(0, dtype=np.int64)) is None
+    assert index_module._held_run(held[:0], np.arange(3)) is None
+
+
+async def test_a_filters_ids_are_read_sorted_whatever_order_the_index_gives(tmp_path: Path):
+    """The filter's ids come in the order of the index SQLite scans (a period: by time), not by
+    id: they are handed on sorted, the chunks the filter keeps and only those."""
+    rng = np.random.default_rng(45)
+    path = tmp_path / "s.sqlite3"
+    async with _store_at(path) as conn:
+        days = rng.permutation(600)
+        async with conn.transaction():
+            doc = await document_store.insert_document(
+                conn, kind="chat", name="c.txt", identity="c", source_path=None, content_hash=None,
+                byte_size=None, raw_path=None)
+            await chunk_store.insert_chunks(conn, [chunk_store.ChunkRecord(
+                document_id=doc, ordinal=i, char_start=i, char_end=i + 1, text=f"w {i}",
+                time_start=f"{np.datetime64('2020-01-01') + int(d)}T10:00:00Z",
+                time_end=f"{np.datetime64('2020-01-01') + int(d)}T11:00:00Z", speakers=("ana",) if i % 3 else ("teo",), identity=f"c|{i}", text_hash=f"c-{i}")
+                for i, d in enumerate(days)])
+        async with conn.execute("SELECT id, time_start, speakers FROM chunks ORDER BY id") as cur:
+            rows = await cur.fetchall()
+        index = VectorIndex(path)
+        period = chunk_store.ChunkFilter(since="2020-03-01T00:00:00Z", until="2020-12-31T23:59:59Z")
+        expected = [cid for cid, start, _ in rows if "2020-03-01" <= start[:10] <= "2020-12-31"]
+        got = index._filtered_ids(period)
+        assert got.tolist() == expected and 250 < len(expected) < 350
+        got = index._filtered_ids(chunk_store.ChunkFilter(speakers=("teo",)))
+        assert got.tolist() == [cid for cid, _, speakers in rows if "teo" in json.loads(speakers)]
+        assert len(index._filtered_ids(chunk_store.ChunkFilter(speakers=("nobody",)))) == 0
+        index.close()
+
+
+async def test_an_encrypted_store_is_bounded_from_its_code_parts(tmp_path: Path, monkeypatch):
+    """The code parts of an encrypted store are read through SQLCipher's codec, and a one-shot
+    filtered search bounded by them is NumPy's brute force all the same."""
+    import os
+
+    from storage.encryption import StoreKey
+
+    _code_parts_of(monkeypatch, 8)
+    key = StoreKey(database=os.urandom(32), files=os.urandom(32), check=os.urandom(32))
+    rng = np.random.default_rng(46)
+    path = tmp_path / "s.sqlite3"
+    async with open_database(path, key=key) as conn:
+        async with conn.transaction():
+            await set_meta(conn, "embedding_dim", str(DIM))
+        chats, notes = await _chats_and_others(conn, 800)
+        await _store(conn, chats + notes, _unit(rng, 1600))
+        async with conn.transaction():
+            await vector_store.fold_log(conn)
+        index = VectorIndex(path, key=key)
+        for query in _unit(rng, 3):
+            _, cosine = await _brute_force(conn, query)
+            found = index.search(query, shortlist=8, depth=10, where=chunk_store.ChunkFilter(kinds=("chat",)), exact_below=5_000)
+            assert [h.chunk_id for h in found] == sorted(chats, key=lambda i: -cosine[i])[:10]
+            assert index.bounded[0] >= 700
+        index.close()
+    assert b"SQLite format 3" not in path.read_bytes()[:16]
