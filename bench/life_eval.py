@@ -175,11 +175,15 @@ def main() -> None:
         cells += [share(lambda q, hv: hv == "tune"), share(lambda q, hv: hv == "held")]
         print(f"| {mode} | {person} | " + " | ".join(cells)
               + f" | **{sum(hits) / len(hits):.2f}** | {sum(row['chars']) // len(row['chars']):,} |")
-    listed = [r for r in table.get(("hybrid", "third"), {}).get("results", [])]
-    flagged = sum(bool(r and r[0].get("exhaustive_list")) for r, q in zip(listed, QUESTIONS) if q[0] == "list")
-    others = sum(bool(r and r[0].get("exhaustive_list")) for r, q in zip(listed, QUESTIONS) if q[0] != "list")
-    print(f"\nlist questions flagged exhaustive_list (hybrid, third person): {flagged}/"
-          f"{sum(q[0] == 'list' for q in QUESTIONS)}; other questions flagged: {others}")
+    print()
+    for person in ("first", "third"):
+        listed = table.get(("hybrid", person), {}).get("results", [])
+        if not listed:
+            continue
+        flagged = sum(bool(r and r[0].get("exhaustive_list")) for r, q in zip(listed, QUESTIONS) if q[0] == "list")
+        others = sum(bool(r and r[0].get("exhaustive_list")) for r, q in zip(listed, QUESTIONS) if q[0] != "list")
+        print(f"list questions flagged exhaustive_list (hybrid, {person} person): "
+              f"{flagged}/{sum(q[0] == 'list' for q in QUESTIONS)}; other questions flagged: {others}")
     if "hybrid" in args.modes:
         none = answers(args.biographer, [q[1] for q in UNANSWERABLE], "hybrid", args.limit)
         print(f"unanswerable ({len(UNANSWERABLE)}): mean best score {sum(r[0]['score'] for r in none if r) / len(none):.2f}"

@@ -45,7 +45,8 @@ TOOLS: dict[str, tuple[type[BaseModel], str, Handler]] = {
                "Search the owner's memory. Returns passages (locator, text, source, time, speakers, source_hash) "
                "best first, and an outcome: matched, nothing_matched (the index is complete: nothing fits), "
                "index_building (nothing yet: try later) or unavailable. Ranked results are the best matches, never "
-               "a whole list: for a question that asks for every instance (exhaustive_list: true), use `list` with "
+               "a whole list: for a question that asks for every instance or for things in the plural "
+               "(exhaustive_list: true), use `list` with "
                "filters to see every passage.",
                lambda ops, client, body: ops.search(client, body)),
     "read": (ReadRequest,

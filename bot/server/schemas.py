@@ -122,8 +122,9 @@ class SearchOut(BaseModel):
     evidence: Literal["words", "meaning_only"] | None = Field(
         description="words: some result holds the query's words; meaning_only: the results are only the closest "
                     "in meaning (semantic search always finds a nearest passage), so they may be unrelated")
-    exhaustive_list: bool = Field(False, description="the query asks for every instance (list every, all the, how "
-                                                     "many times): results are the best matches, not all; use list")
+    exhaustive_list: bool = Field(False, description="the query asks for a list (list every, all the, how many "
+                                                     "times, or things in the plural: what pets have I had?): results "
+                                                     "are the best matches, not all; use list")
     results: list[PassageOut]
     index: IndexOut
 

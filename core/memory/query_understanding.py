@@ -147,6 +147,12 @@ class QueryIntent:
     def any_rule(self) -> bool:
         return bool(self.owner_words or self.people or self.present)
 
+    @property
+    def asks_for_list(self) -> bool:
+        """Whether its answer is a list, said ("List every trip") or not ("What pets have I
+        had?"): either way ten ranked passages may hold only some of it, and the hits say so."""
+        return self.exhaustive or self.many
+
 
 _NOT_A_NAME = frozenset().union(*FUNCTION_WORDS.values())
 
@@ -266,11 +272,13 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
 # "What activities does Maya do?", "Which kinds of books has Teo read?", "Which board games has Teo
 # played?": a plural of up to three words right after the question word, then its verb (English; a
 # verb in its place is no plural: "What is", "What does"; "class", "address" are none either);
+# "What books, shows and podcasts have ...": plurals in a series, each of up to three words;
 # "What are Maya's favourite desserts?", "What are the skills ...": "what are" and a plural;
 # "How many tournaments has Teo won?": counting asks for every one, unless it counts time (how
 # long: "How many years ago")
 _AUXILIARY = r"has|have|had|does|do|did|is|are|was|were"
-_PLURAL = rf"(?:(?!(?:{_AUXILIARY})\b)\w[\w+-]*\s+){{0,2}}(?!(?:{_AUXILIARY})\b)(?!\w*ss\b)\w+s"
+_ONE_PLURAL = rf"(?:(?!(?:{_AUXILIARY})\b)\w[\w+-]*\s+){{0,2}}(?!(?:{_AUXILIARY})\b)(?!\w*ss\b)\w+s"
+_PLURAL = rf"{_ONE_PLURAL}(?:\s*,\s*{_ONE_PLURAL})*(?:\s*,?\s+(?:and|or)\s+{_ONE_PLURAL})?"
 _TIME_UNITS = r"times|years|months|weeks|days|hours|minutes|seconds"
 _MANY = re.compile(
     rf"^(?:what|which)\s+(?:(?:kinds|types|sorts)\s+of\s+\w+|(?:(?:kind|type|sort)\s+of\s+)?{_PLURAL})\s+(?:{_AUXILIARY})\b"

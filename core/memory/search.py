@@ -60,7 +60,7 @@ EXACT_FILTER_CAP = 20_000
 # its hits say so, and point at grep, which is)
 LIST_FACTOR = 3
 # a question for things in the plural that does not say it wants them all ("What books has Maya
-# read?", QueryIntent.many) gets this many times its limit (rounded up), and no hint: 2 while
+# read?", QueryIntent.many) gets this many times its limit (rounded up), and the list's hint: 2 while
 # only a one-word plural asked so; with plurals of up to three words, "what are" and counting
 # twice the questions, 1.5 gave more of them at about the characters 2 had returned (README,
 # "things asked in the plural")
@@ -84,7 +84,7 @@ CLAUSE_ROUNDS = True
 # a question for every instance also ranks the passages nearest to its best few
 # (ranking.with_examples): its instances are told alike
 LIST_EXAMPLE_ROUND = True
-LIST_HINT = ("this question asks for every instance: ranked search returns the best matches, not "
+LIST_HINT = ("this question asks for a list: ranked search returns the best matches, not "
              "all of them; for the whole list use grep (every occurrence of a word, in time order) or list")
 
 Ranked = tuple[list[tuple[int, float]], dict[int, chunk_store.StoredChunk]]  # (id, score) best first; chunks by id
@@ -423,7 +423,7 @@ class Searcher:
         """One hit per group of adjacent chunks (best first), its text read from the store, scored
         with its best member's relevance (ranking.relevance); each says whether the question
         asks for a whole list."""
-        exhaustive = intent is not None and intent.exhaustive
+        listed = intent is not None and intent.asks_for_list
         if rows is None:
             rows = await chunk_store.get_chunks(self.conn, [c for g in groups for c in g])
         hits = []
@@ -443,8 +443,8 @@ class Searcher:
                 score=max(scores.get(c, 0.0) for c in group), time_start=min(starts, default=None),
                 time_end=max(ends, default=None),
                 speakers=tuple(dict.fromkeys(s for r in members for s in r.speakers)),
-                chunk_id=group[0], exhaustive_list=exhaustive,
-                hint=LIST_HINT if exhaustive else None,
+                chunk_id=group[0], exhaustive_list=listed,
+                hint=LIST_HINT if listed else None,
             ))
         return hits
 

@@ -109,7 +109,8 @@ class SearchAnswer:
     # semantic search always has a nearest passage: "words" when some passage holds the query's
     # words (a keyword match), "meaning_only" when the results are only the closest in meaning
     evidence: str | None = None
-    # the query asks for every instance ("list every trip"): ranked results are not the whole list
+    # the query asks for a list ("list every trip", "what pets have I had?"): ranked results are
+    # not the whole list
     exhaustive_list: bool = False
     # nothing matched because a filter names nothing the client may see: which, and what there is
     note: str = ""
@@ -298,7 +299,7 @@ class MemoryApi:
                                                 sections=visibility.sections, generation=index.generation)
         except (ModelUnavailable, EmbeddingModelMismatch) as error:
             return SearchAnswer("unavailable", [], index, reason=str(error))
-        listing_asked = (await self.memory.searcher.understand(query)).intent.exhaustive
+        listing_asked = (await self.memory.searcher.understand(query)).intent.asks_for_list
         if not passages:
             return SearchAnswer("index_building" if index.pending else "nothing_matched", [], index,
                                 exhaustive_list=listing_asked, note=await self._why_nothing(client, filters))

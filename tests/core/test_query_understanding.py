@@ -295,16 +295,22 @@ def test_a_question_for_things_in_the_plural_asks_for_many():
                   "Which board games has Teo played?", "What LGBTQ+ events has Ana been to?",
                   "Which US cities does Teo mention visiting?", "What are Maya's favourite desserts?",
                   "What are the skills that Teo has taught?", "What are Maya's pets' names?",
-                  "How many tournaments has Teo won?", "How many video game tournaments has Teo won?"):
+                  "How many tournaments has Teo won?", "How many video game tournaments has Teo won?",
+                  # plurals in a series
+                  "What books, shows and podcasts have people recommended me?",
+                  "Which cafés or bakeries did Maya like?", "What board games and card games has Teo played?"):
         assert asks_for_many(query), query
-        assert understand(query, NAMES).many and not understand(query, NAMES).exhaustive, query
+        intent = understand(query, NAMES)
+        assert intent.many and not intent.exhaustive and intent.asks_for_list, query
     # one thing, or a verb where a plural would stand, a word that only ends in "s", a span of time
     for query in ("What is Maya's dog called?", "What does Teo do?", "Which city did Ana live in?",
                   "Where does Ana live now?", "What was the name of the bus?", "What are you doing?",
                   "What type of workout class did Ana start?", "What dance class does Maya go to?",
                   "How many years ago did Teo move?", "How many days has Ana been away?",
-                  "What is the best thing Teo has cooked?"):
+                  "What is the best thing Teo has cooked?", "What dog and cat does Ana have?",
+                  "What book and show did Maya like?"):
         assert not asks_for_many(query), query
+        assert not understand(query, NAMES).asks_for_list, query
     # "how many times" asks for every instance, and says so
     assert understand("How many times did Teo go to the dentist?", NAMES).exhaustive
 

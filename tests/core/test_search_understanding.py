@@ -174,14 +174,16 @@ async def test_a_question_that_combines_two_facts_ranks_each_by_its_own_meaning(
     assert "Thirty years old" in texts[first[0][0]] and "Moved to Lisbon today" in texts[second[0][0]]
 
 
-async def test_a_question_for_things_in_the_plural_gets_more_than_its_limit_and_no_hint(tmp_path):
+async def test_a_question_for_things_in_the_plural_gets_more_than_its_limit_and_the_lists_hint(tmp_path):
     folder = _chats(tmp_path / "inbox")
     async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
         await memory.ingest([folder])
         one = await memory.search("What did Maya buy at the groceries?", limit=1)
         many = await memory.search("What groceries has Maya bought?", limit=1)
     assert len(one) == 1 and len(many) == 2  # search.MANY_FACTOR, rounded up
-    assert not many[0].exhaustive_list and many[0].hint is None
+    # its answer is a list too, unsaid: the hits say so, and point at grep
+    assert not one[0].exhaustive_list and one[0].hint is None
+    assert all(h.exhaustive_list and "grep" in h.hint for h in many)
 
 
 def _reminders_among_outings(folder: Path) -> Path:
