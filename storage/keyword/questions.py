@@ -11,7 +11,7 @@ is indexed, and these must not change how anything already stored was indexed.
 from __future__ import annotations
 
 QUESTION_WORDS: dict[str, frozenset[str]] = {language: frozenset(words.split()) for language, words in {
-    "en": """what when where which who whom whose why how whats wheres whos hows tell remind remember recall
+    "en": """what when where which who whom whose why how whats wheres whos hows many much tell remind remember recall
              know mention mentioned happen happened happening please ever exactly kind sort list describe
              explain anything something""",
     "de": """was wann wo wohin woher welche welcher welches welchen welchem wer wen wem wessen warum wieso
