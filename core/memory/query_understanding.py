@@ -395,7 +395,7 @@ def semantic_query(query: str, intent: QueryIntent, names: KnownNames) -> str:
             out.append(text[at:start] + THIRD_PERSON[possessive])
             at = end
         text = "".join(out) + text[at:]
-        return first_person(_one_instance(text, _shifted(intent.listing, intent.mentions)), names)
+        return _agreeing(first_person(_one_instance(text, _shifted(intent.listing, intent.mentions)), names))
     return first_person(_one_instance(text, intent.listing), names)
 
 
@@ -424,7 +424,7 @@ def _one_instance(text: str, spans: Sequence[tuple[int, int]]) -> str:
 
 def first_person(query: str, names: KnownNames) -> str:
     """The question as the owner would ask it: their names become "I", "my" where possessive
-    ("Where does Inês live?" -> "Where does I live?", "Inês's mother" -> "my mother"). For the
+    ("Where does Inês live?" -> "Where do I live?", "Inês's mother" -> "my mother"). For the
     semantic half: an embedding of the owner's name is drawn to every chat line that starts with
     it, which in short chat windows outweighs what the question asks."""
     out, at, last = [], 0, ""
@@ -437,7 +437,47 @@ def first_person(query: str, names: KnownNames) -> str:
         if not (last == mine and not between.strip()):
             out.append(between + mine)
         last, at = mine, match.end()
-    return "".join(out) + query[at:] if out else query
+    return _agreeing("".join(out) + query[at:]) if out else query
+
+
+# English verbs agree with the "I" and "they" put for people's names: "Where does Inês live?"
+# embeds as "Where do I live?", "Is Lukas still at Siemens?" as "Are they still at Siemens?" (the
+# question as it would be asked of them), and where the name was an object, after a preposition
+# or a verb, it is "me"/"them" ("Who went with me?", "What did I get them for Christmas?"). Only
+# pairs nobody writes are changed, so a question's own "I" and "they" stay as they were.
+_AGREEING = {  # the pronoun: the verb before or after it, in the third person singular -> its own
+    "i": {"does": "do", "doesn't": "don't", "has": "have", "hasn't": "haven't", "is": "am"},
+    "they": {"does": "do", "doesn't": "don't", "has": "have", "hasn't": "haven't", "is": "are",
+             "isn't": "aren't", "was": "were", "wasn't": "weren't"},
+}
+_OBJECT = {"i": "me", "they": "them"}
+_PREPOSITIONS = "to with for about from at of by than like without"
+_AUXILIARIES = frozenset("""am is are was were be been do does did doesn't didn't have has had hasn't haven't
+                            can could will would shall should may might must""".split())
+_VERBS = "|".join(sorted({re.escape(v) for table in _AGREEING.values() for v in table}, key=len, reverse=True))
+_VERB_BEFORE = re.compile(rf"\b({_VERBS})(\s+)(I|they)\b", re.I)
+_VERB_AFTER = re.compile(rf"\b(I|they)(\s+)({_VERBS})\b", re.I)
+# the pronoun as an object: after a preposition, or after any other word but an auxiliary when a
+# preposition or the end of the question follows ("given I?", "get they for")
+_OBJECT_AFTER = re.compile(rf"\b({'|'.join(_PREPOSITIONS.split())})(\s+)(I|they)\b(?!\s+(?:{_VERBS}|am|are|were|was|have|had|do|did|will|would|can|could)\b)", re.I)
+_OBJECT_BEFORE = re.compile(rf"\b([\w']+)(\s+)(I|they)(?=\s*(?:[?.!,;]|$)|\s+(?:{'|'.join(_PREPOSITIONS.split())})\b)", re.I)
+
+
+def _agreeing(text: str) -> str:
+    """`text` with the verbs around "I" and "they" agreeing with them, and either as an object
+    "me"/"them" (see _AGREEING)."""
+    def verb(word: str, pronoun: str) -> str:
+        own = _AGREEING[pronoun.lower()].get(word.lower(), word)
+        return own[0].upper() + own[1:] if word[0].isupper() else own
+
+    def pronoun(word: str) -> str:
+        return "I" if word.lower() == "i" else word
+
+    text = _VERB_BEFORE.sub(lambda m: verb(m[1], m[3]) + m[2] + pronoun(m[3]), text)
+    text = _VERB_AFTER.sub(lambda m: pronoun(m[1]) + m[2] + verb(m[3], m[1]), text)
+    text = _OBJECT_AFTER.sub(lambda m: m[1] + m[2] + _OBJECT[m[3].lower()], text)
+    return _OBJECT_BEFORE.sub(lambda m: m[0] if m[1].lower() in _AUXILIARIES or m[1].lower() in ("and", "or")
+                              else m[1] + m[2] + _OBJECT[m[3].lower()], text)
 
 
 def clauses(query: str, languages: Sequence[str] = ()) -> tuple[str, ...]:

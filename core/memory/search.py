@@ -69,7 +69,7 @@ MANY_FACTOR = 1.5
 # (query_understanding.keyword_words; measured on the tuning halves, README "Ranking rules")
 NAMES_AS_KEYWORDS = True
 # whether the semantic half embeds the question with the owner's names as "I" ("Where does Inês
-# live?" as "Where does I live?") and other people's as "they" when it asks more than who: a name
+# live?" as "Where do I live?") and other people's as "they" when it asks more than who: a name
 # starts every line its person wrote (query_understanding.semantic_query, bench/rules_tune.py)
 OWNER_AS_I = True
 # the person round (ranking.with_person_round): a question naming someone also ranks the chunks

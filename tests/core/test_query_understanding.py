@@ -131,7 +131,7 @@ def test_what_someone_is_called_is_no_present_state_without_a_marker():
 def test_the_owner_asks_in_the_first_person_for_the_semantic_half():
     from core.memory.query_understanding import first_person
 
-    assert first_person("Where does Ana live now?", NAMES) == "Where does I live now?"
+    assert first_person("Where does Ana live now?", NAMES) == "Where do I live now?"
     assert first_person("What is Ana's mother called?", NAMES) == "What is my mother called?"
     assert first_person("Did Ana Lima meet Teo?", NAMES) == "Did I meet Teo?"
     assert first_person("What is Teo's job?", NAMES) == "What is Teo's job?"
@@ -146,7 +146,7 @@ def asked(query: str) -> str:
 
 def test_the_semantic_half_asks_about_them_not_their_names():
     assert asked("What is Teo's job?") == "What is their job?"
-    assert asked("Where did Ana first meet  Teo Ramos?") == "Where did I first meet they?"
+    assert asked("Where did Ana first meet  Teo Ramos?") == "Where did I first meet them?"
     assert asked("What did Will say about the trip?") == "What did they say about the trip?"
     # a question of names alone keeps them: there is nothing else to embed
     assert asked("Who is Teo?") == "Who is Teo?"
@@ -204,7 +204,7 @@ def test_the_semantic_half_asks_about_a_relative_as_them():
         assert semantic_query(query, understand(query, names), names) == "What was their old dog called?"
     # a pronoun's relative is one mention with the pronoun, as the owner's is ("her they" was left)
     for query in ("When did Ana fly to Porto to see her mother?", "When did Ana fly to Porto to see my mother?"):
-        assert semantic_query(query, understand(query, names), names) == "When did I fly to Porto to see they?"
+        assert semantic_query(query, understand(query, names), names) == "When did I fly to Porto to see them?"
 
 
 PROFILE = """# bio.md
@@ -244,14 +244,14 @@ def test_the_word_that_stands_for_a_person_names_them_in_passages_too():
 
 
 def test_the_semantic_half_asks_a_list_as_one_instance_of_it():
-    assert asked("List every city Ana has lived in.") == "city I has lived in."
+    assert asked("List every city Ana has lived in.") == "city I have lived in."
     assert asked("How many times did Ana go to the dentist?") == "did I go to the dentist?"
     # whose list it is stays: "my" is what the list is of
     assert asked("List all my trips to Porto") == "my trips to Porto"
-    assert asked("Every place Teo Ramos has lived.") == "place they has lived."
+    assert asked("Every place Teo Ramos has lived.") == "place they have lived."
     # a question that is nothing but the asking keeps its words; one that asks no list is as it was
     assert asked("Name all") == "Name all"
-    assert asked("Where does Teo live now?") == "Where does they live now?"
+    assert asked("Where does Teo live now?") == "Where do they live now?"
 
 
 def test_a_question_that_combines_two_facts_is_split_at_its_time_clause():
@@ -278,9 +278,9 @@ def test_a_question_that_combines_two_facts_is_split_at_its_time_clause():
 def test_a_relation_said_beside_a_name_is_the_same_person():
     # "my brother Teo" is Teo: the semantic half asks about them whole ("brother" drew the
     # question to every family chat's small talk)
-    assert asked("What does my brother Teo do?") == "What does they do?"
+    assert asked("What does my brother Teo do?") == "What do they do?"
     assert asked("What is Ana's brother Teo's profession?") == "What is their profession?"
-    assert asked("What is her brother Teo Ramos called?") == "What is they called?"
+    assert asked("What is her brother Teo Ramos called?") == "What are they called?"
     # someone else's relative stays theirs: their possessive is a mention of its own
     assert asked("What is Will's brother Teo's job?") == "What is their brother their job?"
     assert understand("What does my brother Teo do?", NAMES).people == ("Teo Ramos",)
@@ -324,3 +324,26 @@ def test_a_question_about_when_leaves_its_time_words_out_of_the_keyword_half():
     # "when" joining two facts asks no time, and a question about something else keeps its words
     assert not understand("How old was I when I moved to Berlin?", NAMES).when
     assert "long" in understand("Is the Long Walk in Porto?", NAMES).topic
+
+
+def test_the_semantic_question_agrees_with_the_pronouns_put_for_names():
+    from core.memory.query_understanding import semantic_query
+
+    def asked(query: str) -> str:
+        return semantic_query(query, understand(query, NAMES), NAMES)
+
+    # the verb agrees with "I" and "they", before or after them
+    assert asked("Where does Ana live?") == "Where do I live?"
+    assert asked("Has Ana ever been to Japan?") == "Have I ever been to Japan?"
+    assert asked("Where is Ana living at the moment?") == "Where am I living at the moment?"
+    assert asked("Is Teo still seeing Will?") == "Are they still seeing them?"
+    assert asked("What does Teo do for work?") == "What do they do for work?"
+    # an object is "me" or "them": after a preposition, or a verb before a preposition or the end
+    assert asked("What gifts has Teo given Ana?") == "What gifts have they given me?"
+    assert asked("What did Ana get Teo for his birthday?") == "What did I get them for his birthday?"
+    assert asked("Who went hiking with Ana?") == "Who went hiking with me?"
+    # a subject stays one, and the question's own pronouns are left as they were
+    assert asked("Was Ana at the party?") == "Was I at the party?"
+    assert asked("What did Ana and Teo talk about?") == "What did I and they talk about?"
+    assert asked("What did they say about it?") == "What did they say about it?"
+    assert asked("Where was I when Teo called?") == "Where was I when they called?"
