@@ -327,11 +327,6 @@ def test_a_question_about_when_leaves_its_time_words_out_of_the_keyword_half():
 
 
 def test_the_semantic_question_agrees_with_the_pronouns_put_for_names():
-    from core.memory.query_understanding import semantic_query
-
-    def asked(query: str) -> str:
-        return semantic_query(query, understand(query, NAMES), NAMES)
-
     # the verb agrees with "I" and "they", before or after them
     assert asked("Where does Ana live?") == "Where do I live?"
     assert asked("Has Ana ever been to Japan?") == "Have I ever been to Japan?"
