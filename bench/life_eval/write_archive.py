@@ -11,18 +11,19 @@ questions with the exact strings of their evidence. Nothing in Biographer's code
 
 from __future__ import annotations
 
-import json
 import random
-import zipfile
-import zlib
+import sys
 from datetime import datetime, timedelta
-from email.utils import format_datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # exports.py, the formats the lives are written in
+import exports  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ARCHIVE = HERE / "archive"
 OWNER = "Inês Duarte"
+TO = f"{OWNER} <ines.duarte@example.org>"
 LISBON, BERLIN, PARIS = ZoneInfo("Europe/Lisbon"), ZoneInfo("Europe/Berlin"), ZoneInfo("Europe/Paris")
 START, END = datetime(2022, 1, 3), datetime(2024, 10, 20)
 
@@ -175,49 +176,6 @@ def _messages(source: str, rng: random.Random) -> list[tuple[datetime, str, str]
     return sorted(out)
 
 
-def whatsapp_android(path: Path, messages, *, group: str | None = None) -> None:
-    lines = ["03/01/2022, 09:00 - Messages and calls are end-to-end encrypted. No one outside of this chat, "
-             "not even WhatsApp, can read or listen to them. Tap to learn more."]
-    if group:
-        lines.append(f"03/01/2022, 09:01 - Rafael Sousa created group \"{group}\"")
-    lines += [f"{t:%d/%m/%Y, %H:%M} - {who}: {text}" for t, who, text in messages]
-    if group:  # the rename the facts speak of, as WhatsApp writes it
-        lines.append("10/09/2023, 09:00 - Rafael Sousa changed the group name from \"Trilhos do Norte\" to "
-                     "\"Trilhos & Tascas\"")
-    path.write_text("\n".join([lines[0], *sorted(lines[1:], key=_android_key)]) + "\n", encoding="utf-8")
-
-
-def _android_key(line: str) -> datetime:
-    return datetime.strptime(line[:17], "%d/%m/%Y, %H:%M")
-
-
-def whatsapp_ios(path: Path, messages, partner: str) -> None:
-    lines = [f"[03/01/2022, 09:00:00] {partner}: \u200eMessages and calls are end-to-end encrypted. No one outside "
-             "of this chat, not even WhatsApp, can read or listen to them."]
-    lines += [f"[{t:%d/%m/%Y, %H:%M:%S}] {who}: {text}" for t, who, text in messages]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def telegram(path: Path, messages, partner: str, chat_id: int, zone: ZoneInfo) -> None:
-    ids = {OWNER: "user1000001", partner: f"user{chat_id}"}
-    out = []
-    for n, (t, who, text) in enumerate(messages, 1):
-        local = t.replace(tzinfo=zone)
-        out.append({"id": n, "type": "message", "date": f"{t:%Y-%m-%dT%H:%M:%S}",
-                    "date_unixtime": str(int(local.timestamp())), "from": who, "from_id": ids[who],
-                    "text": text, "text_entities": [{"type": "plain", "text": text}]})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"name": partner, "type": "personal_chat", "id": chat_id, "messages": out},
-                               ensure_ascii=False, indent=1), encoding="utf-8")
-
-
-def email_text(sender: str, address: str, subject: str, when: datetime, body: str) -> str:
-    return (f"From: {sender} <{address}>\nTo: {OWNER} <ines.duarte@example.org>\nSubject: {subject}\n"
-            f"Date: {format_datetime(when)}\nMessage-ID: <{int(when.timestamp())}.{zlib.crc32(subject.encode()) % 10**6}"
-            f"@example.org>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
-            f"Content-Transfer-Encoding: 8bit\n\n{body}\n")
-
-
 MAIL = {  # source or mbox sender: (address, subject, zone)
     "Jonas Keller": ("jonas@kaltwerk.example", "Your offer from Kaltwerk", BERLIN),
     "Élodie Marchand": ("elodie@atelier-rhone.example", "Bienvenue chez Atelier Rhône", PARIS),
@@ -233,58 +191,35 @@ NEWSLETTERS = ["Your weekly digest: five recipes for rainy days", "Flash sale on
                "Your parcel is on its way", "Reminder: renew your gym membership"]
 
 
-def write() -> None:
+def write(archive: Path = ARCHIVE) -> None:
     rng = random.Random(20241020)
-    ARCHIVE.mkdir(parents=True, exist_ok=True)
-    whatsapp_android(ARCHIVE / "WhatsApp Chat with Rafael Sousa.txt", _messages("rafael", rng))
-    whatsapp_android(ARCHIVE / "WhatsApp Chat with Trilhos & Tascas.txt", _messages("group", rng),
-                     group="Trilhos do Norte")
-    whatsapp_ios(ARCHIVE / "WhatsApp Chat - Mãe.txt", _messages("mae", rng), "Mãe")
-    whatsapp_ios(ARCHIVE / "WhatsApp Chat - Beatriz Duarte.txt", _messages("bia", rng), "Beatriz Duarte")
-    telegram(ARCHIVE / "telegram-clara" / "result.json", _messages("clara", rng), "Clara Weber", 2000002, BERLIN)
-    telegram(ARCHIVE / "telegram-lukas" / "result.json", _messages("lukas", rng), "Lukas Brandt", 2000003, BERLIN)
+    archive.mkdir(parents=True, exist_ok=True)
+    notice = (datetime(2022, 1, 3, 9, 0), exports.WHATSAPP_NOTICE_EN + " Tap to learn more.")
+    exports.whatsapp_android(archive / "WhatsApp Chat with Rafael Sousa.txt", _messages("rafael", rng),
+                             stamp=exports.android_stamp_en, notice=notice)
+    exports.whatsapp_android(archive / "WhatsApp Chat with Trilhos & Tascas.txt", _messages("group", rng),
+                             stamp=exports.android_stamp_en, notice=notice, events=[
+                                 (datetime(2022, 1, 3, 9, 1), 'Rafael Sousa created group "Trilhos do Norte"'),
+                                 (datetime(2023, 9, 10, 9, 0), 'Rafael Sousa changed the group name from '
+                                  '"Trilhos do Norte" to "Trilhos & Tascas"')])  # the rename the facts speak of
+    for source, partner in (("mae", "Mãe"), ("bia", "Beatriz Duarte")):
+        exports.whatsapp_ios(archive / f"WhatsApp Chat - {partner}.txt", _messages(source, rng), partner=partner,
+                             day="%d/%m/%Y", notice=(datetime(2022, 1, 3, 9, 0), exports.WHATSAPP_NOTICE_EN))
+    for source, partner, chat_id in (("clara", "Clara Weber", 2000002), ("lukas", "Lukas Brandt", 2000003)):
+        exports.telegram(archive / f"telegram-{source}" / "result.json", _messages(source, rng), owner=OWNER,
+                         owner_id="user1000001", partner=partner, chat_id=chat_id, zone=BERLIN)
     for source, name in (("eml_offer", "kaltwerk-offer.eml"), ("eml_offer2", "atelier-rhone.eml")):
         (_, stamp, who, text), = [f for f in FACTS if f[0] == source]
         address, subject, zone = MAIL[who]
-        (ARCHIVE / name).write_text(email_text(who, address, subject, _time(stamp).replace(tzinfo=zone),
-                                               f"Dear Inês,\n\n{text}.\n\nBest,\n{who}"), encoding="utf-8")
+        exports.eml(archive / name, exports.Mail(_time(stamp).replace(tzinfo=zone), who, address, TO, subject,
+                                                 f"Dear Inês,\n\n{text}.\n\nBest,\n{who}"))
     mails = [(_time(stamp), who, text) for source, stamp, who, text in FACTS if source == "mbox"]
-    day = START
-    while day < END:  # newsletters between the mails that matter
-        day += timedelta(days=rng.randint(5, 20))
-        mails.append((day.replace(hour=7), "Newsletter", rng.choice(NEWSLETTERS)))
-    parts = []
-    for when, who, text in sorted(mails):
-        address, subject, zone = MAIL.get(who, ("news@letters.example", text, LISBON))
-        stamp = when.replace(tzinfo=zone)
-        parts.append(f"From {address} {stamp:%a %b %d %H:%M:%S %Y}\n"
-                     + email_text(who, address, subject, stamp, text + ("." if who != "Newsletter" else "")))
-    (ARCHIVE / "mail.mbox").write_text("\n".join(parts), encoding="utf-8")
-    by_year: dict[str, list[str]] = {}
-    for day_text, entry in sorted(JOURNAL_ENTRIES.items()):
-        by_year.setdefault(day_text[:4], []).append(f"## {day_text}\n\n{entry}\n")
-    for year, entries in by_year.items():
-        (ARCHIVE / f"journal {year}.md").write_text(f"# Journal {year}\n\n" + "\n".join(entries), encoding="utf-8")
-    (ARCHIVE / "CV Inês Duarte.md").write_text(CV, encoding="utf-8")
-    (ARCHIVE / "lease Berlin Weserstrasse.txt").write_text(LEASE, encoding="utf-8")
-    _docx(ARCHIVE / "bail Lyon.docx", LYON_LEASE)
-
-
-def _docx(path: Path, text: str) -> None:
-    import docx
-
-    document = docx.Document()
-    for paragraph in text.strip().split("\n"):
-        document.add_paragraph(paragraph)
-    document.core_properties.created = document.core_properties.modified = datetime(2024, 6, 25)
-    document.save(str(path))
-    # python-docx stamps each zip member with the time of writing: a fixed one keeps the file's bytes
-    with zipfile.ZipFile(path) as saved:
-        members = [(info.filename, saved.read(info)) for info in saved.infolist()]
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as fixed:
-        for name, data in members:
-            fixed.writestr(zipfile.ZipInfo(name, date_time=(2024, 6, 25, 0, 0, 0)), data,
-                           compress_type=zipfile.ZIP_DEFLATED)
+    mails += exports.newsletters(rng, START, END, NEWSLETTERS, gap=(5, 20), hour=7)
+    exports.mbox(archive / "mail.mbox", exports.addressed(mails, MAIL, to=TO, zone=LISBON, newsletter_stop=False))
+    exports.journals(archive, JOURNAL_ENTRIES, title="Journal")
+    (archive / "CV Inês Duarte.md").write_text(CV, encoding="utf-8")
+    (archive / "lease Berlin Weserstrasse.txt").write_text(LEASE, encoding="utf-8")
+    exports.docx(archive / "bail Lyon.docx", LYON_LEASE, created=datetime(2024, 6, 25))
 
 
 if __name__ == "__main__":

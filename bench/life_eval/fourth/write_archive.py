@@ -21,15 +21,16 @@ Biographer and shares the project's licence.
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
-import zipfile
+import sys
 import zlib
-from datetime import datetime, timedelta, timezone
-from email.utils import format_datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # exports.py, the formats the lives are written in
+import exports  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ARCHIVE = HERE / "archive"
@@ -466,87 +467,15 @@ def _messages(source: str, rng: random.Random) -> list[tuple[datetime, str, str]
     return sorted(out)
 
 
-# --- WhatsApp ---------------------------------------------------------------------------------
-
-def whatsapp_android(path: Path, messages, events=()) -> None:
-    """Android, phone set to Polish: `dd.mm.yyyy, HH:MM - Sender: text`."""
-    lines = [(START - timedelta(days=70), "Wiadomości i połączenia są w pełni zaszyfrowane. Nikt spoza czatu, nawet "
-              "WhatsApp, nie może ich odczytać ani odsłuchać. Stuknij, aby dowiedzieć się więcej.")]
-    lines += [(_time(t), text) for t, text in events]
-    lines += [(t, f"{who}: {text}") for t, who, text in messages]
-    path.write_text("".join(f"{t:%d.%m.%Y, %H:%M} - {body}\n" for t, body in sorted(lines)), encoding="utf-8")
+# WhatsApp's end-to-end notice on his phone, an Android in Polish
+NOTICE_PL = ("Wiadomości i połączenia są w pełni zaszyfrowane. Nikt spoza czatu, nawet WhatsApp, nie może ich "
+             "odczytać ani odsłuchać. Stuknij, aby dowiedzieć się więcej.")
 
 
-def whatsapp_ios(path: Path, messages, first_name: str) -> None:
-    """iOS, phone set to English (Ireland): `[dd/mm/yyyy, HH:MM:SS] Sender: text`, CRLF."""
-    start = messages[0][0] - timedelta(minutes=3)
-    head = (f"[{start:%d/%m/%Y, %H:%M:%S}] {first_name}: \u200eMessages and calls are end-to-end encrypted. "
-            "No one outside of this chat, not even WhatsApp, can read or listen to them.")
-    lines = [head] + [f"[{t:%d/%m/%Y, %H:%M}:{(t.minute * 13 + t.hour * 7) % 60:02d}] {who}: {text}"
-                      for t, who, text in messages]
-    path.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8", newline="")
+def _ios_seconds(t: datetime) -> int:
+    """Seconds for a stamp written to the minute, the same every run."""
+    return (t.minute * 13 + t.hour * 7) % 60
 
-
-# --- Telegram, Signal -------------------------------------------------------------------------
-
-def telegram(path: Path, messages, partner: str, chat_id: int) -> None:
-    ids = {OWNER: "user2000417", partner: f"user{chat_id}"}
-    out = []
-    for n, (t, who, text) in enumerate(messages, 1):
-        out.append({"id": n, "type": "message", "date": f"{t:%Y-%m-%dT%H:%M:%S}",
-                    "date_unixtime": str(int(t.replace(tzinfo=CORK).timestamp())), "from": who,
-                    "from_id": ids[who], "text": text, "text_entities": [{"type": "plain", "text": text}]})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"name": partner, "type": "personal_chat", "id": chat_id, "messages": out},
-                               ensure_ascii=False, indent=1), encoding="utf-8")
-
-
-def signal(folder: Path, messages) -> None:
-    """signal-export's data.json (one object a line, the owner as `Me`, local times) and chat.md."""
-    folder.mkdir(parents=True, exist_ok=True)
-    rows = [{"date": f"{t:%Y-%m-%dT%H:%M:%S}", "sender": who, "body": text, "quote": "", "sticker": "",
-             "reactions": [], "attachments": [], "deleted": False, "call": False, "missed": False}
-            for t, who, text in messages]
-    (folder / "data.json").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                                      encoding="utf-8")
-    (folder / "chat.md").write_text("".join(f"[{t:%Y-%m-%d %H:%M}] {who}: {text}\n\n" for t, who, text in messages),
-                                    encoding="utf-8")
-
-
-# --- Meta: Messenger and Instagram --------------------------------------------------------------
-
-def _meta_escape(value):
-    """Meta writes each UTF-8 byte of a string as its own \\u00XX escape."""
-    if isinstance(value, str):
-        return value.encode("utf-8").decode("latin-1")
-    if isinstance(value, list):
-        return [_meta_escape(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _meta_escape(v) for k, v in value.items()}
-    return value
-
-
-def meta_thread(path: Path, messages, title: str, participants: list[str], thread_path: str,
-                group: bool) -> None:
-    rows = []
-    for t, who, text in sorted(messages, reverse=True):  # newest first, as Meta writes them
-        row = {"sender_name": who, "timestamp_ms": int(t.replace(tzinfo=CORK).timestamp()) * 1000 + t.minute * 7}
-        if text == "<photo>":
-            row["photos"] = [{"uri": f"{thread_path}/photos/{int(t.timestamp())}.jpg",
-                              "creation_timestamp": int(t.timestamp())}]
-        else:
-            row["content"] = text
-        row["is_geoblocked_for_viewer"] = False
-        rows.append(row)
-    data = {"participants": [{"name": p} for p in participants], "messages": rows, "title": title,
-            "is_still_participant": True, "thread_path": thread_path, "magic_words": []}
-    if group:
-        data["joinable_mode"] = {"mode": 1, "link": ""}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(_meta_escape(data), ensure_ascii=True, indent=2), encoding="utf-8")
-
-
-# --- Discord (DiscordChatExporter JSON) ---------------------------------------------------------
 
 DISCORD_USERS = {  # shown name: (id, user name)
     "Piotr Z": ("402211937712340001", "piotr_tunes"),
@@ -555,50 +484,28 @@ DISCORD_USERS = {  # shown name: (id, user name)
     "Mateusz Kowal": ("611234560981230004", "mateusz_k"),
     "Seán Doyle": ("702345671092340005", "seandoyle_pianos"),
 }
+DISCORD_GUILD = {"id": "1009988776655443322", "name": "Piano Technicians EU",
+                 "iconUrl": "https://cdn.discordapp.com/icons/1009988776655443322/a.png"}
+DISCORD_CHANNEL = {"id": "1009988776655443399", "type": "GuildTextChat", "categoryId": "1009988776655443300",
+                   "category": "Workshop", "name": "tools-and-parts", "topic": "Tools, parts, suppliers, horror stories"}
 
 
-def discord(path: Path, messages) -> None:
-    out = []
-    for n, (t, who, text) in enumerate(messages):
-        uid, name = DISCORD_USERS[who]
-        stamp = t.replace(tzinfo=CORK).isoformat(timespec="milliseconds")
-        message = {"id": str(1030000000000000000 + n * 1000003), "type": "Default", "timestamp": stamp,
-                   "timestampEdited": None, "callEndedTimestamp": None, "isPinned": False, "content": text,
-                   "author": {"id": uid, "name": name, "discriminator": "0000", "nickname": who,
-                              "color": None, "isBot": False, "roles": [],
-                              "avatarUrl": f"https://cdn.discordapp.com/embed/avatars/{int(uid) % 5}.png"},
-                   "attachments": [], "embeds": [], "stickers": [], "reactions": [], "mentions": []}
-        if text.endswith("Photos below"):
-            message["attachments"] = [{"id": str(1150000000000000000 + n), "url": "https://cdn.discordapp.com/attachments/bechstein1.jpg",
-                                       "fileName": "bechstein_done.jpg", "fileSizeBytes": 2483112}]
-        out.append(message)
-    data = {"guild": {"id": "1009988776655443322", "name": "Piano Technicians EU",
-                      "iconUrl": "https://cdn.discordapp.com/icons/1009988776655443322/a.png"},
-            "channel": {"id": "1009988776655443399", "type": "GuildTextChat", "categoryId": "1009988776655443300",
-                        "category": "Workshop", "name": "tools-and-parts", "topic": "Tools, parts, suppliers, horror stories"},
-            "dateRange": {"after": None, "before": None}, "exportedAt": "2024-10-31T21:00:00.000+00:00",
-            "messages": out, "messageCount": len(out)}
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
-
-
-# --- mail ---------------------------------------------------------------------------------------
-
-def email_text(sender: str, address: str, to: str, subject: str, when: datetime, body: str, labels: str) -> str:
-    return (f"X-GM-THRID: {1700000000000000000 + zlib.crc32(subject.encode())}\nX-Gmail-Labels: {labels}\n"
-            f"From: {sender} <{address}>\nTo: {to}\nSubject: {subject}\n"
-            f"Date: {format_datetime(when)}\nMessage-ID: <{int(when.timestamp())}.{zlib.crc32(body.encode()) % 10**6}"
-            f"@mail.example>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
-            f"Content-Transfer-Encoding: 8bit\n\n{body}\n")
+def _discord_photos(n: int, text: str) -> list[dict]:
+    if not text.endswith("Photos below"):
+        return []
+    return [{"id": str(1150000000000000000 + n), "url": "https://cdn.discordapp.com/attachments/bechstein1.jpg",
+             "fileName": "bechstein_done.jpg", "fileSizeBytes": 2483112}]
 
 
 _PLAIN = str.maketrans("áéíóúś", "aeious", ".'")
 
 
-def mbox(path: Path, rng: random.Random) -> None:
+def _mails(rng: random.Random) -> list[exports.Mail]:
+    """His Gmail: the mails that matter among newsletters and customers' questions, in time order."""
     me = f"{OWNER} <{MAIL_ADDRESS}>"
     mails = [(_time(t), who, to, subject, body) for t, who, to, subject, body in MBOX]
     day = START
-    while day < END:  # newsletters and customers between the mails that matter
+    while day < END:
         day += timedelta(days=rng.randint(2, 9))
         if day >= END:
             break
@@ -611,9 +518,8 @@ def mbox(path: Path, rng: random.Random) -> None:
         else:
             subject = rng.choice(NEWSLETTERS)
             mails.append((day.replace(hour=6, minute=30), "Newsletter", "", subject, subject + "."))
-    parts = []
+    out = []
     for when, who, to, subject, body in sorted(mails):
-        stamp = when.replace(tzinfo=CORK)
         if who == OWNER:
             address, labels, recipient = MAIL_ADDRESS, "Sent", to
         elif who in MAIL:
@@ -625,137 +531,64 @@ def mbox(path: Path, rng: random.Random) -> None:
             address = ".".join(who.lower().translate(_PLAIN).split()) + "@gmail.example"
             labels, recipient = "Inbox", me
         text = body if body.endswith((".", "!", "?")) else body + "."
-        parts.append(f"From {1700000000000000000 + zlib.crc32(text.encode())}@xxx {stamp:%a %b %d %H:%M:%S %z %Y}\n"
-                     + email_text(who, address, recipient, subject, stamp, text, labels))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(parts), encoding="utf-8")
+        out.append(_mail(when, who, address, recipient, subject, text, labels=labels))
+    return out
 
 
-# --- calendar, transcript, documents --------------------------------------------------------------
-
-def calendar() -> str:
-    out = ["BEGIN:VCALENDAR", "PRODID:-//Google Inc//Google Calendar 70.9054//EN", "VERSION:2.0",
-           "CALSCALE:GREGORIAN", "METHOD:PUBLISH", "X-WR-CALNAME:Piotr Zieliński", "X-WR-TIMEZONE:Europe/Dublin"]
-    for n, (start, end, summary, location, rule) in enumerate(EVENTS):
-        out += ["BEGIN:VEVENT"]
-        if end is None:
-            day = datetime.strptime(start, "%Y-%m-%d")
-            out += [f"DTSTART;VALUE=DATE:{day:%Y%m%d}", f"DTEND;VALUE=DATE:{day + timedelta(days=1):%Y%m%d}"]
-        else:
-            out += [f"DTSTART;TZID=Europe/Dublin:{_time(start):%Y%m%dT%H%M%S}",
-                    f"DTEND;TZID=Europe/Dublin:{_time(end):%Y%m%dT%H%M%S}"]
-        if rule:
-            out.append(f"RRULE:{rule}")
-        out += ["DTSTAMP:20241031T210000Z", f"UID:{zlib.crc32(summary.encode()):08x}{n:04d}@google.com",
-                "CREATED:20220301T090000Z", "LAST-MODIFIED:20220301T090000Z", "SEQUENCE:0", "STATUS:CONFIRMED",
-                f"SUMMARY:{summary.replace(',', chr(92) + ',')}"]
-        if location:
-            out.append(f"LOCATION:{location.replace(',', chr(92) + ',')}")
-        out += ["TRANSP:OPAQUE", "END:VEVENT"]
-    return "\r\n".join(out + ["END:VCALENDAR"]) + "\r\n"
-
-
-def zoom_transcript(path: Path) -> None:
-    out, at = ["WEBVTT", ""], 3.0
-    for n, (who, text) in enumerate(MENTORING, 1):
-        length = 2.0 + len(text) / 15
-        out += [str(n), f"{_offset(at)} --> {_offset(at + length)}", f"{who}: {text}", ""]
-        at += length + 1.2
-    path.write_text("\n".join(out), encoding="utf-8")
-
-
-def _offset(seconds: float) -> str:
-    whole = int(seconds)
-    return f"{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}.{int(round((seconds - whole) * 1000)) % 1000:03d}"
-
-
-def _docx(path: Path, text: str, when: datetime) -> None:
-    import docx
-
-    document = docx.Document()
-    lines = text.strip().split("\n")
-    document.add_heading(lines[0], level=1)
-    for paragraph in lines[1:]:
-        document.add_paragraph(paragraph)
-    document.core_properties.author = OWNER
-    document.core_properties.created = document.core_properties.modified = when
-    document.save(str(path))
-    with zipfile.ZipFile(path) as saved:  # fixed member times keep the bytes the same every run
-        members = [(info.filename, saved.read(info)) for info in saved.infolist()]
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as fixed:
-        for name, data in members:
-            fixed.writestr(zipfile.ZipInfo(name, date_time=when.timetuple()[:6]), data,
-                           compress_type=zipfile.ZIP_DEFLATED)
-
-
-def _pdf(path: Path, lines: list[str]) -> None:
-    """A one-page PDF of Helvetica text lines, written by hand (ASCII only)."""
-    def escape(s: str) -> str:
-        return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-    stream = ["BT", "/F1 11 Tf", "14 TL", "60 780 Td"]
-    for i, line in enumerate(lines):
-        stream.append(f"({escape(line)}) Tj T*" + (" T*" if i in (1, 3, 4) else ""))
-    stream.append("ET")
-    content = "\n".join(stream).encode("ascii")
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
-               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> "
-               b"/Contents 5 0 R >>",
-               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-               b"<< /Length " + str(len(content)).encode() + b" >>\nstream\n" + content + b"\nendstream",
-               b"<< /Producer (Bandon Motors DMS) /CreationDate (D:20240222103000Z) >>"]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for n, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += f"{n} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    path.write_bytes(bytes(out))
+def _mail(when: datetime, who: str, address: str, to: str, subject: str, body: str, *,
+          labels: str | None) -> exports.Mail:
+    """A mail of his, its Message-ID made of its body."""
+    return exports.Mail(when.replace(tzinfo=CORK), who, address, to, subject, body,
+                        tag=zlib.crc32(body.encode()) % 10**6, domain="mail.example", labels=labels)
 
 
 # --- the archive ----------------------------------------------------------------------------------
 
-def write() -> None:
+def write(archive: Path = ARCHIVE) -> None:
     rng = random.Random(19631103)
-    if ARCHIVE.is_dir():
-        shutil.rmtree(ARCHIVE)
-    ARCHIVE.mkdir(parents=True)
-    whatsapp_android(ARCHIVE / "Czat WhatsApp z Zielińscy & O'Sullivanowie.txt", _messages("family", rng), FAMILY_EVENTS)
-    whatsapp_android(ARCHIVE / "Czat WhatsApp z Mama.txt", _messages("mama", rng))
-    whatsapp_android(ARCHIVE / "Czat WhatsApp z Marek.txt", _messages("marek", rng))
-    whatsapp_ios(ARCHIVE / "WhatsApp Chat - Piotr.txt", _messages("siobhan", rng), "Piotr")
+    if archive.is_dir():
+        shutil.rmtree(archive)
+    archive.mkdir(parents=True)
+    android = {"stamp": exports.android_stamp_pl, "notice": (START - timedelta(days=70), NOTICE_PL)}
+    exports.whatsapp_android(archive / "Czat WhatsApp z Zielińscy & O'Sullivanowie.txt", _messages("family", rng),
+                             **android, events=[(_time(t), text) for t, text in FAMILY_EVENTS])
+    exports.whatsapp_android(archive / "Czat WhatsApp z Mama.txt", _messages("mama", rng), **android)
+    exports.whatsapp_android(archive / "Czat WhatsApp z Marek.txt", _messages("marek", rng), **android)
+    siobhan = _messages("siobhan", rng)  # her iPhone, in English (Ireland), saved as Windows text
+    exports.whatsapp_ios(archive / "WhatsApp Chat - Piotr.txt", siobhan, partner="Piotr", day="%d/%m/%Y",
+                         notice=(siobhan[0][0] - timedelta(minutes=3), exports.WHATSAPP_NOTICE_EN),
+                         seconds=_ios_seconds, newline="\r\n")
     kasia = "kasiazielinska_17841401234567890"
-    meta_thread(ARCHIVE / "instagram-kasia.zielinska-2024-10-31" / "your_instagram_activity" / "messages" / "inbox"
-                / kasia / "message_1.json", _messages("kasia", rng), "Kasia Zielińska",
-                ["Kasia Zielińska", OWNER], f"inbox/{kasia}", group=False)
+    exports.meta_thread(archive / "instagram-kasia.zielinska-2024-10-31" / "your_instagram_activity" / "messages"
+                        / "inbox" / kasia / "message_1.json", _messages("kasia", rng), title="Kasia Zielińska",
+                        participants=["Kasia Zielińska", OWNER], thread_path=f"inbox/{kasia}", group=False, zone=CORK)
     choir = "leevalleysingers_5512345678901234"
-    meta_thread(ARCHIVE / "facebook-piotrzielinski-2024-10-31" / "your_facebook_activity" / "messages" / "inbox"
-                / choir / "message_1.json", _messages("choir", rng), "Lee Valley Singers 🎶",
-                ["Úna Ní Bhriain", "Siobhán Murphy", "Declan Barry", "Maura Kingston", OWNER], f"inbox/{choir}",
-                group=True)
-    signal(ARCHIVE / "signal-chats" / "Fergal O'Leary", _messages("fergal", rng))
-    telegram(ARCHIVE / "Telegram Desktop" / "ChatExport_2024-10-31" / "result.json", _messages("tadek", rng),
-             "Tadeusz Nowak", 6120004417)
-    discord(ARCHIVE / "Piano Technicians EU - Workshop - tools-and-parts [1009988776655443399].json",
-            _messages("discord", rng))
-    mbox(ARCHIVE / "Takeout" / "Mail" / "All mail Including Spam and Trash.mbox", rng)
-    (ARCHIVE / "Takeout" / "Calendar").mkdir(parents=True)
-    (ARCHIVE / "Takeout" / "Calendar" / "Piotr Zieliński.ics").write_text(calendar(), encoding="utf-8", newline="")
-    for name, sender, address, subject, stamp, body in EML:
-        text = email_text(sender, address, f"{OWNER} <{MAIL_ADDRESS}>", subject, _time(stamp).replace(tzinfo=CORK),
-                          body, "Inbox")
-        (ARCHIVE / name).write_text(text.split("\n", 2)[2], encoding="utf-8")  # a saved .eml has no Gmail lines
-    zoom_transcript(ARCHIVE / "GMT20230214-110000_Recording.transcript.vtt")
-    by_year: dict[str, list[str]] = {}
-    for day_text, entry in sorted(JOURNAL.items()):
-        by_year.setdefault(day_text[:4], []).append(f"## {day_text}\n\n{entry}\n")
-    for year, entries in by_year.items():
-        (ARCHIVE / f"notes {year}.md").write_text(f"# Notes {year}\n\n" + "\n".join(entries), encoding="utf-8")
-    _docx(ARCHIVE / "Triskel Bechstein - condition report and quote.docx", QUOTE, datetime(2023, 4, 24, 18, 0))
-    _pdf(ARCHIVE / "Bandon Motors invoice 2024-0219.pdf", INVOICE)
+    exports.meta_thread(archive / "facebook-piotrzielinski-2024-10-31" / "your_facebook_activity" / "messages"
+                        / "inbox" / choir / "message_1.json", _messages("choir", rng), title="Lee Valley Singers 🎶",
+                        participants=["Úna Ní Bhriain", "Siobhán Murphy", "Declan Barry", "Maura Kingston", OWNER],
+                        thread_path=f"inbox/{choir}", group=True, zone=CORK)
+    exports.signal(archive / "signal-chats" / "Fergal O'Leary", _messages("fergal", rng), owner=OWNER, markdown=True)
+    exports.telegram(archive / "Telegram Desktop" / "ChatExport_2024-10-31" / "result.json", _messages("tadek", rng),
+                     owner=OWNER, owner_id="user2000417", partner="Tadeusz Nowak", chat_id=6120004417, zone=CORK)
+    exports.discord(archive / "Piano Technicians EU - Workshop - tools-and-parts [1009988776655443399].json",
+                    _messages("discord", rng), users=DISCORD_USERS, guild=DISCORD_GUILD, channel=DISCORD_CHANNEL,
+                    exported_at="2024-10-31T21:00:00.000+00:00", zone=CORK, attachments=_discord_photos)
+    exports.mbox(archive / "Takeout" / "Mail" / "All mail Including Spam and Trash.mbox", _mails(rng))
+    (archive / "Takeout" / "Calendar").mkdir(parents=True)
+    calendar = exports.calendar([exports.Event(*e, zone="Europe/Dublin") for e in EVENTS], name=OWNER,
+                                zone="Europe/Dublin", stamp="20241031T210000Z", created="20220301T090000Z",
+                                uid=lambda n, e: f"{zlib.crc32(e.summary.encode()):08x}{n:04d}@google.com")
+    (archive / "Takeout" / "Calendar" / f"{OWNER}.ics").write_text(calendar, encoding="utf-8", newline="")
+    for name, sender, address, subject, stamp, text in EML:  # saved .eml files, without Gmail's lines
+        exports.eml(archive / name, _mail(_time(stamp), sender, address, f"{OWNER} <{MAIL_ADDRESS}>", subject, text,
+                                          labels=None))
+    exports.zoom_transcript(archive / "GMT20230214-110000_Recording.transcript.vtt", MENTORING, start=3.0,
+                            chars_per_second=15, pause=1.2)
+    exports.journals(archive, JOURNAL, title="Notes")
+    exports.docx(archive / "Triskel Bechstein - condition report and quote.docx", QUOTE,
+                 created=datetime(2023, 4, 24, 18, 0), heading=True, author=OWNER)
+    exports.pdf(archive / "Bandon Motors invoice 2024-0219.pdf", INVOICE, producer="Bandon Motors DMS",
+                created="D:20240222103000Z", gaps=(1, 3, 4))
 
 
 if __name__ == "__main__":

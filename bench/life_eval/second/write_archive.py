@@ -11,16 +11,19 @@ run). This archive is for reporting only: nothing is tuned on it.
 
 from __future__ import annotations
 
-import json
 import random
+import sys
 from datetime import datetime, timedelta
-from email.utils import format_datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # exports.py, the formats the lives are written in
+import exports  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ARCHIVE = HERE / "archive"
 OWNER = "Zofia Wiśniewska"
+TO = f"{OWNER} <zosia.wisniewska@example.org>"
 OWNER_ALIASES = "Zofia Wiśniewska,Zofia Wisniewska,Zosia"
 START = datetime(2022, 1, 3, 9, 0)
 END = datetime(2024, 6, 30, 22, 0)
@@ -221,117 +224,49 @@ def _messages(source: str, rng: random.Random) -> list[tuple[datetime, str, str]
     return sorted(out)
 
 
-def whatsapp_android(path: Path, messages, *, group: tuple[str, str, str] | None = None) -> None:
-    """Polish Android export: `dd.mm.yyyy, HH:MM - Sender: text`."""
-    lines = [(START - timedelta(days=1), "Wiadomości i połączenia są szyfrowane metodą end-to-end. Nikt spoza "
-              "tego czatu, nawet WhatsApp, nie może ich odczytać ani odsłuchać. Dotknij, aby dowiedzieć się więcej.")]
-    if group:
-        creator, old, new = group
-        lines.append((START - timedelta(hours=1), f"{creator} utworzył(a) grupę „{old}”"))
-        lines.append((_time("2023-01-21 21:40"), f"{creator} zmienił(a) nazwę grupy z „{old}” na „{new}”"))
-    lines += [(t, f"{who}: {text}") for t, who, text in messages]
-    path.write_text("".join(f"{t:%d.%m.%Y, %H:%M} - {body}\n" for t, body in sorted(lines)), encoding="utf-8")
+# WhatsApp's end-to-end notice on a phone in Polish (Android adds the LEARN_MORE)
+NOTICE = ("Wiadomości i połączenia są szyfrowane metodą end-to-end. Nikt spoza tego czatu, nawet WhatsApp, nie może "
+          "ich odczytać ani odsłuchać.")
+LEARN_MORE = "Dotknij, aby dowiedzieć się więcej."
 
 
-def whatsapp_ios(path: Path, messages, partner: str) -> None:
-    """Polish iOS export: `[dd.mm.yyyy, HH:MM:SS] Sender: text`."""
-    head = (f"[{START - timedelta(days=1):%d.%m.%Y, %H:%M:%S}] {partner}: \u200eWiadomości i połączenia są "
-            "szyfrowane metodą end-to-end. Nikt spoza tego czatu, nawet WhatsApp, nie może ich odczytać ani odsłuchać.")
-    lines = [head] + [f"[{t:%d.%m.%Y, %H:%M:%S}] {who}: {text}" for t, who, text in messages]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+def _zone(location: str) -> str:
+    """An event's time zone: Kraków's where it is there, else Dublin's."""
+    return "Europe/Warsaw" if "Kraków" in location or "Wawel" in location else "Europe/Dublin"
 
 
-def telegram(path: Path, messages, partner: str, chat_id: int, zone: ZoneInfo) -> None:
-    ids = {OWNER: "user1000001", partner: f"user{chat_id}"}
-    out = []
-    for n, (t, who, text) in enumerate(messages, 1):
-        out.append({"id": n, "type": "message", "date": f"{t:%Y-%m-%dT%H:%M:%S}",
-                    "date_unixtime": str(int(t.replace(tzinfo=zone).timestamp())), "from": who,
-                    "from_id": ids[who], "text": text, "text_entities": [{"type": "plain", "text": text}]})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"name": partner, "type": "personal_chat", "id": chat_id, "messages": out},
-                               ensure_ascii=False, indent=1), encoding="utf-8")
-
-
-def signal(folder: Path, messages) -> None:
-    """signal-export's data.json: one JSON object a line, the owner as `Me`, naive local times."""
-    folder.mkdir(parents=True, exist_ok=True)
-    rows = [{"date": f"{t:%Y-%m-%dT%H:%M:%S}", "sender": "Me" if who == OWNER else who, "body": text + "  ",
-             "quote": "", "sticker": "", "reactions": [], "attachments": [], "deleted": False, "call": False,
-             "missed": False} for t, who, text in messages]
-    (folder / "data.json").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                                      encoding="utf-8")
-
-
-def email_text(sender: str, address: str, subject: str, when: datetime, body: str) -> str:
-    return (f"From: {sender} <{address}>\nTo: {OWNER} <zosia.wisniewska@example.org>\nSubject: {subject}\n"
-            f"Date: {format_datetime(when)}\nMessage-ID: <{int(when.timestamp())}.{len(subject)}@example.org>\n"
-            "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n"
-            f"{body}\n")
-
-
-def calendar() -> str:
-    out = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Google Inc//Google Calendar 70.9054//EN",
-           "X-WR-CALNAME:Zosia", "X-WR-TIMEZONE:Europe/Dublin"]
-    for n, (start, end, summary, location, rule) in enumerate(EVENTS):
-        out += ["BEGIN:VEVENT", f"UID:ev{n}@zosia.example", "DTSTAMP:20240630T120000Z"]
-        if end is None:
-            day = datetime.strptime(start, "%Y-%m-%d")
-            out += [f"DTSTART;VALUE=DATE:{day:%Y%m%d}", f"DTEND;VALUE=DATE:{day + timedelta(days=1):%Y%m%d}"]
-        else:
-            zone = "Europe/Warsaw" if "Kraków" in location or "Wawel" in location else "Europe/Dublin"
-            out += [f"DTSTART;TZID={zone}:{_time(start):%Y%m%dT%H%M%S}",
-                    f"DTEND;TZID={zone}:{_time(end):%Y%m%dT%H%M%S}"]
-        if rule:
-            out.append(f"RRULE:{rule}")
-        out += [f"SUMMARY:{summary}", f"LOCATION:{location.replace(',', chr(92) + ',')}", "END:VEVENT"]
-    return "\r\n".join(out + ["END:VCALENDAR"]) + "\r\n"
-
-
-def write() -> None:
+def write(archive: Path = ARCHIVE) -> None:
     rng = random.Random(20260601)
-    ARCHIVE.mkdir(parents=True, exist_ok=True)
-    whatsapp_ios(ARCHIVE / "WhatsApp Chat - Mama.txt", _messages("mama", rng), "Mama")
-    whatsapp_ios(ARCHIVE / "WhatsApp Chat - Ola Nowak.txt", _messages("ola", rng), "Ola Nowak")
-    whatsapp_android(ARCHIVE / "WhatsApp Chat with Brat.txt", _messages("brat", rng))
-    whatsapp_android(ARCHIVE / "WhatsApp Chat with Babski wieczór 🍷.txt", _messages("group", rng),
-                     group=("Marta Kowalczyk", "Dziewczyny z liceum", "Babski wieczór 🍷"))
-    telegram(ARCHIVE / "telegram-javi" / "result.json", _messages("javi", rng), "Javi Ortega", 3000002, KRAKOW)
-    telegram(ARCHIVE / "telegram-kuba" / "result.json", _messages("kuba", rng), "Kuba Zieliński", 3000003, KRAKOW)
-    signal(ARCHIVE / "signal" / "Siobhán Ní Bhriain", _messages("siobhan", rng))
-    for name, sender, address, subject, stamp, zone, body in EML:
-        (ARCHIVE / name).write_text(email_text(sender, address, subject, _time(stamp).replace(tzinfo=zone), body),
-                                    encoding="utf-8")
+    archive.mkdir(parents=True, exist_ok=True)
+    for source, partner in (("mama", "Mama"), ("ola", "Ola Nowak")):
+        exports.whatsapp_ios(archive / f"WhatsApp Chat - {partner}.txt", _messages(source, rng), partner=partner,
+                             day="%d.%m.%Y", notice=(START - timedelta(days=1), NOTICE))
+    android = {"stamp": exports.android_stamp_pl, "notice": (START - timedelta(days=1), NOTICE + " " + LEARN_MORE)}
+    exports.whatsapp_android(archive / "WhatsApp Chat with Brat.txt", _messages("brat", rng), **android)
+    exports.whatsapp_android(archive / "WhatsApp Chat with Babski wieczór 🍷.txt", _messages("group", rng), **android,
+                             events=[(START - timedelta(hours=1), "Marta Kowalczyk utworzył(a) grupę "
+                                      "„Dziewczyny z liceum”"),
+                                     (_time("2023-01-21 21:40"), "Marta Kowalczyk zmienił(a) nazwę grupy z "
+                                      "„Dziewczyny z liceum” na „Babski wieczór 🍷”")])
+    for source, partner, chat_id in (("javi", "Javi Ortega", 3000002), ("kuba", "Kuba Zieliński", 3000003)):
+        exports.telegram(archive / f"telegram-{source}" / "result.json", _messages(source, rng), owner=OWNER,
+                         owner_id="user1000001", partner=partner, chat_id=chat_id, zone=KRAKOW)
+    exports.signal(archive / "signal" / "Siobhán Ní Bhriain", _messages("siobhan", rng), owner=OWNER, padding="  ")
+    for name, sender, address, subject, stamp, zone, text in EML:  # its Message-IDs end in the subject's length
+        exports.eml(archive / name, exports.Mail(_time(stamp).replace(tzinfo=zone), sender, address, TO, subject,
+                                                 text, tag=len(subject)))
     mails = [(_time(t), who, text) for t, who, text in MBOX]
-    day = START
-    while day < END:  # newsletters between the mails that matter
-        day += timedelta(days=rng.randint(4, 15))
-        mails.append((day.replace(hour=6, minute=30), "Newsletter", rng.choice(NEWSLETTERS)))
-    parts = []
-    for when, who, text in sorted(mails):
-        address, subject, zone = MAIL.get(who, ("news@letters.example", text, DUBLIN))
-        stamp = when.replace(tzinfo=zone)
-        parts.append(f"From {address} {stamp:%a %b %d %H:%M:%S %Y}\n"
-                     + email_text(who, address, subject, stamp, text + "."))
-    (ARCHIVE / "gmail.mbox").write_text("\n".join(parts), encoding="utf-8")
-    by_year: dict[str, list[str]] = {}
-    for day_text, entry in sorted(JOURNAL.items()):
-        by_year.setdefault(day_text[:4], []).append(f"## {day_text}\n\n{entry}\n")
-    for year, entries in by_year.items():
-        (ARCHIVE / f"dziennik {year}.md").write_text(f"# Dziennik {year}\n\n" + "\n".join(entries), encoding="utf-8")
-    (ARCHIVE / "CV Zofia Wiśniewska.md").write_text(CV, encoding="utf-8")
-    (ARCHIVE / "kalendarz.ics").write_text(calendar(), encoding="utf-8", newline="")
-    _docx(ARCHIVE / "Tenancy Manor Street.docx", TENANCY)
-
-
-def _docx(path: Path, text: str) -> None:
-    import docx
-
-    document = docx.Document()
-    for paragraph in text.strip().split("\n"):
-        document.add_paragraph(paragraph)
-    document.core_properties.created = datetime(2023, 8, 28)
-    document.save(str(path))
+    mails += exports.newsletters(rng, START, END, NEWSLETTERS, gap=(4, 15), hour=6, minute=30)
+    exports.mbox(archive / "gmail.mbox", exports.addressed(mails, MAIL, to=TO, zone=DUBLIN, tag=len))
+    exports.journals(archive, JOURNAL, title="Dziennik")
+    (archive / "CV Zofia Wiśniewska.md").write_text(CV, encoding="utf-8")
+    events = [exports.Event(*e, zone=_zone(e[3])) for e in EVENTS]
+    (archive / "kalendarz.ics").write_text(
+        exports.calendar(events, name="Zosia", zone="Europe/Dublin", stamp="20240630T120000Z",
+                         uid=lambda n, _: f"ev{n}@zosia.example", calscale=False), encoding="utf-8", newline="")
+    # the zip member times python-docx gave the committed file when it was written: its bytes again
+    exports.docx(archive / "Tenancy Manor Street.docx", TENANCY, created=datetime(2023, 8, 28), modified=False,
+                 zipped=datetime(2026, 12, 1, 17, 19, 38))
 
 
 if __name__ == "__main__":

@@ -18,19 +18,21 @@ Biographer and shares the project's licence.
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
-import zipfile
+import sys
 import zlib
 from datetime import datetime, timedelta, timezone
-from email.utils import format_datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # exports.py, the formats the lives are written in
+import exports  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ARCHIVE = HERE / "archive"
 OWNER = "Daniela Castillo"
+TO = f"{OWNER} <dani.castillo.reyes@example.org>"
 OWNER_ALIASES = "Daniela Castillo,Daniela Castillo Reyes,Dani Castillo,Dani"
 START = datetime(2022, 1, 3, 9, 0)
 END = datetime(2024, 9, 30, 22, 0)
@@ -331,58 +333,11 @@ def _messages(source: str, rng: random.Random, end: datetime = END) -> list[tupl
     return sorted(out)
 
 
-def _android_stamp(t: datetime) -> str:
-    """Mexican Spanish Android, 12-hour clock: `5/3/24, 9:07 p. m.` (a no-break space inside)."""
-    hour = t.hour % 12 or 12
-    half = "a.\u00a0m." if t.hour < 12 else "p.\u00a0m."
-    return f"{t.day}/{t.month}/{t:%y}, {hour}:{t:%M} {half}"
-
-
-def whatsapp_android(path: Path, messages, *, group: tuple[str, list[tuple[str, str, str]]] | None = None) -> None:
-    """Android export, phone set to Spanish (Mexico): `d/m/yy, h:mm p. m. - Sender: text`."""
-    lines = [(START - timedelta(days=2), "Los mensajes y las llamadas están cifrados de extremo a extremo. Nadie "
-              "fuera de este chat, ni siquiera WhatsApp, puede leerlos ni escucharlos. Toca para obtener más información.")]
-    if group:
-        first_name, renames = group
-        lines.append((START - timedelta(days=1), f"Regi creó el grupo “{first_name}”"))
-        lines.append((START - timedelta(days=1) + timedelta(minutes=1), "Regi te añadió"))
-        for stamp, who, new in renames:
-            lines.append((_time(stamp), f"{who} cambió el nombre del grupo a “{new}”"))
-    lines += [(t, f"{who}: {text}") for t, who, text in messages]
-    path.write_text("".join(f"{_android_stamp(t)} - {body}\n" for t, body in sorted(lines)), encoding="utf-8")
-
-
-def whatsapp_ios(path: Path, messages, partner: str) -> None:
-    """iOS export, phone set to German region: `[dd.mm.yy, HH:MM:SS] Sender: text`, CRLF."""
-    first = messages[0][0] - timedelta(minutes=5)
-    head = (f"[{first:%d.%m.%y, %H:%M:%S}] {partner}: \u200eNachrichten und Anrufe sind Ende-zu-Ende-verschlüsselt. "
-            "Niemand außerhalb dieses Chats kann sie lesen oder anhören, nicht einmal WhatsApp.")
-    lines = [head] + [f"[{t:%d.%m.%y, %H:%M}:{(t.minute * 7 + t.hour) % 60:02d}] {who}: {text}"
-                      for t, who, text in messages]
-    path.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8", newline="")
-
-
-def telegram(path: Path, messages, partner: str, chat_id: int, zone: ZoneInfo) -> None:
-    ids = {OWNER: "user1000001", partner: f"user{chat_id}"}
-    out = []
-    for n, (t, who, text) in enumerate(messages, 1):
-        out.append({"id": n, "type": "message", "date": f"{t:%Y-%m-%dT%H:%M:%S}",
-                    "date_unixtime": str(int(t.replace(tzinfo=zone).timestamp())), "from": who,
-                    "from_id": ids[who], "text": text, "text_entities": [{"type": "plain", "text": text}]})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"name": partner, "type": "personal_chat", "id": chat_id, "messages": out},
-                               ensure_ascii=False, indent=1), encoding="utf-8")
-
-
-def signal(folder: Path, messages) -> None:
-    """signal-export's data.json: one JSON object a line, the owner as `Me`, naive local times."""
-    folder.mkdir(parents=True, exist_ok=True)
-    rows = [{"date": f"{t:%Y-%m-%dT%H:%M:%S}", "sender": "Me" if who == OWNER else who, "body": text,
-             "quote": "", "sticker": "", "reactions": [], "attachments": [], "deleted": False, "call": False,
-             "missed": False} for t, who, text in messages]
-    (folder / "data.json").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                                      encoding="utf-8")
-
+# WhatsApp's end-to-end notice: the Android exports' phone is set to Spanish (Mexico), the iOS exports' to German
+NOTICE_ES = ("Los mensajes y las llamadas están cifrados de extremo a extremo. Nadie fuera de este chat, ni siquiera "
+             "WhatsApp, puede leerlos ni escucharlos. Toca para obtener más información.")
+NOTICE_DE = ("Nachrichten und Anrufe sind Ende-zu-Ende-verschlüsselt. Niemand außerhalb dieses Chats kann sie lesen "
+             "oder anhören, nicht einmal WhatsApp.")
 
 SLACK_USERS = {  # id: (name, real name, display name)
     "U03DCASTILLO": ("daniela.castillo", "Daniela Castillo", "Dani"),
@@ -391,149 +346,60 @@ SLACK_USERS = {  # id: (name, real name, display name)
     "U02SKRAUS": ("stefan.kraus", "Stefan Kraus", "Stefan"),
     "U02MLIN": ("mei.lin", "Mei Lin", "Mei"),
 }
+SLACK_CHANNELS = [exports.SlackChannel("C01VALID", "validation-team", "Catheter systems validation", ""),
+                  exports.SlackChannel("C01RANDOM", "random", "", "Non-work banter and water cooler conversation")]
 
 
-def slack(folder: Path, rng: random.Random) -> None:
-    """A Slack workspace export, unzipped: users.json, channels.json, dms.json, a folder of day files each."""
-    by_name = {real: uid for uid, (_, real, _) in SLACK_USERS.items()}
-    folder.mkdir(parents=True, exist_ok=True)
-    users = [{"id": uid, "team_id": "T01NORDWERK", "name": name, "deleted": False, "real_name": real,
-              "tz": "Europe/Berlin", "profile": {"real_name": real, "display_name": display,
-                                                  "email": f"{name}@nordwerk-medical.example"}, "is_bot": False}
-             for uid, (name, real, display) in SLACK_USERS.items()]
-    created = int(datetime(2020, 3, 2, tzinfo=timezone.utc).timestamp())
-    everyone = list(SLACK_USERS)
-    channels = [{"id": "C01VALID", "name": "validation-team", "created": created, "creator": "U01PRAMAN",
-                 "is_archived": False, "is_general": False, "members": everyone,
-                 "topic": {"value": "Catheter systems validation", "creator": "U01PRAMAN", "last_set": created},
-                 "purpose": {"value": "", "creator": "", "last_set": 0}},
-                {"id": "C01RANDOM", "name": "random", "created": created, "creator": "U01PRAMAN",
-                 "is_archived": False, "is_general": False, "members": everyone,
-                 "topic": {"value": "", "creator": "", "last_set": 0},
-                 "purpose": {"value": "Non-work banter and water cooler conversation", "creator": "U01PRAMAN",
-                             "last_set": created}}]
-    dms = [{"id": "D03TOMDANI", "created": int(datetime(2022, 10, 5, 8, tzinfo=timezone.utc).timestamp()),
-            "members": ["U03DCASTILLO", "U01TBECKER"]}]
-    for name, data in (("users.json", users), ("channels.json", channels), ("dms.json", dms)):
-        (folder / name).write_text(json.dumps(data, ensure_ascii=False, indent=4), encoding="utf-8")
-    for source, sub in (("validation", "validation-team"), ("random", "random"), ("tomdm", "D03TOMDANI")):
-        days: dict[str, list[dict]] = {}
-        for n, (t, who, text) in enumerate(_messages(source, rng)):
-            uid = by_name[who]
-            name, real, display = SLACK_USERS[uid]
-            ts = f"{int(t.replace(tzinfo=MUC).timestamp())}.{n % 1000000:06d}"
-            days.setdefault(f"{t:%Y-%m-%d}", []).append(
-                {"client_msg_id": f"{zlib.crc32(f'{source}{n}'.encode()):08x}-0000-4000-8000-{n:012d}",
-                 "type": "message", "text": text, "user": uid, "ts": ts, "team": "T01NORDWERK",
-                 "user_team": "T01NORDWERK", "source_team": "T01NORDWERK",
-                 "user_profile": {"real_name": real, "display_name": display, "name": name, "is_restricted": False},
-                 "blocks": [{"type": "rich_text", "block_id": f"b{n}", "elements": [
-                     {"type": "rich_text_section", "elements": [{"type": "text", "text": text}]}]}]})
-        (folder / sub).mkdir(exist_ok=True)
-        for day, rows in days.items():
-            (folder / sub / f"{day}.json").write_text(json.dumps(rows, ensure_ascii=False, indent=4), encoding="utf-8")
+def _ios_seconds(t: datetime) -> int:
+    """Seconds for a stamp written to the minute, the same every run."""
+    return (t.minute * 7 + t.hour) % 60
 
 
-def zoom_transcript(path: Path) -> None:
-    """Zoom's audio transcript: WebVTT cues, `Name: text`, offsets from the meeting's start."""
-    out, at = ["WEBVTT", ""], 2.0
-    for n, (who, text) in enumerate(INTERVIEW, 1):
-        length = 2.0 + len(text) / 14
-        start, end = at, at + length
-        out += [str(n), f"{_offset(start)} --> {_offset(end)}", f"{who}: {text}", ""]
-        at = end + 1.5
-    path.write_text("\n".join(out), encoding="utf-8")
-
-
-def _offset(seconds: float) -> str:
-    whole = int(seconds)
-    return f"{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}.{int(round((seconds - whole) * 1000)) % 1000:03d}"
-
-
-def email_text(sender: str, address: str, subject: str, when: datetime, body: str) -> str:
-    return (f"From: {sender} <{address}>\nTo: {OWNER} <dani.castillo.reyes@example.org>\nSubject: {subject}\n"
-            f"Date: {format_datetime(when)}\nMessage-ID: <{int(when.timestamp())}.{zlib.crc32(subject.encode()) % 10**6}"
-            f"@example.org>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
-            f"Content-Transfer-Encoding: 8bit\n\n{body}\n")
-
-
-def calendar() -> str:
-    out = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Google Inc//Google Calendar 70.9054//EN",
-           "CALSCALE:GREGORIAN", "X-WR-CALNAME:Dani", "X-WR-TIMEZONE:Europe/Berlin"]
-    for n, (start, end, summary, location, rule, zone) in enumerate(EVENTS):
-        out += ["BEGIN:VEVENT", f"UID:{n:03d}dani{zlib.crc32(summary.encode()):08x}@google.com",
-                "DTSTAMP:20240930T120000Z"]
-        if end is None:
-            day = datetime.strptime(start, "%Y-%m-%d")
-            out += [f"DTSTART;VALUE=DATE:{day:%Y%m%d}", f"DTEND;VALUE=DATE:{day + timedelta(days=1):%Y%m%d}"]
-        else:
-            out += [f"DTSTART;TZID={zone}:{_time(start):%Y%m%dT%H%M%S}",
-                    f"DTEND;TZID={zone}:{_time(end):%Y%m%dT%H%M%S}"]
-        if rule:
-            out.append(f"RRULE:{rule}")
-        out.append(f"SUMMARY:{summary.replace(',', chr(92) + ',')}")
-        if location:
-            out.append(f"LOCATION:{location.replace(',', chr(92) + ',')}")
-        out.append("END:VEVENT")
-    return "\r\n".join(out + ["END:VCALENDAR"]) + "\r\n"
-
-
-def write() -> None:
+def write(archive: Path = ARCHIVE) -> None:
     rng = random.Random(20261201)
-    if ARCHIVE.is_dir():  # a day file of an older Slack export would otherwise stay behind
-        shutil.rmtree(ARCHIVE)
-    ARCHIVE.mkdir(parents=True)
-    whatsapp_android(ARCHIVE / "Chat de WhatsApp con Mamá.txt", _messages("mama", rng))
-    whatsapp_android(ARCHIVE / "Chat de WhatsApp con Bro.txt", _messages("bro", rng))
-    whatsapp_android(ARCHIVE / "Chat de WhatsApp con Boda Regi & Pablo 💒.txt", _messages("group", rng),
-                     group=("Las de la prepa 🎓", [("2022-10-15 13:06", "Caro Ibarra", "Las Tapatías por el mundo 🌎"),
-                                                    ("2024-03-10 11:02", "Regi", "Boda Regi & Pablo 💒")]))
-    whatsapp_ios(ARCHIVE / "WhatsApp Chat - Abuela.txt", _messages("abuela", rng), "Abuela")
-    whatsapp_ios(ARCHIVE / "WhatsApp Chat - Sabine (Lukas Mama).txt", _messages("sabine", rng), "Sabine (Lukas Mama)")
-    telegram(ARCHIVE / "telegram-lukas" / "result.json", _messages("lukas", rng), "Lukas Brandt", 5100042, MUC)
-    signal(ARCHIVE / "signal" / "Marisol Gómez", _messages("marisol", rng))
-    slack(ARCHIVE / "Nordwerk Medical Slack export Oct 2022 - Sep 2024", rng)
-    zoom_transcript(ARCHIVE / "GMT20220406-150000_Recording.transcript.vtt")
-    for name, sender, address, subject, stamp, zone, body in EML:
-        (ARCHIVE / name).write_text(email_text(sender, address, subject, _time(stamp).replace(tzinfo=zone), body),
-                                    encoding="utf-8")
+    if archive.is_dir():  # a day file of an older Slack export would otherwise stay behind
+        shutil.rmtree(archive)
+    archive.mkdir(parents=True)
+    android = {"stamp": exports.android_stamp_es_mx, "notice": (START - timedelta(days=2), NOTICE_ES)}
+    exports.whatsapp_android(archive / "Chat de WhatsApp con Mamá.txt", _messages("mama", rng), **android)
+    exports.whatsapp_android(archive / "Chat de WhatsApp con Bro.txt", _messages("bro", rng), **android)
+    created = START - timedelta(days=1)
+    exports.whatsapp_android(archive / "Chat de WhatsApp con Boda Regi & Pablo 💒.txt", _messages("group", rng),
+                             **android, events=[
+                                 (created, "Regi creó el grupo “Las de la prepa 🎓”"),
+                                 (created + timedelta(minutes=1), "Regi te añadió"),
+                                 (_time("2022-10-15 13:06"), "Caro Ibarra cambió el nombre del grupo a "
+                                  "“Las Tapatías por el mundo 🌎”"),
+                                 (_time("2024-03-10 11:02"), "Regi cambió el nombre del grupo a “Boda Regi & Pablo 💒”")])
+    for source, partner in (("abuela", "Abuela"), ("sabine", "Sabine (Lukas Mama)")):
+        messages = _messages(source, rng)
+        exports.whatsapp_ios(archive / f"WhatsApp Chat - {partner}.txt", messages, partner=partner, day="%d.%m.%y",
+                             notice=(messages[0][0] - timedelta(minutes=5), NOTICE_DE), seconds=_ios_seconds,
+                             newline="\r\n")
+    exports.telegram(archive / "telegram-lukas" / "result.json", _messages("lukas", rng), owner=OWNER,
+                     owner_id="user1000001", partner="Lukas Brandt", chat_id=5100042, zone=MUC)
+    exports.signal(archive / "signal" / "Marisol Gómez", _messages("marisol", rng), owner=OWNER)
+    slack_folders = (("validation", "validation-team"), ("random", "random"), ("tomdm", "D03TOMDANI"))
+    conversations = [(source, sub, _messages(source, rng)) for source, sub in slack_folders]
+    exports.slack(archive / "Nordwerk Medical Slack export Oct 2022 - Sep 2024", conversations, team="T01NORDWERK",
+                  users=SLACK_USERS, channels=SLACK_CHANNELS,
+                  dms=[("D03TOMDANI", datetime(2022, 10, 5, 8, tzinfo=timezone.utc), ["U03DCASTILLO", "U01TBECKER"])],
+                  creator="U01PRAMAN", created=datetime(2020, 3, 2, tzinfo=timezone.utc), zone=MUC,
+                  domain="nordwerk-medical.example")
+    exports.zoom_transcript(archive / "GMT20220406-150000_Recording.transcript.vtt", INTERVIEW, start=2.0,
+                            chars_per_second=14, pause=1.5)
+    for name, sender, address, subject, stamp, zone, text in EML:
+        exports.eml(archive / name, exports.Mail(_time(stamp).replace(tzinfo=zone), sender, address, TO, subject, text))
     mails = [(_time(t), who, text) for t, who, text in MBOX]
-    day = START
-    while day < END:  # newsletters between the mails that matter
-        day += timedelta(days=rng.randint(3, 12))
-        mails.append((day.replace(hour=6, minute=30), "Newsletter", rng.choice(NEWSLETTERS)))
-    parts = []
-    for when, who, text in sorted(mails):
-        address, subject, zone = MAIL.get(who, ("news@letters.example", text, MUC))
-        stamp = when.replace(tzinfo=zone)
-        parts.append(f"From {address} {stamp:%a %b %d %H:%M:%S %Y}\n"
-                     + email_text(who, address, subject, stamp, text + "."))
-    (ARCHIVE / "Todo el correo.mbox").write_text("\n".join(parts), encoding="utf-8")
-    by_year: dict[str, list[str]] = {}
-    for day_text, entry in sorted(JOURNAL.items()):
-        by_year.setdefault(day_text[:4], []).append(f"## {day_text}\n\n{entry}\n")
-    for year, entries in by_year.items():
-        (ARCHIVE / f"diario {year}.md").write_text(f"# Diario {year}\n\n" + "\n".join(entries), encoding="utf-8")
-    (ARCHIVE / "CV Daniela Castillo Reyes.md").write_text(CV, encoding="utf-8")
-    (ARCHIVE / "Google Calendar - Dani.ics").write_text(calendar(), encoding="utf-8", newline="")
-    _docx(ARCHIVE / "Mietvertrag Untere Weidenstraße.docx", LEASE)
-
-
-def _docx(path: Path, text: str) -> None:
-    import docx
-
-    document = docx.Document()
-    for paragraph in text.strip().split("\n"):
-        document.add_paragraph(paragraph)
-    document.core_properties.created = document.core_properties.modified = datetime(2024, 1, 12)
-    document.save(str(path))
-    # python-docx stamps each zip member with the time of writing: a fixed one keeps the file's bytes
-    with zipfile.ZipFile(path) as saved:
-        members = [(info.filename, saved.read(info)) for info in saved.infolist()]
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as fixed:
-        for name, data in members:
-            fixed.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 12, 0, 0, 0)), data,
-                           compress_type=zipfile.ZIP_DEFLATED)
+    mails += exports.newsletters(rng, START, END, NEWSLETTERS, gap=(3, 12), hour=6, minute=30)
+    exports.mbox(archive / "Todo el correo.mbox", exports.addressed(mails, MAIL, to=TO, zone=MUC))
+    exports.journals(archive, JOURNAL, title="Diario")
+    (archive / "CV Daniela Castillo Reyes.md").write_text(CV, encoding="utf-8")
+    calendar = exports.calendar([exports.Event(*e) for e in EVENTS], name="Dani", zone="Europe/Berlin",
+                                stamp="20240930T120000Z",
+                                uid=lambda n, e: f"{n:03d}dani{zlib.crc32(e.summary.encode()):08x}@google.com")
+    (archive / "Google Calendar - Dani.ics").write_text(calendar, encoding="utf-8", newline="")
+    exports.docx(archive / "Mietvertrag Untere Weidenstraße.docx", LEASE, created=datetime(2024, 1, 12))
 
 
 if __name__ == "__main__":
