@@ -53,7 +53,8 @@ _LOCATORS = {"type": "array", "items": {"type": "string", "pattern": LOCATOR_PAT
 SCHEMAS: dict[str, tuple[str, dict, list[str]]] = {
     "search": ("Hybrid search (meaning + keywords) over all the owner's sources. Returns passages with locators, "
                "the best matches only: for a question that asks for every instance (list every, all the, each "
-               "time, how many times) or for things in the plural (what pets have I had?), use grep for each word that marks an instance and count what it finds.",
+               "time, how many times) or for things in the plural (what pets have I had?), use grep for each "
+               "word that marks an instance and count what it finds.",
                {"query": _s("what to look for", minLength=1),
                 "limit": _i("how many passages, 1-20", minimum=1, maximum=MAX_SEARCH),
                 "mode": _s("hybrid (default), keyword or semantic", enum=["hybrid", "keyword", "semantic"])},

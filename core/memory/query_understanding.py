@@ -452,15 +452,19 @@ _AGREEING = {  # the pronoun: the verb before or after it, in the third person s
 }
 _OBJECT = {"i": "me", "they": "them"}
 _PREPOSITIONS = "to with for about from at of by than like without"
-_AUXILIARIES = frozenset("""am is are was were be been do does did doesn't didn't have has had hasn't haven't
-                            can could will would shall should may might must""".split())
+#: the verbs a question puts after its question word ("When *did* I ..."): then "when" asks, it
+#: joins nothing; and before a pronoun that stays its subject ("Was I at the party?")
+_AUXILIARIES = frozenset("""am is are was were be been do does did have has had will would can could shall
+                            should may might must doesn't didn't hasn't haven't isn't wasn't aren't weren't""".split())
 _VERBS = "|".join(sorted({re.escape(v) for table in _AGREEING.values() for v in table}, key=len, reverse=True))
 _VERB_BEFORE = re.compile(rf"\b({_VERBS})(\s+)(I|they)\b", re.I)
 _VERB_AFTER = re.compile(rf"\b(I|they)(\s+)({_VERBS})\b", re.I)
 # the pronoun as an object: after a preposition, or after any other word but an auxiliary when a
 # preposition or the end of the question follows ("given I?", "get they for")
-_OBJECT_AFTER = re.compile(rf"\b({'|'.join(_PREPOSITIONS.split())})(\s+)(I|they)\b(?!\s+(?:{_VERBS}|am|are|were|was|have|had|do|did|will|would|can|could)\b)", re.I)
-_OBJECT_BEFORE = re.compile(rf"\b([\w']+)(\s+)(I|they)(?=\s*(?:[?.!,;]|$)|\s+(?:{'|'.join(_PREPOSITIONS.split())})\b)", re.I)
+_PREPOSITION = "|".join(_PREPOSITIONS.split())
+_AUXILIARY_WORD = "|".join(re.escape(w) for w in sorted(_AUXILIARIES, key=len, reverse=True))
+_OBJECT_AFTER = re.compile(rf"\b({_PREPOSITION})(\s+)(I|they)\b(?!\s+(?:{_AUXILIARY_WORD})\b)", re.I)
+_OBJECT_BEFORE = re.compile(rf"\b([\w']+)(\s+)(I|they)(?=\s*(?:[?.!,;]|$)|\s+(?:{_PREPOSITION})\b)", re.I)
 
 
 def _agreeing(text: str) -> str:
@@ -503,11 +507,6 @@ def clauses(query: str, languages: Sequence[str] = ()) -> tuple[str, ...]:
         if _about_something(first, asked) and _about_something(second, asked):
             return first, second
     return ()
-
-
-#: the verbs a question puts after its question word ("When *did* I ..."): then "when" asks, it joins nothing
-_AUXILIARIES = frozenset("""do does did is are was were am will would can could has have had shall should may
-might must""".split())
 
 
 def _asks_when(rest: str) -> bool:
