@@ -114,6 +114,29 @@ class Memory:
 
         return MultilingualSpace(self.conn, self.multilingual_embedder, setting=self.multilingual_setting)
 
+    # what an import runs on is made, its modules loaded, in a worker thread the first time: loaded
+    # on the loop, they would stall every request a server or a bot answers meanwhile (seconds on
+    # a busy machine; tests/server/test_page_import_off_loop.py)
+    async def _ready_to_import(self) -> tuple[Ingestor, Indexer]:
+        if "ingestor" not in self.__dict__:  # where cached_property keeps what it made
+            await asyncio.to_thread(self._load_import_modules)
+        return self.ingestor, await self._ready_to_index()
+
+    def _load_import_modules(self) -> None:
+        """The importers (icalendar, dateutil, the e-mail parser...), the ingest, and the keyword
+        postings that saving folds (storage/chunks.py imports them on the first insert)."""
+        import numpy.ma  # noqa: F401 - np.unique imports it on its first call (the postings' fold)
+
+        from storage.keyword import postings  # noqa: F401
+
+        self.ingestor  # noqa: B018 - made, and cached, here
+
+    async def _ready_to_index(self) -> Indexer:
+        """The indexer, its module (numpy, the vector store) loaded in a worker thread the first time."""
+        if "indexer" not in self.__dict__:
+            await asyncio.to_thread(lambda: (self.indexer, self.multilingual))
+        return self.indexer
+
     async def multilingual_state(self) -> SpaceState | None:
         """Whether the store has the multilingual space and how far it is filled (None: not offered here)."""
         return await self.multilingual.state() if self.multilingual is not None else None
@@ -136,17 +159,18 @@ class Memory:
 
     async def _ingest(self, paths: Sequence[Path], *, progress: Progress, index: bool,
                       keep_raw: bool) -> IngestReport:
+        ingestor, indexer = await self._ready_to_import()
         if index:
-            await self.indexer.check_model()
+            await indexer.check_model()
         if self.context.transcriber is not None or self.context.describer is not None:
             await self.refresh_spelling_hints()
-        report = await self.ingestor.ingest_paths(paths, progress=progress, keep_raw=keep_raw)
+        report = await ingestor.ingest_paths(paths, progress=progress, keep_raw=keep_raw)
         if report.messages_added:
             from storage import people as people_store
 
             await people_store.sync_from_messages(self.conn)
         if index:
-            await self.indexer.index_pending(progress=progress)
+            await indexer.index_pending(progress=progress)
         if report.chunks_added:
             report.notes.extend(await self.embedding_notes())
         return report
@@ -172,16 +196,17 @@ class Memory:
         Ingestor.save_document (runs in each document's own transaction)."""
         from core.imported import IngestReport
 
-        await self.indexer.check_model()
+        ingestor, indexer = await self._ready_to_import()
+        await indexer.check_model()
         report = IngestReport()
         for document in documents:
-            report.merge(await self.ingestor.save_document(document, then=then))
+            report.merge(await ingestor.save_document(document, then=then))
         if report.messages_added:
             from storage import people as people_store
 
             await people_store.sync_from_messages(self.conn)
         if index:
-            await self.indexer.index_pending()
+            await indexer.index_pending()
         return report
 
     async def refresh_spelling_hints(self) -> Sequence[str]:
@@ -219,11 +244,11 @@ class Memory:
 
     async def policy_changed(self, document_ids: list[int], policy: str) -> int:
         """A disclosure policy changed for these sources (see Indexer.policy_changed)."""
-        return await self.indexer.policy_changed(document_ids, policy)
+        return await (await self._ready_to_index()).policy_changed(document_ids, policy)
 
     async def embedding_advice(self) -> EmbeddingAdvice:
         """The store's languages, its embedding model and the one its languages call for."""
-        return await self.indexer.advice()
+        return await (await self._ready_to_index()).advice()
 
     async def warm_up(self, *, vector_memory_mb: int | None = None) -> None:
         """Load what searches keep in memory now, not at the first search, so a long-running
@@ -233,10 +258,10 @@ class Memory:
             vector_budget_bytes=None if vector_memory_mb is None else vector_memory_mb << 20)
 
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
-        return await self.indexer.index_pending(progress=progress)
+        return await (await self._ready_to_index()).index_pending(progress=progress)
 
     async def reindex(self, *, progress: Progress = no_progress) -> int:
-        return await self.indexer.reindex(progress=progress)
+        return await (await self._ready_to_index()).reindex(progress=progress)
 
     async def others_than(self, person: str) -> list[str] | None:
         """None when the store knows `person`; else the people it does know, most messages first
@@ -269,7 +294,7 @@ class Memory:
         if explain_filters:
             await self.check_filters(filters)
         if mode != "keyword":
-            await self.indexer.check_model()
+            await (await self._ready_to_index()).check_model()
         return await self.searcher.search(query, limit=limit, mode=mode, filters=filters)
 
     async def grep(self, pattern: str, *, regex: bool = False, page: int = 1, page_size: int = 20,

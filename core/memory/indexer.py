@@ -83,17 +83,27 @@ class Indexer:
                 if not mix.chars:
                     return  # nothing saved yet: chosen when there is
                 self.chose = self.embedder.name
+        name = await self._model_name()
         if recorded is None:
+            dim = await self._model_dim()
             async with self.conn.transaction():
-                await set_meta(self.conn, "embedding_model", self.embedder.name)
-                await set_meta(self.conn, "embedding_dim", str(self.embedder.dim))
+                await set_meta(self.conn, "embedding_model", name)
+                await set_meta(self.conn, "embedding_dim", str(dim))
             return
-        if recorded != self.embedder.name:
+        if recorded != name:
             raise EmbeddingModelMismatch(
                 f"this store was indexed with embedding model {recorded!r}, "
-                f"but {self.embedder.name!r} is configured",
+                f"but {name!r} is configured",
                 hint="set BIOGRAPHER_EMBEDDING_MODEL back, or run `biographer reindex` to re-embed everything",
             )
+
+    # a lazy embedder loads its model to tell its name or size: seconds of work, in a worker
+    # thread, never on the loop, where a server's or a bot's every request would wait meanwhile
+    async def _model_name(self) -> str:
+        return await asyncio.to_thread(lambda: self.embedder.name)
+
+    async def _model_dim(self) -> int:
+        return await asyncio.to_thread(lambda: self.embedder.dim)
 
     async def index_pending(self, *, progress: Progress = no_progress) -> int:
         await measure_small_talk(self.conn)
@@ -189,15 +199,17 @@ class Indexer:
         if isinstance(self.embedder, AutoEmbedder):
             self.embedder.choose(await get_meta(self.conn, REINDEX_KEY)
                                  or pick_model(await language_mix(self.conn), with_space=self.space_offered))
-        if await get_meta(self.conn, REINDEX_KEY) != self.embedder.name:
+        name = await self._model_name()
+        if await get_meta(self.conn, REINDEX_KEY) != name:
+            dim = await self._model_dim()
             async with self.conn.transaction():
-                if (await get_meta(self.conn, "embedding_model") != self.embedder.name
-                        or await get_meta(self.conn, "embedding_dim") != str(self.embedder.dim)):
+                if (await get_meta(self.conn, "embedding_model") != name
+                        or await get_meta(self.conn, "embedding_dim") != str(dim)):
                     await vector_store.start_generation(self.conn)
                 await vector_store.mark_all_for_reindex(self.conn)
-                if self.embedder.name != DEFAULT_EMBEDDING_MODEL:
+                if name != DEFAULT_EMBEDDING_MODEL:
                     await space_store.clear(self.conn)  # the new model embeds every language itself
-                await set_meta(self.conn, "embedding_model", self.embedder.name)
-                await set_meta(self.conn, "embedding_dim", str(self.embedder.dim))
-                await set_meta(self.conn, REINDEX_KEY, self.embedder.name)
+                await set_meta(self.conn, "embedding_model", name)
+                await set_meta(self.conn, "embedding_dim", str(dim))
+                await set_meta(self.conn, REINDEX_KEY, name)
         return await self.index_pending(progress=progress)

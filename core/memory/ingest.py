@@ -196,15 +196,8 @@ class Ingestor:
         """`keep_raw=False`: keep no copy of the files (a database read in place again and again,
         which stays where it is)."""
         report = IngestReport()
-        files = list(expand_paths(paths, skip=self.raw_dir.parent))
-        recognised: list[tuple[Path, Importer | None, str]] = []
-        for path in files:
-            try:
-                recognised.append((path, self._importer_for(path), ""))
-            except ImportFailed as error:
-                recognised.append((path, None, str(error)))
-            except OSError as error:
-                recognised.append((path, None, f"{path.name}: cannot be read ({error.strerror or error})"))
+        # a walk of the folders and a look into every file: off the loop, as the parsing is
+        recognised = await asyncio.to_thread(self._recognise, paths)
         # an unzipped export reads the files beside it (voice notes, photos, its pages' style
         # sheet): a folder walk leaves them to the export instead of importing them again
         export_folders = {path.parent: importer.companion_suffixes
@@ -235,6 +228,18 @@ class Ingestor:
         progress("saving", len(planned), len(planned))
         return report
 
+    def _recognise(self, paths: Sequence[Path]) -> list[tuple[Path, Importer | None, str]]:
+        """Each file under `paths` with its importer, or None and why none reads it."""
+        recognised: list[tuple[Path, Importer | None, str]] = []
+        for path in expand_paths(paths, skip=self.raw_dir.parent):
+            try:
+                recognised.append((path, self._importer_for(path), ""))
+            except ImportFailed as error:
+                recognised.append((path, None, str(error)))
+            except OSError as error:
+                recognised.append((path, None, f"{path.name}: cannot be read ({error.strerror or error})"))
+        return recognised
+
     def _importer_for(self, path: Path) -> Importer:
         if not path.exists():
             raise ImportFailed(str(path), "does not exist", hint="check the path")
@@ -251,7 +256,7 @@ class Ingestor:
                           progress: Progress = no_progress, keep_raw: bool = True) -> IngestReport:
         """Save every document of one file. A document that fails is rolled back on its own;
         when the importer itself breaks, the file stops there and says so."""
-        importer = importer or self._importer_for(path)
+        importer = importer or await asyncio.to_thread(self._importer_for, path)
         raw_path = await asyncio.to_thread(self._raw_copy_path, path) if keep_raw else None
         documents = await from_importer(path.name, lambda: iter(importer.parse(path, self.context)))
         report = IngestReport()

@@ -5,6 +5,7 @@ from the choice's own dataclasses."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -23,11 +24,14 @@ class LazyEmbedder:
         self._load = load
         self._model: Embedder | None = None
         self.remote = remote
+        # the model loads in a worker thread (seconds): an import's and a search's may ask at once
+        self._loading = threading.Lock()
 
     @property
     def model(self) -> Embedder:
-        if self._model is None:
-            self._model = self._load()
+        with self._loading:
+            if self._model is None:
+                self._model = self._load()
         return self._model
 
     @property
@@ -61,9 +65,10 @@ class AutoEmbedder(LazyEmbedder):
 
     @property
     def model(self) -> Embedder:
-        if self.name not in self._loaded:
-            self._loaded[self.name] = self._load()
-        return self._loaded[self.name]
+        with self._loading:
+            if self.name not in self._loaded:
+                self._loaded[self.name] = self._load()
+            return self._loaded[self.name]
 
     @property
     def name(self) -> str:
