@@ -98,9 +98,12 @@ class Indexer:
             )
 
     # a lazy embedder loads its model to tell its name or size: seconds of work, in a worker
-    # thread, never on the loop, where a server's or a bot's every request would wait meanwhile
+    # thread, never on the loop, where a server's or a bot's every request would wait meanwhile;
+    # once loaded (every search asks), the name is read here, without a thread's round trip
     async def _model_name(self) -> str:
-        return await asyncio.to_thread(lambda: self.embedder.name)
+        if getattr(self.embedder, "loads_to_name", False):
+            return await asyncio.to_thread(lambda: self.embedder.name)
+        return self.embedder.name
 
     async def _model_dim(self) -> int:
         return await asyncio.to_thread(lambda: self.embedder.dim)

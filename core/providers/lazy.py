@@ -39,6 +39,12 @@ class LazyEmbedder:
         return self.model.name
 
     @property
+    def loads_to_name(self) -> bool:
+        """Whether asking `name` would load the model (seconds): callers on an event loop ask it
+        in a worker thread then, and directly once it is loaded."""
+        return self._model is None
+
+    @property
     def dim(self) -> int:
         return self.model.dim
 
@@ -73,3 +79,7 @@ class AutoEmbedder(LazyEmbedder):
     @property
     def name(self) -> str:
         return self.chosen or DEFAULT_EMBEDDING_MODEL  # known without loading it
+
+    @property
+    def loads_to_name(self) -> bool:
+        return False
