@@ -460,11 +460,13 @@ _VERBS = "|".join(sorted({re.escape(v) for table in _AGREEING.values() for v in 
 _VERB_BEFORE = re.compile(rf"\b({_VERBS})(\s+)(I|they)\b", re.I)
 _VERB_AFTER = re.compile(rf"\b(I|they)(\s+)({_VERBS})\b", re.I)
 # the pronoun as an object: after a preposition, or after any other word but an auxiliary when a
-# preposition or the end of the question follows ("given I?", "get they for")
+# preposition or the end of the question follows ("given I?", "get they for"); "like" after it is
+# as often its verb ("the films they like"), so only before it is it a preposition
 _PREPOSITION = "|".join(_PREPOSITIONS.split())
 _AUXILIARY_WORD = "|".join(re.escape(w) for w in sorted(_AUXILIARIES, key=len, reverse=True))
 _OBJECT_AFTER = re.compile(rf"\b({_PREPOSITION})(\s+)(I|they)\b(?!\s+(?:{_AUXILIARY_WORD})\b)", re.I)
-_OBJECT_BEFORE = re.compile(rf"\b([\w']+)(\s+)(I|they)(?=\s*(?:[?.!,;]|$)|\s+(?:{_PREPOSITION})\b)", re.I)
+_PREPOSITION_AFTER = "|".join(p for p in _PREPOSITIONS.split() if p != "like")
+_OBJECT_BEFORE = re.compile(rf"\b([\w']+)(\s+)(I|they)(?=\s*(?:[?.!,;]|$)|\s+(?:{_PREPOSITION_AFTER})\b)", re.I)
 
 
 def _agreeing(text: str) -> str:

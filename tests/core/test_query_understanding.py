@@ -342,3 +342,7 @@ def test_the_semantic_question_agrees_with_the_pronouns_put_for_names():
     assert asked("What did Ana and Teo talk about?") == "What did I and they talk about?"
     assert asked("What did they say about it?") == "What did they say about it?"
     assert asked("Where was I when Teo called?") == "Where was I when they called?"
+    # "like" after a pronoun is its verb as often as a preposition: left as it is
+    from core.memory.query_understanding import _agreeing
+    assert _agreeing("Which films that they like have I seen?") == "Which films that they like have I seen?"
+    assert _agreeing("Who dances like I?") == "Who dances like me?"
