@@ -1,9 +1,14 @@
 # Biographer: the bots, the scheduler and the store in one small image.
 FROM python:3.11-slim
 
-# ffmpeg decodes voice notes and round videos for transcription; tzdata: the owner's time zone
+# ffmpeg decodes voice notes and round videos for transcription; tzdata: the owner's time zone;
+# FreeDict's bilingual dictionaries let search translate a question's words into the store's other
+# languages (README, "Words in the store's other languages"): English with each of these, both
+# ways (about 70 MB with German; --build-arg DICTIONARIES="spa por" for fewer, "" for none)
+ARG DICTIONARIES="spa deu fra ita por nld pol"
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ffmpeg tzdata \
+       $(for l in $DICTIONARIES; do echo dict-freedict-eng-$l dict-freedict-$l-eng; done) \
     && rm -rf /var/lib/apt/lists/*
 
 ENV PYTHONUNBUFFERED=1 \

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from core.service.serving import ServingFacet
     from core.chat.live import LiveRecorder
     from core.feeds.facade import Feeds
+    from core.memory.translation import Translator
 
 
 def build_embedder(settings: Settings, model: str | None = None) -> Embedder:
@@ -82,6 +83,16 @@ def multilingual_embedder(settings: Settings) -> Embedder | None:
     from core.config import MULTILINGUAL_EMBEDDING_MODEL
 
     return LazyEmbedder(lambda: build_embedder(settings, MULTILINGUAL_EMBEDDING_MODEL))
+
+
+def translator_for(settings: Settings) -> Translator | None:
+    """The bilingual dictionaries hybrid search translates questions with, where any folder for
+    them is configured (core/memory/translation.py: nothing is read until a search needs it)."""
+    if not settings.dictionary_folders:
+        return None
+    from core.memory.translation import Translator
+
+    return Translator(settings.dictionary_folders, settings.lexicon_path)
 
 
 def timezone_of(settings: Settings) -> ZoneInfo:
@@ -147,7 +158,7 @@ async def open_memory(settings: Settings, *, embedder: Embedder | None = None) -
         memory = Memory(conn, embedder=embedder or configured_embedder(settings),
                         context=context, raw_dir=settings.raw_dir, backup_dir=settings.backup_dir,
                         multilingual=multilingual_embedder(settings) if embedder is None else None,
-                        multilingual_setting=settings.multilingual_vectors)
+                        multilingual_setting=settings.multilingual_vectors, translator=translator_for(settings))
         await memory.clean_raw_copies()
         yield memory
 

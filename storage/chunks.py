@@ -337,6 +337,21 @@ def languages_sync(conn: sqlean.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT language FROM chunk_languages WHERE chunks > 0 ORDER BY language")]
 
 
+def language_counts_sync(conn: sqlean.Connection) -> dict[str, int]:
+    """Chunks per language ("" undetermined), through a plain (blocking) connection."""
+    return dict(conn.execute("SELECT language, chunks FROM chunk_languages WHERE chunks > 0").fetchall())
+
+
+def told_in_sync(conn: sqlean.Connection, ids: Sequence[int], language: str) -> set[int]:
+    """Which of the chunks `ids` were told as written in `language` (their own text's detection)."""
+    found: set[int] = set()
+    for start in range(0, len(ids), 500):
+        batch = list(ids[start:start + 500])
+        found.update(row[0] for row in conn.execute(
+            f"SELECT id FROM chunks WHERE language = ? AND id IN ({','.join('?' * len(batch))})", (language, *batch)))
+    return found
+
+
 async def count_chunks(conn: Store) -> ChunkCounts:
     async with conn.execute("SELECT COUNT(*), COALESCE(SUM(embedded = 0), 0) FROM chunks") as cur:
         return ChunkCounts(*await cur.fetchone())

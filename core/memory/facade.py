@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from core.memory.indexer import Indexer
     from core.memory.ingest import Ingestor
     from core.memory.multilingual import MultilingualSpace, SpaceState
+    from core.memory.translation import Translator
 
 
 __all__ = ["Forgotten", "Memory", "StagedFolder", "open_store"]  # StagedFolder: what the page's uploads wait in
@@ -58,10 +59,12 @@ class Memory:
     def __init__(self, conn: Store, *, embedder: Embedder, context: ImportContext,
                  raw_dir: Path, backup_dir: Path | None = None, importers: list[Importer] | None = None,
                  person_names: PersonNames | None = None, multilingual: Embedder | None = None,
-                 multilingual_setting: str = "auto") -> None:
+                 multilingual_setting: str = "auto", translator: Translator | None = None) -> None:
         """`multilingual`: the model of the multilingual space (core/memory/multilingual.py),
-        loaded on first use; None: no space is filled or searched."""
+        loaded on first use; None: no space is filled or searched. `translator`: the bilingual
+        dictionaries hybrid searches translate the question with (core/memory/translation.py)."""
         self.conn = conn
+        self.translator = translator
         self.multilingual_embedder = multilingual
         self.multilingual_setting = multilingual_setting
         self.raw_dir = raw_dir
@@ -89,7 +92,7 @@ class Memory:
 
         return Searcher(self.conn, self.embedder, person_names=self._person_names,
                         owner_aliases=self.context.owner_aliases, multilingual=self.multilingual_embedder,
-                        sources=self.sources)
+                        sources=self.sources, translator=self.translator)
 
     # importing and embedding load the importers and numpy: only the commands that need them pay
     @cached_property
@@ -173,7 +176,17 @@ class Memory:
             await indexer.index_pending(progress=progress)
         if report.chunks_added:
             report.notes.extend(await self.embedding_notes())
+            if index:  # with the slow work left for later (--no-index), the first search compiles them
+                await self._prepare_translation()
         return report
+
+    async def _prepare_translation(self) -> None:
+        """Compile the dictionaries of the store's languages now (English-German takes 10-20 s
+        once per machine), so that no search waits for it."""
+        if self.translator is None:
+            return
+        counts = await chunk_store.language_counts(self.conn)
+        await asyncio.to_thread(self.translator.prepare, {language: tally.chunks for language, tally in counts.items()})
 
     async def embedding_notes(self) -> list[str]:
         """What the owner should hear about the embedding model after an import: the model "auto"

@@ -58,6 +58,11 @@ CLAUSE_WEIGHT = 0.3
 # life archive's two halves and LoCoMo conversations 0-4 with bench/second_space.py (README,
 # "Other languages")
 MULTILINGUAL_WEIGHT = 0.4
+# the translated keyword list (core/memory/translation.py: the question's words in the store's
+# other languages, searched among the chunks not told in the question's language), added like
+# the multilingual list; measured on the three tuning archives (README, "Words in the store's
+# other languages")
+TRANSLATED_WEIGHT = 0.8
 # a question for every instance (QueryIntent.exhaustive): its instances are told alike (the same
 # kind of reminder mail, the same way of writing home), so the passages nearest in meaning to its
 # best few are ranked as one more list (search.py's example round, with_examples): an instance
@@ -157,18 +162,22 @@ def _normalised(ranked: Sequence[tuple[int, float]]) -> dict[int, float]:
 
 def fuse_scores(keyword: list[tuple[int, float]], semantic: list[tuple[int, float]], *,
                 keyword_weight: float = KEYWORD_WEIGHT, multilingual: Sequence[tuple[int, float]] = (),
-                multilingual_weight: float | None = None) -> dict[int, float]:
+                multilingual_weight: float | None = None, translated: Sequence[tuple[int, float]] = (),
+                translated_weight: float | None = None) -> dict[int, float]:
     """A weighted sum of the two lists' normalised scores (measured better than RRF here), plus
     `multilingual_weight` times the multilingual space's (a third list, over the chunks not in
     English: the English model's half scores them close to at random, so this list adds to what
-    they have rather than sharing the semantic weight)."""
+    they have rather than sharing the semantic weight), and `translated_weight` times the
+    translated keyword list's (the question's words in the store's other languages), which
+    adds for the same reason."""
     a, b = _normalised(keyword), _normalised(semantic)
     out = {cid: keyword_weight * a.get(cid, 0.0) + (1 - keyword_weight) * b.get(cid, 0.0)
            for cid in dict.fromkeys([*a, *b])}
-    weight = MULTILINGUAL_WEIGHT if multilingual_weight is None else multilingual_weight
     # a list of one (a space of one vector, or a filter keeping one) is its best, not its worst
-    for cid, score in _normalised(multilingual).items():
-        out[cid] = out.get(cid, 0.0) + weight * score
+    for extra, weight in ((multilingual, MULTILINGUAL_WEIGHT if multilingual_weight is None else multilingual_weight),
+                          (translated, TRANSLATED_WEIGHT if translated_weight is None else translated_weight)):
+        for cid, score in _normalised(extra).items():
+            out[cid] = out.get(cid, 0.0) + weight * score
     return out
 
 
@@ -182,7 +191,10 @@ def relevance(keyword: Sequence[tuple[int, float]], semantic: Sequence[tuple[int
     similarity of its meaning to the query's, weighted as fusion weighs them. A passage found by one
     half only is scored by that half. Ranking itself uses `rank` (each list min-max normalised,
     plus the date and neighbour boosts), whose numbers mean nothing outside one query: a hit
-    scored 0.0000 or 1.4 there told a reader nothing."""
+    scored 0.0000 or 1.4 there told a reader nothing. A passage only the translated list found is
+    shown by what the two halves give it: the best translated match is the best of that list
+    whatever it matched (a rare sense of a word), and showing it as 1.0 made unanswerable
+    questions look answered (README, "Words in the store's other languages")."""
     best = max((s for _, s in keyword), default=0.0)
     # a word that is in most passages weighs almost nothing in bm25, but a match is still a match
     share = {cid: max(s / best, MIN_SHARE) for cid, s in keyword} if best > 0 else {}
@@ -434,15 +446,16 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
          person_rounds: Sequence[PersonRound] = (),
          clause_rounds: Sequence[Sequence[tuple[int, float]]] = (),
          multilingual: Sequence[tuple[int, float]] = (),
+         translated: Sequence[tuple[int, float]] = (),
          examples: Sequence[tuple[int, float]] = (),
          month_boost: float | None = None) -> tuple[list[list[int]], dict[int, float]]:
     """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score.
     `intent`: what the question points at, with the owner's names and every person's (lower-cased);
     `person_rounds`: the named people's own lists (with_person_round); `clause_rounds`: the
     semantic lists of the facts a question combines (with_clauses); `multilingual`: the
-    multilingual space's list (fuse_scores); `examples`: a list question's example round
-    (with_examples)."""
-    scores = fuse_scores(list(keyword), list(semantic), multilingual=multilingual)
+    multilingual space's list (fuse_scores); `translated`: the translated keyword list
+    (fuse_scores); `examples`: a list question's example round (with_examples)."""
+    scores = fuse_scores(list(keyword), list(semantic), multilingual=multilingual, translated=translated)
     if person_rounds:
         scores = with_person_round(scores, person_rounds)
     if clause_rounds:

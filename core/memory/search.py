@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from core.memory import ranking
     from core.memory.known_names import KnownNames
     from core.memory.query_understanding import QueryIntent
+    from core.memory.translation import Translator
     from storage.keyword.reader import KeywordReader
     from storage.db import Store
     from storage.vectors.index import VectorIndex
@@ -114,13 +115,17 @@ class Understood:
 class Searcher:
     def __init__(self, conn: Store, embedder: Embedder | None, *,
                  person_names: PersonNames = just_the_name, owner_aliases: Iterable[str] = (),
-                 multilingual: Embedder | None = None, sources: SourceReader | None = None) -> None:
+                 multilingual: Embedder | None = None, sources: SourceReader | None = None,
+                 translator: Translator | None = None) -> None:
         """`multilingual`: the model of the store's multilingual space (core/memory/multilingual.py),
         loaded only when the space holds vectors; None: the space is not searched. `sources`: what
-        reads the passages back (a reader of its own if none is given)."""
+        reads the passages back (a reader of its own if none is given). `translator`: the
+        bilingual dictionaries a hybrid search translates the question's words with, into the
+        store's other languages (core/memory/translation.py); None: no translated list."""
         self.conn = conn
         self.embedder = embedder
         self.multilingual = multilingual
+        self.translator = translator
         self.person_names = person_names
         self.owner_aliases = tuple(owner_aliases)  # BIOGRAPHER_OWNER_ALIASES, lower-cased
         self.sources = sources or SourceReader(conn, person_names=person_names)
@@ -250,13 +255,15 @@ class Searcher:
 
             ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.to_thread(both)
         rounds, round_rows = await self._person_rounds(query, understood, query_vector, where=where)
+        translated, translated_rows = await self._translated_rows(query, understood, depth=depth, where=where)
         # each half read its candidates' chunks: fusion starts with every row at hand
         rows = {**round_rows, **{k: v for _, found in clause_rounds for k, v in found.items()},
-                **multilingual_rows, **keyword_rows, **semantic_rows}
+                **translated_rows, **multilingual_rows, **keyword_rows, **semantic_rows}
         intent, names = understood.intent, understood.names
         wanted = math.ceil(limit * (LIST_FACTOR if intent.exhaustive else MANY_FACTOR if intent.many else 1))
         ranked_by = dict(intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds,
-                         clause_rounds=[ranked for ranked, _ in clause_rounds], multilingual=multilingual)
+                         clause_rounds=[ranked for ranked, _ in clause_rounds], multilingual=multilingual,
+                         translated=translated)
         groups, _ = ranking.rank(query, keyword, semantic, rows, limit=wanted, **ranked_by)
         if intent.exhaustive and LIST_EXAMPLE_ROUND and query_vector is not None:
             # its instances are told alike: the passages nearest its best few, ranked once more
@@ -417,6 +424,16 @@ class Searcher:
         vector = await self._query_vector(query, people_elsewhere=True, embedder=self.multilingual)
         return await asyncio.to_thread(_multilingual_now, space, vector, depth=depth, where=where, pool=pool)
 
+    async def _translated_rows(self, query: str, understood: Understood, *, depth: int,
+                               where: chunk_store.ChunkFilter) -> Ranked:
+        """The translated keyword list of a hybrid search (core/memory/translation.py): nothing
+        without dictionaries, or in a store of one language (every English one)."""
+        if self.translator is None:
+            return [], {}
+        reader = await self._keyword_reader()
+        return await asyncio.to_thread(_translated_now, reader, self.translator, query, understood,
+                                       depth=depth, where=where)
+
     async def _hits(self, groups: list[list[int]], scores: dict[int, float],
                     rows: dict[int, chunk_store.StoredChunk] | None = None,
                     intent: QueryIntent | None = None) -> list[SearchHit]:
@@ -493,6 +510,43 @@ def _keyword_now(reader: KeywordReader, query: str, *, depth: int, where: chunk_
     hits = reader.search(match, limit=depth, where=where, arrays=arrays, pool=depth * pool,
                          choose=_informed_bm25(depth) if pool > 1 else None)
     return ([(hit.chunk.id, -hit.bm25) for hit in hits], {hit.chunk.id: hit.chunk for hit in hits}), understood
+
+
+def _translated_now(reader: KeywordReader, translator: Translator, query: str, understood: Understood, *,
+                    depth: int, where: chunk_store.ChunkFilter) -> Ranked:
+    """The translated list, blocking (in a worker thread): the question's words (no stop words,
+    question words or names: a name is the same in every language and the keyword half has it)
+    in each other language the store holds, searched by bm25 among the chunks not told in the
+    question's language (those the keyword half reads as they are), each chunk's best score."""
+    from core.memory.translation import chosen, target_languages
+    from storage.keyword.languages import UNKNOWN, detect_language
+    from storage.keyword.query import stop_words_for
+    from storage.keyword.terms import tokens
+
+    detected = detect_language(query)
+    source = detected if detected != UNKNOWN else "en"  # too short to tell: most questions are English
+    targets = target_languages(reader.language_counts(), source, translator)
+    if not targets:
+        return [], {}
+    intent = understood.intent
+    stop = stop_words_for(query, reader.languages()) | intent.drop | intent.names
+    words = [w for w in dict.fromkeys(tokens(query)) if w not in stop]
+    best: dict[int, float] = {}
+    rows: dict[int, chunk_store.StoredChunk] = {}
+    for target in targets:
+        def held(translation: str, target: str = target) -> bool:
+            expression = keyword_query(translation, [target])
+            return expression is not None and reader.holds(expression)
+
+        match = keyword_query(" ".join(chosen(translator.translate(words, source, target), held)), [target])
+        if match is None:
+            continue
+        hits = reader.search(match, limit=depth, where=where)
+        told = reader.told_in([hit.chunk.id for hit in hits], source)
+        for hit in hits:
+            if hit.chunk.id not in told and -hit.bm25 > best.get(hit.chunk.id, -math.inf):
+                best[hit.chunk.id], rows[hit.chunk.id] = -hit.bm25, hit.chunk
+    return sorted(best.items(), key=lambda item: -item[1]), rows
 
 
 def _person_rounds_now(reader: KeywordReader, index: VectorIndex | None, vector: np.ndarray | None, *,

@@ -24,7 +24,8 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from storage.chunks import ChunkFilter, KeywordHit, get_chunks_sync, keyword_hits, languages_sync, small_talk_sync
+from storage.chunks import (ChunkFilter, KeywordHit, get_chunks_sync, keyword_hits, language_counts_sync, languages_sync,
+                            small_talk_sync, told_in_sync)
 from storage.db import open_reader
 from storage.encryption import StoreKey
 from storage.keyword.query import plain_terms
@@ -91,6 +92,22 @@ class KeywordReader:
         """The languages the store's chunks are in (a query's words are looked for in each)."""
         with self._locks[0]:
             return languages_sync(self._conns[0])
+
+    def language_counts(self) -> dict[str, int]:
+        """Chunks per language ("" undetermined)."""
+        with self._locks[0]:
+            return language_counts_sync(self._conns[0])
+
+    def holds(self, match: str) -> bool:
+        """Whether any chunk matches an FTS5 expression (one posting read, not a ranking)."""
+        with self._locks[0]:
+            return self._conns[0].execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1",
+                                          (match,)).fetchone() is not None
+
+    def told_in(self, ids: Sequence[int], language: str) -> set[int]:
+        """Which of the chunks `ids` were told as written in `language`."""
+        with self._locks[0]:
+            return told_in_sync(self._conns[0], ids, language)
 
     def search(self, match: str, *, limit: int, where: ChunkFilter, arrays: bool = True,
                pool: int = 0, choose: Chooser | None = None) -> list[KeywordHit]:

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from core.memory.ranking import (DATE_BOOST, KEYWORD_WEIGHT, MIN_SHARE, MULTILINGUAL_WEIGHT, fuse_scores, query_dates,
-                                 rank, relevance)
+from core.memory.ranking import (DATE_BOOST, KEYWORD_WEIGHT, MIN_SHARE, MULTILINGUAL_WEIGHT, TRANSLATED_WEIGHT, fuse_scores,
+                                 query_dates, rank, relevance)
 from storage.keyword.query import keyword_query
 
 
@@ -86,6 +86,15 @@ def test_rank_lifts_a_line_only_the_multilingual_space_found():
                      multilingual=[(12, 0.86), (11, 0.84), (3, 0.80)])
     assert [12] in groups and [10] not in groups  # the space's best took the place of the halves' tail
     assert len(groups) == 10 and groups[0] == [1]
+
+
+def test_the_translated_list_adds_its_normalised_scores_beside_the_multilingual_one():
+    keyword, semantic = [(1, 4.0), (2, 2.0)], [(1, 0.6), (2, 0.5)]
+    assert fuse_scores(keyword, semantic, translated=[]) == fuse_scores(keyword, semantic)
+    fused = fuse_scores(keyword, semantic, multilingual=[(3, 0.8), (4, 0.4)], translated=[(3, 9.0), (5, 3.0)])
+    assert fused[3] == pytest.approx(MULTILINGUAL_WEIGHT + TRANSLATED_WEIGHT)  # the best of both extra lists
+    assert fused[5] == pytest.approx(0.0) and fused[4] == pytest.approx(0.0)  # each list's worst
+    assert fused[1] == pytest.approx(1.0)  # the halves' best, untouched
 
 
 def test_relevance_is_between_zero_and_one_and_never_zero_for_a_match():

@@ -1,0 +1,175 @@
+"""A question's words in the store's other languages, from bilingual dictionaries on this machine
+(FreeDict's, core/memory/freedict.py), so that the keyword half can find evidence written in
+another language than the question ("Who took Dani to the airport?" / "Te llevo al aeropuerto").
+
+Why a dictionary: no translation model ships in any package these machines reach, and the
+multilingual model's cross-lingual ranks are 40-200 deep on the life archives (README, "Other
+languages"). Dictionary-based query translation is the classic way to search across languages;
+its noise (a word's rarer senses) is held down by preferring translations both directions of a
+pair agree on, and by searching only the chunks not told in the question's language.
+
+The dictionaries are compiled once into the lexicon file (storage/lexicon.py), then each word is
+one indexed lookup. Nothing here loads a model or reaches a network.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # made with every store; read on a search's first translation only
+    from core.memory.freedict import Dictionary
+
+#: translations looked for per question word (measured on the life archives' tuning sets:
+#: README, "Words in the store's other languages")
+TRANSLATIONS_PER_WORD = 4
+#: a language whose chunks are fewer than this share of the store's told chunks is detection
+#: noise (a French-looking chat line in a Spanish and German life), not worth a search
+LANGUAGE_SHARE = 0.05
+
+
+def lookup_key(word: str, language: str) -> str:
+    """What a word is filed under besides itself (exact_key): its stem in its language, as the
+    keyword index holds it, so that "pets" finds the entry for "pet" and "mudamos" the one for
+    "mudar"."""
+    from storage.keyword.terms import word_terms
+
+    terms = word_terms(word.lower(), language)
+    return terms[0] if terms else word.lower()
+
+
+def exact_key(word: str) -> str:
+    """What a headword is filed under as itself, looked up before its stem: "wedding" and the
+    abbreviation "wed" (Wednesday) share the stem "wed"."""
+    return "=" + word.lower()
+
+
+def ordered_translations(forward: Mapping[str, Sequence[str]], reverse: Mapping[str, Sequence[str]],
+                         language: str) -> dict[str, list[str]]:
+    """Each source word's translations, best first, from the dictionary from its language
+    (`forward`: headword -> translations) and the one into it (`reverse`: headword in the other
+    language -> its translations into this one), filed by lookup_key in `language`:
+    - first the translations both dictionaries agree on (forward's order),
+    - then the reverse dictionary's, those that give the word as their first sense first
+      ("Hund" gives "dog" first; Ding's English-German gives "dog" a tool's senses before it),
+    - then the rest of the forward dictionary's.
+    Each headword is filed as itself (exact_key) and under its stem, where headwords that
+    share one are merged, the shorter first."""
+    inverse: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for other, meanings in reverse.items():
+        for place, meaning in enumerate(meanings):
+            if " " not in meaning:
+                inverse[meaning].append((place, other))
+    by_key: dict[str, list[str]] = defaultdict(list)
+    for word in sorted(set(forward) | set(inverse), key=lambda w: (len(w), w)):
+        given = list(dict.fromkeys(forward.get(word, ())))
+        back = list(dict.fromkeys(other for _, other in sorted(inverse.get(word, ()), key=lambda p: p[0])))
+        agreed = [t for t in given if t in back]
+        ranked = agreed + [t for t in back if t not in agreed] + [t for t in given if t not in agreed]
+        ranked = [t for t in ranked if t != word]
+        by_key[exact_key(word)] = ranked
+        kept = by_key[lookup_key(word, language)]
+        kept.extend(t for t in ranked if t not in kept)
+    return {key: found for key, found in by_key.items() if found}
+
+
+def _merged(dictionary: Dictionary | None) -> dict[str, list[str]]:
+    """A dictionary's entries, a headword's several entries as one list."""
+    from core.memory.freedict import entries
+
+    merged: dict[str, list[str]] = defaultdict(list)
+    if dictionary is not None:
+        for headword, meanings in entries(dictionary):
+            merged[headword].extend(m for m in meanings if m not in merged[headword])
+    return merged
+
+
+class Translator:
+    """The question's words in another language, from the FreeDict dictionaries in `folders`,
+    compiled into the lexicon file at `path` after an import (`prepare`) or on first use (under
+    a second for most pairs, 10-20 s for English-German on two busy cores; once a machine, again
+    only when a dictionary changes). Thread-safe: searches call it from worker threads."""
+
+    def __init__(self, folders: Iterable[Path], path: Path) -> None:
+        self.folders = tuple(folders)
+        self.path = path
+        self._lock = threading.Lock()
+        self._dictionaries: dict[tuple[str, str], Dictionary] | None = None
+        self._ready: set[tuple[str, str]] = set()
+
+    def _found(self) -> dict[tuple[str, str], Dictionary]:
+        if self._dictionaries is None:
+            from core.memory.freedict import find_dictionaries
+
+            self._dictionaries = {(d.source, d.target): d for d in find_dictionaries(self.folders)}
+        return self._dictionaries
+
+    def can_translate(self, source: str, target: str) -> bool:
+        """Whether a dictionary of this pair, either way round, is on this machine."""
+        found = self._found()
+        return (source, target) in found or (target, source) in found
+
+    def _stamp(self, source: str, target: str) -> str:
+        found = self._found()
+        return " | ".join(d.stamp() for d in (found.get((source, target)), found.get((target, source))) if d)
+
+    def _ensure(self, source: str, target: str) -> None:
+        from storage import lexicon as lexicon_store
+
+        pair = (source, target)
+        if pair in self._ready:
+            return
+        with self._lock:
+            if pair in self._ready:
+                return
+            stamp = self._stamp(source, target)
+            if lexicon_store.stamp(self.path, source, target) != stamp:
+                found = self._found()
+                words = ordered_translations(_merged(found.get(pair)), _merged(found.get((target, source))), source)
+                lexicon_store.write_pair(self.path, source, target, words, stamp=stamp)
+            self._ready.add(pair)
+
+    def prepare(self, counts: Mapping[str, int]) -> None:
+        """Compile, if not yet, the pairs between English and each language of a store holding
+        `counts` chunks per language: both ways, for questions in either."""
+        for language in target_languages(counts, "en", self):
+            for pair in (("en", language), (language, "en")):
+                if self.can_translate(*pair):
+                    self._ensure(*pair)
+
+    def translate(self, words: Sequence[str], source: str, target: str) -> list[list[str]]:
+        """The translations of each of `words` (lower case, in `source`) into `target`, best
+        first; a word the dictionaries do not hold has none."""
+        if not words or not self.can_translate(source, target):
+            return [[] for _ in words]
+        from storage import lexicon as lexicon_store
+
+        self._ensure(source, target)
+        keys = [(exact_key(w), lookup_key(w, source)) for w in words]
+        found = lexicon_store.lookup(self.path, source, target, [k for pair in keys for k in pair])
+        # the word's own entry first, then its stem-mates'
+        return [list(dict.fromkeys([*found.get(exact, []), *found.get(stem, [])])) for exact, stem in keys]
+
+
+def chosen(translations: Sequence[Sequence[str]], held: Callable[[str], bool], *,
+           per_word: int = TRANSLATIONS_PER_WORD) -> list[str]:
+    """Each word's first `per_word` translations that the store holds (`held`): one the store
+    never uses finds nothing, and skipping it lets a commoner sense in (Ding's English-German
+    gives "dog" seven tools' names before "Hund")."""
+    out: list[str] = []
+    for found in translations:
+        out.extend([t for t in found if held(t)][:per_word])
+    return out
+
+
+def target_languages(counts: Mapping[str, int], question_language: str, translator: Translator) -> list[str]:
+    """The store's languages a question in `question_language` is translated into: each other
+    language holding at least LANGUAGE_SHARE of the chunks told a language (`counts`: chunks per
+    language, "" undetermined), for which a dictionary is on this machine."""
+    told = sum(n for language, n in counts.items() if language)
+    return [language for language, n in sorted(counts.items(), key=lambda item: -item[1])
+            if language and language != question_language and told and n / told >= LANGUAGE_SHARE
+            and translator.can_translate(question_language, language)]
