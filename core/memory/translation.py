@@ -165,11 +165,17 @@ def chosen(translations: Sequence[Sequence[str]], held: Callable[[str], bool], *
     return out
 
 
-def target_languages(counts: Mapping[str, int], question_language: str, translator: Translator) -> list[str]:
-    """The store's languages a question in `question_language` is translated into: each other
-    language holding at least LANGUAGE_SHARE of the chunks told a language (`counts`: chunks per
-    language, "" undetermined), for which a dictionary is on this machine."""
+def other_languages(counts: Mapping[str, int], question_language: str) -> list[str]:
+    """The store's languages besides `question_language` worth translating into: each holding at
+    least LANGUAGE_SHARE of the chunks told a language (`counts`: chunks per language, ""
+    undetermined), the most chunks first."""
     told = sum(n for language, n in counts.items() if language)
     return [language for language, n in sorted(counts.items(), key=lambda item: -item[1])
-            if language and language != question_language and told and n / told >= LANGUAGE_SHARE
-            and translator.can_translate(question_language, language)]
+            if language and language != question_language and n / told >= LANGUAGE_SHARE]
+
+
+def target_languages(counts: Mapping[str, int], question_language: str, translator: Translator) -> list[str]:
+    """The store's languages a question in `question_language` is translated into: its other
+    languages for which a dictionary is on this machine."""
+    return [language for language in other_languages(counts, question_language)
+            if translator.can_translate(question_language, language)]

@@ -209,3 +209,38 @@ def test_debian_s_freedict_files(tmp_path: Path):
     assert dog[0] == "bandhaken" and "hund" in dog
     assert "flughafen" in translator.translate(["airport"], "en", "de")[0]
     assert "ślub" in translator.translate(["wedding"], "en", "pl")[0]
+
+
+def test_the_folders_are_the_data_folder_s_and_debian_s_unless_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from core.config import Settings
+
+    assert Settings(data_dir=tmp_path).dictionary_folders == (tmp_path / "dictionaries", DEBIAN)
+    monkeypatch.setenv("BIOGRAPHER_DICTIONARY_DIRS", "~/dicts, /opt/freedict")
+    assert Settings(data_dir=tmp_path).dictionary_folders == (Path("~/dicts").expanduser(), Path("/opt/freedict"))
+    monkeypatch.setenv("BIOGRAPHER_DICTIONARY_DIRS", "off")
+    assert Settings(data_dir=tmp_path).dictionary_folders == ()
+
+
+def test_doctor_says_which_languages_are_translated_and_what_the_others_need(tmp_path: Path):
+    from bot.cli_doctor import translation_status
+    from core.config import Settings
+
+    settings = Settings(data_dir=tmp_path, dictionary_dirs=[str(tmp_path / "dicts")])
+    assert translation_status(settings, None) == "off (BIOGRAPHER_DICTIONARY_DIRS=off)"
+    assert translation_status(settings, ([], [])).startswith("not needed")
+    line = translation_status(settings, (["es"], ["pl"]))
+    assert line.startswith("Spanish: an English question's words are also looked for translated; Polish: no dictionary in ")
+    assert "`apt install dict-freedict-eng-pol dict-freedict-pol-eng`" in line
+
+
+async def test_a_store_s_coverage_counts_its_languages_with_a_share(tmp_path: Path):
+    folder = tmp_path / "dicts"
+    write_dictd(folder, "eng-spa", [("airport", SPANISH_AIRPORT)])
+    whatsapp_export(tmp_path / "WhatsApp Chat with Caro.txt", SPANISH_CHAT)
+    async with memory_at(tmp_path / "store", HashEmbedder(), owner="Dani",
+                         translator=Translator([folder], tmp_path / "lexicons.sqlite3")) as memory:
+        assert await memory.translation_coverage() == ([], [])
+        await memory.ingest([tmp_path / "WhatsApp Chat with Caro.txt"])
+        assert await memory.translation_coverage() == (["es"], [])
+    async with memory_at(tmp_path / "store", HashEmbedder(), owner="Dani") as memory:
+        assert await memory.translation_coverage() is None
