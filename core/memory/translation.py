@@ -14,7 +14,10 @@ one indexed lookup. Nothing here loads a model or reaches a network.
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -22,6 +25,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # made with every store; read on a search's first translation only
     from core.memory.freedict import Dictionary
+
+log = logging.getLogger(__name__)
 
 #: translations looked for per question word (measured on the life archives' tuning sets:
 #: README, "Words in the store's other languages")
@@ -99,6 +104,7 @@ class Translator:
         self._lock = threading.Lock()
         self._dictionaries: dict[tuple[str, str], Dictionary] | None = None
         self._ready: set[tuple[str, str]] = set()
+        self._broken: set[tuple[str, str]] = set()  # pairs that could not be compiled (logged once)
 
     def _found(self) -> dict[tuple[str, str], Dictionary]:
         if self._dictionaries is None:
@@ -123,13 +129,23 @@ class Translator:
         if pair in self._ready:
             return
         with self._lock:
-            if pair in self._ready:
+            if pair in self._ready or pair in self._broken:
                 return
-            stamp = self._stamp(source, target)
-            if lexicon_store.stamp(self.path, source, target) != stamp:
-                found = self._found()
-                words = ordered_translations(_merged(found.get(pair)), _merged(found.get((target, source))), source)
-                lexicon_store.write_pair(self.path, source, target, words, stamp=stamp)
+            try:
+                stamp = self._stamp(source, target)
+                if lexicon_store.stamp(self.path, source, target) != stamp:
+                    found = self._found()
+                    words = ordered_translations(_merged(found.get(pair)), _merged(found.get((target, source))),
+                                                 source)
+                    lexicon_store.write_pair(self.path, source, target, words, stamp=stamp)
+            except (OSError, EOFError, ValueError, KeyError, zlib.error, sqlite3.Error) as error:
+                # a damaged dictionary file or a cache that cannot be written: searches go on
+                # without this pair (said once), never fail for it
+                self._broken.add(pair)
+                log.warning("cannot use the %s-%s dictionaries (%s: %s); searches go on without them: "
+                            "reinstall the dictionary or check that %s can be written",
+                            source, target, type(error).__name__, error, self.path)
+                return
             self._ready.add(pair)
 
     def prepare(self, counts: Mapping[str, int]) -> None:
@@ -148,8 +164,14 @@ class Translator:
         from storage import lexicon as lexicon_store
 
         self._ensure(source, target)
+        if (source, target) in self._broken:
+            return [[] for _ in words]
         keys = [(exact_key(w), lookup_key(w, source)) for w in words]
-        found = lexicon_store.lookup(self.path, source, target, [k for pair in keys for k in pair])
+        try:
+            found = lexicon_store.lookup(self.path, source, target, [k for pair in keys for k in pair])
+        except sqlite3.Error as error:  # the cache file damaged or removed since: no translation this time
+            log.warning("cannot read the lexicon %s (%s); searching without translation", self.path, error)
+            return [[] for _ in words]
         # the word's own entry first, then its stem-mates'
         return [list(dict.fromkeys([*found.get(exact, []), *found.get(stem, [])])) for exact, stem in keys]
 

@@ -244,3 +244,19 @@ async def test_a_store_s_coverage_counts_its_languages_with_a_share(tmp_path: Pa
         assert await memory.translation_coverage() == (["es"], [])
     async with memory_at(tmp_path / "store", HashEmbedder(), owner="Dani") as memory:
         assert await memory.translation_coverage() is None
+
+
+def test_a_damaged_dictionary_or_an_unwritable_cache_leaves_search_without_that_pair(tmp_path: Path,
+                                                                                     caplog: pytest.LogCaptureFixture):
+    folder = tmp_path / "dicts"
+    write_dictd(folder, "eng-spa", [("airport", SPANISH_AIRPORT)])
+    (folder / "freedict-eng-spa.dict.dz").write_bytes(b"\x1f\x8b not gzip after all")
+    translator = Translator([folder], tmp_path / "lexicons.sqlite3")
+    assert translator.translate(["airport"], "en", "es") == [[]]
+    assert translator.translate(["airport"], "en", "es") == [[]]
+    warned = [r for r in caplog.records if "cannot use the en-es dictionaries" in r.getMessage()]
+    assert len(warned) == 1 and "searches go on without them" in warned[0].getMessage()
+    write_dictd(folder, "eng-deu", [("airport", GERMAN_AIRPORT)])
+    blocked = tmp_path / "a file, not a folder"
+    blocked.write_text("")
+    assert Translator([folder], blocked / "lexicons.sqlite3").translate(["airport"], "en", "de") == [[]]
