@@ -32,7 +32,9 @@ ISO_639_1 = {"eng": "en", "deu": "de", "fra": "fr", "spa": "es", "por": "pt", "i
              "ell": "el", "ara": "ar", "fas": "fa", "hin": "hi", "nep": "ne", "tam": "ta", "hye": "hy"}
 
 _DIGITS = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
-_FILE = re.compile(r"freedict-([a-z]{3})-([a-z]{3})\.index")
+# Debian's name (freedict-eng-spa.index), or freedict.org's (its .dictd.tar.xz holds
+# eng-spa/eng-spa.index)
+_FILE = re.compile(r"(?:freedict-)?([a-z]{3})-([a-z]{3})\.index")
 # a line that is no translation: an example ("..."), a cross-reference (see: {..}), a synonym,
 # a note, or the translation of an example (" - łatwizna")
 _NOT_A_TRANSLATION = re.compile(r'^(?:"|see:|synonyms?:|antonyms?:|note:|-|\{|\()', re.IGNORECASE)
@@ -62,13 +64,14 @@ class Dictionary:
 
 
 def find_dictionaries(folders: Iterable[Path]) -> list[Dictionary]:
-    """The FreeDict dictionaries in `folders` between languages the keyword index knows, whose
-    entries file is there too; a folder that does not exist holds none."""
+    """The FreeDict dictionaries in `folders` (or in a folder of theirs, as freedict.org's
+    downloads unpack) between languages the keyword index knows, whose entries file is there
+    too; a folder that does not exist holds none."""
     found: dict[tuple[str, str], Dictionary] = {}
     for folder in folders:
         if not folder.is_dir():
             continue
-        for index in sorted(folder.glob("freedict-*.index")):
+        for index in sorted(folder.glob("*.index")) + sorted(folder.glob("*/*.index")):
             match = _FILE.fullmatch(index.name)
             if match is None:
                 continue

@@ -86,9 +86,15 @@ def test_dictionaries_are_found_by_their_file_names(tmp_path: Path):
     write_dictd(tmp_path / "b", "pol-eng", [("ciasto", "ciasto\ncake\n")])
     write_dictd(tmp_path / "b", "xyz-eng", [("a", "a\nb\n")])  # a language the index does not stem
     (tmp_path / "b" / "freedict-deu-eng.index").write_text("")  # its entries are missing
+    # freedict.org's download, unpacked: its own folder and names without "freedict-"
+    (tmp_path / "b" / "fra-eng").mkdir()
+    write_dictd(tmp_path / "b" / "fra-eng", "fra-eng", [("chat", "chat\ncat\n")]).rename(
+        tmp_path / "b" / "fra-eng" / "fra-eng.index")
+    (tmp_path / "b" / "fra-eng" / "freedict-fra-eng.dict.dz").rename(tmp_path / "b" / "fra-eng" / "fra-eng.dict.dz")
     found = {(d.source, d.target): d.index.parent.name for d in find_dictionaries(
         [tmp_path / "missing", tmp_path / "a", tmp_path / "b"])}
-    assert found == {("en", "es"): "a", ("pl", "en"): "b"}  # the first folder's wins
+    assert found == {("en", "es"): "a", ("pl", "en"): "b", ("fr", "en"): "fra-eng"}  # the first folder's wins
+    assert list(entries(next(d for d in find_dictionaries([tmp_path / "b"]) if d.source == "fr"))) == [("chat", ["cat"])]
 
 
 def test_translations_both_directions_agree_on_come_first():
