@@ -194,7 +194,7 @@ class Memory:
         return covered, [language for language in others if language not in covered]
 
     async def _prepare_translation(self) -> None:
-        """Compile the dictionaries of the store's languages now (English-German takes 10-20 s
+        """Compile the dictionaries of the store's languages now (English-German takes about 40 s
         once per machine), so that no search waits for it."""
         if self.translator is None:
             return

@@ -81,21 +81,21 @@ def ordered_translations(forward: Mapping[str, Sequence[str]], reverse: Mapping[
     return {key: found for key, found in by_key.items() if found}
 
 
-def _merged(dictionary: Dictionary | None) -> dict[str, list[str]]:
+def _merged(dictionary: Dictionary) -> dict[str, list[str]]:
     """A dictionary's entries, a headword's several entries as one list."""
     from core.memory.freedict import entries
 
     merged: dict[str, list[str]] = defaultdict(list)
-    if dictionary is not None:
-        for headword, meanings in entries(dictionary):
-            merged[headword].extend(m for m in meanings if m not in merged[headword])
-    return merged
+    for headword, meanings in entries(dictionary):
+        kept = merged[headword]
+        kept.extend(m for m in meanings if m not in kept)
+    return dict(merged)
 
 
 class Translator:
     """The question's words in another language, from the FreeDict dictionaries in `folders`,
     compiled into the lexicon file at `path` after an import (`prepare`) or on first use (under
-    a second for most pairs, 10-20 s for English-German on two busy cores; once a machine, again
+    a second for most pairs, about 40 s for English-German both ways at load 1; once a machine, again
     only when a dictionary changes). Thread-safe: searches call it from worker threads."""
 
     def __init__(self, folders: Iterable[Path], path: Path) -> None:
@@ -122,7 +122,10 @@ class Translator:
         found = self._found()
         return " | ".join(d.stamp() for d in (found.get((source, target)), found.get((target, source))) if d)
 
-    def _ensure(self, source: str, target: str) -> None:
+    def _ensure(self, source: str, target: str, parsed: dict[Dictionary, dict[str, list[str]]] | None = None) -> None:
+        """Compile the pair unless the lexicon holds it from the same files. `parsed`: the
+        dictionaries read so far, kept by `prepare` while it compiles a pair both ways (which
+        reads the same two files: English-German takes half the time)."""
         from storage import lexicon as lexicon_store
 
         pair = (source, target)
@@ -135,8 +138,16 @@ class Translator:
                 stamp = self._stamp(source, target)
                 if lexicon_store.stamp(self.path, source, target) != stamp:
                     found = self._found()
-                    words = ordered_translations(_merged(found.get(pair)), _merged(found.get((target, source))),
-                                                 source)
+                    read = {} if parsed is None else parsed
+
+                    def merged(dictionary: Dictionary | None) -> dict[str, list[str]]:
+                        if dictionary is None:
+                            return {}
+                        if dictionary not in read:
+                            read[dictionary] = _merged(dictionary)
+                        return read[dictionary]
+
+                    words = ordered_translations(merged(found.get(pair)), merged(found.get((target, source))), source)
                     lexicon_store.write_pair(self.path, source, target, words, stamp=stamp)
             except (OSError, EOFError, ValueError, KeyError, zlib.error, sqlite3.Error) as error:
                 # a damaged dictionary file or a cache that cannot be written: searches go on
@@ -152,9 +163,10 @@ class Translator:
         """Compile, if not yet, the pairs between English and each language of a store holding
         `counts` chunks per language: both ways, for questions in either."""
         for language in target_languages(counts, "en", self):
+            parsed: dict[Dictionary, dict[str, list[str]]] = {}  # the pair's two files, read once for both ways
             for pair in (("en", language), (language, "en")):
                 if self.can_translate(*pair):
-                    self._ensure(*pair)
+                    self._ensure(*pair, parsed=parsed)
 
     def translate(self, words: Sequence[str], source: str, target: str) -> list[list[str]]:
         """The translations of each of `words` (lower case, in `source`) into `target`, best
