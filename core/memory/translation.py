@@ -6,7 +6,8 @@ Why a dictionary: no translation model ships in any package these machines reach
 multilingual model's cross-lingual ranks are 40-200 deep on the life archives (README, "Other
 languages"). Dictionary-based query translation is the classic way to search across languages;
 its noise (a word's rarer senses) is held down by preferring translations both directions of a
-pair agree on, and by searching only the chunks not told in the question's language.
+pair agree on, by taking a word's first few that the store holds (`chosen`), and by searching
+only the chunks not told in the question's language (core/memory/search.py `_translated_now`).
 
 The dictionaries are compiled once into the lexicon file (storage/lexicon.py), then each word is
 one indexed lookup. Nothing here loads a model or reaches a network.
