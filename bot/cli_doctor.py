@@ -86,14 +86,13 @@ def translation_status(settings: Settings, coverage: tuple[list[str], list[str]]
     """One line on query translation (core/memory/translation.py): off, not needed, or which of
     the store's languages are covered, and how to cover the rest."""
     from core.memory.freedict import ISO_639_1
-    from storage.keyword.languages import NAMES
+    from core.memory.translation import language_names as named
 
     if coverage is None:
         return "off (BIOGRAPHER_DICTIONARY_DIRS=off)"
     covered, missing = coverage
     if not covered and not missing:
         return "not needed (no language but English holds 5% of the store)"
-    named = lambda languages: ", ".join(NAMES.get(language, language) for language in languages)  # noqa: E731
     parts = [f"{named(covered)}: an English question's words are also looked for translated"] if covered else []
     if missing:
         codes = {two: three for three, two in ISO_639_1.items()}

@@ -200,6 +200,13 @@ def chosen(translations: Sequence[Sequence[str]], held: Callable[[str], bool], *
     return out
 
 
+def language_names(languages: Iterable[str]) -> str:
+    """"Spanish, German": the languages' names in English, for the owner."""
+    from storage.keyword.languages import NAMES
+
+    return ", ".join(NAMES.get(language, language) for language in languages)
+
+
 def other_languages(counts: Mapping[str, int], question_language: str) -> list[str]:
     """The store's languages besides `question_language` worth translating into: each holding at
     least LANGUAGE_SHARE of the chunks told a language (`counts`: chunks per language, ""
