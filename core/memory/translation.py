@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import subprocess
+import sys
 import threading
-import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -95,9 +96,10 @@ def _merged(dictionary: Dictionary) -> dict[str, list[str]]:
 
 class Translator:
     """The question's words in another language, from the FreeDict dictionaries in `folders`,
-    compiled into the lexicon file at `path` after an import (`prepare`) or on first use (under
-    a second for most pairs, about 40 s for English-German both ways at load 1; once a machine, again
-    only when a dictionary changes). Thread-safe: searches call it from worker threads."""
+    compiled into the lexicon file at `path` after an import (`prepare`) or on first use, in a
+    child process (under a second for most pairs, about 40 s for English-German both ways at
+    load 1; once a machine, again only when a dictionary changes). Thread-safe: searches call it
+    from worker threads."""
 
     def __init__(self, folders: Iterable[Path], path: Path) -> None:
         self.folders = tuple(folders)
@@ -123,51 +125,60 @@ class Translator:
         found = self._found()
         return " | ".join(d.stamp() for d in (found.get((source, target)), found.get((target, source))) if d)
 
-    def _ensure(self, source: str, target: str, parsed: dict[Dictionary, dict[str, list[str]]] | None = None) -> None:
-        """Compile the pair unless the lexicon holds it from the same files. `parsed`: the
-        dictionaries read so far, kept by `prepare` while it compiles a pair both ways (which
-        reads the same two files: English-German takes half the time)."""
+    def _current(self, pair: tuple[str, str]) -> bool:
+        """Whether the lexicon holds the pair, compiled from the dictionary files there now."""
         from storage import lexicon as lexicon_store
 
-        pair = (source, target)
-        if pair in self._ready:
+        return lexicon_store.stamp(self.path, *pair) == self._stamp(*pair)
+
+    def _ensure(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Compile those of `pairs` the lexicon does not hold from the same files, in a child
+        process: English-German holds about 330 MB while it compiles, which a long-running bot
+        or server would keep (Python seldom gives freed memory back), and 40 s of Python would
+        hold the interpreter lock from its event loop."""
+        wanted = [pair for pair in pairs if pair not in self._ready and pair not in self._broken]
+        if not wanted:
             return
         with self._lock:
-            if pair in self._ready or pair in self._broken:
-                return
             try:
-                stamp = self._stamp(source, target)
-                if lexicon_store.stamp(self.path, source, target) != stamp:
-                    found = self._found()
-                    read = {} if parsed is None else parsed
-
-                    def merged(dictionary: Dictionary | None) -> dict[str, list[str]]:
-                        if dictionary is None:
-                            return {}
-                        if dictionary not in read:
-                            read[dictionary] = _merged(dictionary)
-                        return read[dictionary]
-
-                    words = ordered_translations(merged(found.get(pair)), merged(found.get((target, source))), source)
-                    lexicon_store.write_pair(self.path, source, target, words, stamp=stamp)
-            except (OSError, EOFError, ValueError, KeyError, zlib.error, sqlite3.Error) as error:
+                stale = [pair for pair in wanted if pair not in self._broken and not self._current(pair)]
+                failed = _compile_elsewhere(self.folders, self.path, stale) if stale else ""
+                for pair in wanted:
+                    if pair in stale and not self._current(pair):
+                        raise CompileError(failed or "the lexicon does not hold it after compiling")
+                    self._ready.add(pair)
+            except (OSError, CompileError, sqlite3.Error) as error:
                 # a damaged dictionary file or a cache that cannot be written: searches go on
-                # without this pair (said once), never fail for it
-                self._broken.add(pair)
-                log.warning("cannot use the %s-%s dictionaries (%s: %s); searches go on without them: "
-                            "reinstall the dictionary or check that %s can be written",
-                            source, target, type(error).__name__, error, self.path)
-                return
-            self._ready.add(pair)
+                # without these pairs (said once), never fail for them
+                for pair in wanted:
+                    if pair not in self._ready:
+                        self._broken.add(pair)
+                        log.warning("cannot use the %s-%s dictionaries (%s); searches go on without them: "
+                                    "reinstall the dictionary or check that %s can be written",
+                                    *pair, error, self.path)
+
+    def compile(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Compile `pairs` here (the child process's work): a pair's two files are read once for
+        both its ways."""
+        from storage import lexicon as lexicon_store
+
+        found = self._found()
+        parsed: dict[Dictionary, dict[str, list[str]]] = {}
+        for source, target in pairs:
+            parsed = {d: words for d, words in parsed.items()
+                      if d in (found.get((source, target)), found.get((target, source)))}
+            for dictionary in (found.get((source, target)), found.get((target, source))):
+                if dictionary is not None and dictionary not in parsed:
+                    parsed[dictionary] = _merged(dictionary)
+            words = ordered_translations(parsed.get(found.get((source, target))) or {},
+                                         parsed.get(found.get((target, source))) or {}, source)
+            lexicon_store.write_pair(self.path, source, target, words, stamp=self._stamp(source, target))
 
     def prepare(self, counts: Mapping[str, int]) -> None:
         """Compile, if not yet, the pairs between English and each language of a store holding
-        `counts` chunks per language: both ways, for questions in either."""
-        for language in target_languages(counts, "en", self):
-            parsed: dict[Dictionary, dict[str, list[str]]] = {}  # the pair's two files, read once for both ways
-            for pair in (("en", language), (language, "en")):
-                if self.can_translate(*pair):
-                    self._ensure(*pair, parsed=parsed)
+        `counts` chunks per language: both ways, for questions in either, in one child process."""
+        self._ensure([pair for language in target_languages(counts, "en", self)
+                      for pair in (("en", language), (language, "en")) if self.can_translate(*pair)])
 
     def translate(self, words: Sequence[str], source: str, target: str) -> list[list[str]]:
         """The translations of each of `words` (lower case, in `source`) into `target`, best
@@ -176,7 +187,7 @@ class Translator:
             return [[] for _ in words]
         from storage import lexicon as lexicon_store
 
-        self._ensure(source, target)
+        self._ensure([(source, target)])
         if (source, target) in self._broken:
             return [[] for _ in words]
         keys = [(exact_key(w), lookup_key(w, source)) for w in words]
@@ -187,6 +198,21 @@ class Translator:
             return [[] for _ in words]
         # the word's own entry first, then its stem-mates'
         return [list(dict.fromkeys([*found.get(exact, []), *found.get(stem, [])])) for exact, stem in keys]
+
+
+class CompileError(Exception):
+    """The child process that compiles dictionaries failed (its last words are the message)."""
+
+
+def _compile_elsewhere(folders: Sequence[Path], path: Path, pairs: Sequence[tuple[str, str]]) -> str:
+    """Run Translator.compile in a child process; what it said on failure, "" on success."""
+    command = [sys.executable, "-m", "core.memory.translation", str(path), ",".join(map(str, folders)),
+               *(f"{source}-{target}" for source, target in pairs)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode == 0:
+        return ""
+    said = [line for line in (done.stderr or "").splitlines() if line.strip()]
+    return said[-1] if said else f"exit status {done.returncode}"
 
 
 def chosen(translations: Sequence[Sequence[str]], held: Callable[[str], bool], *,
@@ -221,3 +247,20 @@ def target_languages(counts: Mapping[str, int], question_language: str, translat
     languages for which a dictionary is on this machine."""
     return [language for language in other_languages(counts, question_language)
             if translator.can_translate(question_language, language)]
+
+
+def _main(argv: Sequence[str]) -> int:
+    """`python -m core.memory.translation LEXICON FOLDERS PAIR...` (FOLDERS comma-separated, a
+    PAIR such as en-de): compile the pairs, as Translator._ensure asks in a child process."""
+    path, folders, *pairs = argv
+    translator = Translator([Path(f) for f in folders.split(",") if f], Path(path))
+    try:
+        translator.compile([tuple(pair.split("-", 1)) for pair in pairs])  # type: ignore[misc]
+    except Exception as error:  # noqa: BLE001 - the child's one job: any failure is its one line to the parent
+        print(f"{type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

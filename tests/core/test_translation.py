@@ -266,3 +266,28 @@ def test_a_damaged_dictionary_or_an_unwritable_cache_leaves_search_without_that_
     blocked = tmp_path / "a file, not a folder"
     blocked.write_text("")
     assert Translator([folder], blocked / "lexicons.sqlite3").translate(["airport"], "en", "de") == [[]]
+
+
+def test_compiling_runs_in_a_child_process_once_for_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import subprocess
+
+    import core.memory.translation as translation
+
+    children: list[list[str]] = []
+    real_run = subprocess.run
+
+    def recorded(command, *args, **kwargs):
+        children.append(list(command))
+        return real_run(command, *args, **kwargs)
+
+    monkeypatch.setattr(translation.subprocess, "run", recorded)
+    folder = tmp_path / "dicts"
+    write_dictd(folder, "eng-spa", [("airport", SPANISH_AIRPORT)])
+    write_dictd(folder, "spa-eng", [("despedida", "despedida\nfarewell\n")])
+    translator = Translator([folder], tmp_path / "lexicons.sqlite3")
+    translator.prepare({"en": 10, "es": 10})
+    assert [c[2:3] + c[5:] for c in children] == [["core.memory.translation", "en-es", "es-en"]]
+    assert translator.translate(["airport"], "en", "es") == [["aeropuerto"]]
+    assert translator.translate(["despedida"], "es", "en") == [["farewell"]]
+    Translator([folder], tmp_path / "lexicons.sqlite3").translate(["airport"], "en", "es")
+    assert len(children) == 1  # compiled already: another store's translator only reads it
