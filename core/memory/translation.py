@@ -133,9 +133,10 @@ class Translator:
 
     def _ensure(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Compile those of `pairs` the lexicon does not hold from the same files, in a child
-        process: English-German holds about 330 MB while it compiles, which a long-running bot
+        process: English-German holds about 380 MB while it compiles, which a long-running bot
         or server would keep (Python seldom gives freed memory back), and 40 s of Python would
-        hold the interpreter lock from its event loop."""
+        hold the interpreter lock from its event loop. A pair that cannot be compiled (a damaged
+        dictionary file, a cache that cannot be written) is left out of searches, said once."""
         wanted = [pair for pair in pairs if pair not in self._ready and pair not in self._broken]
         if not wanted:
             return
@@ -143,19 +144,17 @@ class Translator:
             try:
                 stale = [pair for pair in wanted if pair not in self._broken and not self._current(pair)]
                 failed = _compile_elsewhere(self.folders, self.path, stale) if stale else ""
-                for pair in wanted:
-                    if pair in stale and not self._current(pair):
-                        raise CompileError(failed or "the lexicon does not hold it after compiling")
+                missing = {pair for pair in stale if not self._current(pair)}
+            except (OSError, sqlite3.Error) as error:  # the lexicon cannot even be read or made
+                failed, missing = f"{type(error).__name__}: {error}", set(wanted)
+            for pair in wanted:
+                if pair not in missing:
                     self._ready.add(pair)
-            except (OSError, CompileError, sqlite3.Error) as error:
-                # a damaged dictionary file or a cache that cannot be written: searches go on
-                # without these pairs (said once), never fail for them
-                for pair in wanted:
-                    if pair not in self._ready:
-                        self._broken.add(pair)
-                        log.warning("cannot use the %s-%s dictionaries (%s); searches go on without them: "
-                                    "reinstall the dictionary or check that %s can be written",
-                                    *pair, error, self.path)
+                elif pair not in self._broken:
+                    self._broken.add(pair)
+                    log.warning("cannot use the %s-%s dictionaries (%s); searches go on without them: "
+                                "reinstall the dictionary or check that %s can be written",
+                                *pair, failed or "the lexicon does not hold it after compiling", self.path)
 
     def compile(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Compile `pairs` here (the child process's work): a pair's two files are read once for
@@ -198,10 +197,6 @@ class Translator:
             return [[] for _ in words]
         # the word's own entry first, then its stem-mates'
         return [list(dict.fromkeys([*found.get(exact, []), *found.get(stem, [])])) for exact, stem in keys]
-
-
-class CompileError(Exception):
-    """The child process that compiles dictionaries failed (its last words are the message)."""
 
 
 def _compile_elsewhere(folders: Sequence[Path], path: Path, pairs: Sequence[tuple[str, str]]) -> str:
@@ -252,14 +247,22 @@ def target_languages(counts: Mapping[str, int], question_language: str, translat
 def _main(argv: Sequence[str]) -> int:
     """`python -m core.memory.translation LEXICON FOLDERS PAIR...` (FOLDERS comma-separated, a
     PAIR such as en-de): compile the pairs, as Translator._ensure asks in a child process."""
-    path, folders, *pairs = argv
+    path, folders, *named = argv
     translator = Translator([Path(f) for f in folders.split(",") if f], Path(path))
-    try:
-        translator.compile([tuple(pair.split("-", 1)) for pair in pairs])  # type: ignore[misc]
-    except Exception as error:  # noqa: BLE001 - the child's one job: any failure is its one line to the parent
-        print(f"{type(error).__name__}: {error}", file=sys.stderr)
-        return 1
-    return 0
+    # a language's two ways together (they read the same files); one language's damaged file
+    # does not keep the others from compiling
+    together: dict[frozenset[str], list[tuple[str, str]]] = defaultdict(list)
+    for pair in named:
+        source, target = pair.split("-", 1)
+        together[frozenset((source, target))].append((source, target))
+    failed = 0
+    for pairs in together.values():
+        try:
+            translator.compile(pairs)
+        except Exception as error:  # noqa: BLE001 - the child's one job: any failure is its line to the parent
+            print(f"{type(error).__name__}: {error}", file=sys.stderr)
+            failed += 1
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -263,6 +263,11 @@ def test_a_damaged_dictionary_or_an_unwritable_cache_leaves_search_without_that_
     warned = [r for r in caplog.records if "cannot use the en-es dictionaries" in r.getMessage()]
     assert len(warned) == 1 and "searches go on without them" in warned[0].getMessage()
     write_dictd(folder, "eng-deu", [("airport", GERMAN_AIRPORT)])
+    # one language's damaged file keeps no other from compiling, in the same child process
+    both = Translator([folder], tmp_path / "both.sqlite3")
+    both.prepare({"en": 10, "es": 10, "de": 10})
+    assert both.translate(["airport"], "en", "de") == [["flughafen"]]
+    assert both.translate(["airport"], "en", "es") == [[]]
     blocked = tmp_path / "a file, not a folder"
     blocked.write_text("")
     assert Translator([folder], blocked / "lexicons.sqlite3").translate(["airport"], "en", "de") == [[]]
