@@ -187,7 +187,7 @@ async def test_a_question_finds_its_evidence_in_the_store_s_other_language(tmp_p
     without = await ask(tmp_path, question, None)
     assert not any("aeropuerto" in text for text in without)  # English "take" and "offered" win
     translator = Translator([folder], tmp_path / "lexicons.sqlite3")
-    # the import compiled the store's pair already (the store is Spanish and English): no search waits
+    # an import compiles its store's pairs (here a Spanish chat's): no search waits for them
     assert lexicon.stamp(translator.path, "en", "es") is None
     async with memory_at(tmp_path / "another", HashEmbedder(), owner="Dani", translator=translator) as memory:
         await memory.ingest([tmp_path / "WhatsApp Chat with Caro.txt"])
