@@ -342,6 +342,11 @@ def language_counts_sync(conn: sqlean.Connection) -> dict[str, int]:
     return dict(conn.execute("SELECT language, chunks FROM chunk_languages WHERE chunks > 0").fetchall())
 
 
+def any_matching_sync(conn: sqlean.Connection, match: str) -> bool:
+    """Whether any chunk matches an FTS5 expression (one posting read, not a ranking)."""
+    return conn.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (match,)).fetchone() is not None
+
+
 def told_in_sync(conn: sqlean.Connection, ids: Sequence[int], language: str) -> set[int]:
     """Which of the chunks `ids` were told as written in `language` (their own text's detection)."""
     found: set[int] = set()

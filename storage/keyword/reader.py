@@ -24,8 +24,8 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from storage.chunks import (ChunkFilter, KeywordHit, get_chunks_sync, keyword_hits, language_counts_sync, languages_sync,
-                            small_talk_sync, told_in_sync)
+from storage.chunks import (ChunkFilter, KeywordHit, any_matching_sync, get_chunks_sync, keyword_hits,
+                            language_counts_sync, languages_sync, small_talk_sync, told_in_sync)
 from storage.db import open_reader
 from storage.encryption import StoreKey
 from storage.keyword.query import plain_terms
@@ -101,8 +101,7 @@ class KeywordReader:
     def holds(self, match: str) -> bool:
         """Whether any chunk matches an FTS5 expression (one posting read, not a ranking)."""
         with self._locks[0]:
-            return self._conns[0].execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1",
-                                          (match,)).fetchone() is not None
+            return any_matching_sync(self._conns[0], match)
 
     def told_in(self, ids: Sequence[int], language: str) -> set[int]:
         """Which of the chunks `ids` were told as written in `language`."""
