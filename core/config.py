@@ -74,6 +74,14 @@ def default_data_dir() -> Path:
     return Path(user_data_dir(APP_NAME))
 
 
+def user_cache_folder() -> Path:
+    """What this user's stores share and can be made again (~/.cache/biographer on Linux,
+    XDG_CACHE_HOME if set): optimised model copies, compiled dictionaries."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir(APP_NAME))
+
+
 def named_secret(name: str) -> str | None:
     """The value of an environment variable the owner named (a mail account's password), else of
     that entry in the `.env` files: read when needed, never stored or logged."""
@@ -325,10 +333,8 @@ class Settings(BaseSettings):
     @property
     def lexicon_path(self) -> Path:
         """The compiled dictionaries (storage/lexicon.py): public data, shared by the stores of
-        this user (the cache folder: ~/.cache/biographer on Linux), rebuilt when they change."""
-        from platformdirs import user_cache_dir
-
-        return Path(user_cache_dir(APP_NAME)) / "lexicons.sqlite3"
+        this user (user_cache_folder), rebuilt when they change."""
+        return user_cache_folder() / "lexicons.sqlite3"
 
     @property
     def raw_dir(self) -> Path:

@@ -188,8 +188,7 @@ class Memory:
             return None
         from core.memory.translation import other_languages
 
-        counts = await chunk_store.language_counts(self.conn)
-        others = other_languages({language: tally.chunks for language, tally in counts.items()}, "en")
+        others = other_languages(await self._chunks_per_language(), "en")
         covered = [language for language in others if self.translator.can_translate("en", language)]
         return covered, [language for language in others if language not in covered]
 
@@ -198,8 +197,11 @@ class Memory:
         once per machine), so that no search waits for it."""
         if self.translator is None:
             return
-        counts = await chunk_store.language_counts(self.conn)
-        await asyncio.to_thread(self.translator.prepare, {language: tally.chunks for language, tally in counts.items()})
+        await asyncio.to_thread(self.translator.prepare, await self._chunks_per_language())
+
+    async def _chunks_per_language(self) -> dict[str, int]:
+        """Chunks per language ("" undetermined), as translation weighs the store's languages."""
+        return {language: tally.chunks for language, tally in (await chunk_store.language_counts(self.conn)).items()}
 
     async def embedding_notes(self) -> list[str]:
         """What the owner should hear about the embedding model after an import: the model "auto"

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # made with every store; read on a search's first translation only
     from core.memory.freedict import Dictionary
+    from storage.lexicon import LexiconReader
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,15 @@ class Translator:
         self._dictionaries: dict[tuple[str, str], Dictionary] | None = None
         self._ready: set[tuple[str, str]] = set()
         self._broken: set[tuple[str, str]] = set()  # pairs that could not be compiled (logged once)
+        self._reader: LexiconReader | None = None
+
+    @property
+    def lexicon(self) -> LexiconReader:
+        if self._reader is None:
+            from storage.lexicon import LexiconReader
+
+            self._reader = LexiconReader(self.path)
+        return self._reader
 
     def _found(self) -> dict[tuple[str, str], Dictionary]:
         if self._dictionaries is None:
@@ -127,9 +137,7 @@ class Translator:
 
     def _current(self, pair: tuple[str, str]) -> bool:
         """Whether the lexicon holds the pair, compiled from the dictionary files there now."""
-        from storage import lexicon as lexicon_store
-
-        return lexicon_store.stamp(self.path, *pair) == self._stamp(*pair)
+        return self.lexicon.stamp(*pair) == self._stamp(*pair)
 
     def _ensure(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Compile those of `pairs` the lexicon does not hold from the same files, in a child
@@ -184,14 +192,12 @@ class Translator:
         first; a word the dictionaries do not hold has none."""
         if not words or not self.can_translate(source, target):
             return [[] for _ in words]
-        from storage import lexicon as lexicon_store
-
         self._ensure([(source, target)])
         if (source, target) in self._broken:
             return [[] for _ in words]
         keys = [(exact_key(w), lookup_key(w, source)) for w in words]
         try:
-            found = lexicon_store.lookup(self.path, source, target, [k for pair in keys for k in pair])
+            found = self.lexicon.lookup(source, target, [k for pair in keys for k in pair])
         except sqlite3.Error as error:  # the cache file damaged or removed since: no translation this time
             log.warning("cannot read the lexicon %s (%s); searching without translation", self.path, error)
             return [[] for _ in words]

@@ -31,11 +31,9 @@ MS_DOMAIN = "com.microsoft"
 
 
 def default_cache() -> Path:
-    from platformdirs import user_cache_dir
+    from core.config import user_cache_folder
 
-    from core.config import APP_NAME
-
-    return Path(user_cache_dir(APP_NAME)) / "models"
+    return user_cache_folder() / "models"
 
 
 def writable_cache(cache: Path) -> bool:
