@@ -53,6 +53,8 @@ RECENCY_WEIGHT = 0.2  # present states: the newest candidate scores up to this s
 PERSON_ROUND_WEIGHT = 0.5
 # a question that combines two facts: each fact's own semantic ranking (with_clauses)
 CLAUSE_WEIGHT = 0.3
+# a question for someone's age: the passages that tell a birth (core/memory/ages.py, with_births)
+BIRTH_WEIGHT = 0.8
 # the multilingual space's list (core/memory/multilingual.py: the multilingual model's nearest
 # among the chunks not in English), added to the fused score with this weight; measured on the
 # life archive's two halves and LoCoMo conversations 0-4 with bench/second_space.py (README,
@@ -405,6 +407,17 @@ def with_clauses(scores: Mapping[int, float], clause_lists: Sequence[Sequence[tu
                              weight=CLAUSE_WEIGHT if weight is None else weight)
 
 
+def with_births(scores: Mapping[int, float], births: Sequence[tuple[int, float]], *,
+                weight: float | None = None) -> dict[int, float]:
+    """`scores` plus `weight` (BIRTH_WEIGHT unless given) times each chunk's normalised score
+    among the passages that tell a birth (ages.birth_ranked), for a question about someone's
+    age: "How old was I when I moved?" is a CV's "Born 12 May 1994" and the move's own passage,
+    and nothing in the question's words or meaning leads to the first. A chunk only this list
+    found enters with that alone."""
+    return with_person_round(scores, [((), births)] if births else [],
+                             weight=BIRTH_WEIGHT if weight is None else weight)
+
+
 def example_seeds(groups: Sequence[Sequence[int]], count: int | None = None) -> list[int]:
     """The chunks that stand for the best `count` passages (LIST_EXAMPLES unless given): each
     passage's first, the one it was ranked by."""
@@ -448,13 +461,15 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
          multilingual: Sequence[tuple[int, float]] = (),
          translated: Sequence[tuple[int, float]] = (),
          examples: Sequence[tuple[int, float]] = (),
+         births: Sequence[tuple[int, float]] = (),
          month_boost: float | None = None) -> tuple[list[list[int]], dict[int, float]]:
     """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score.
     `intent`: what the question points at, with the owner's names and every person's (lower-cased);
     `person_rounds`: the named people's own lists (with_person_round); `clause_rounds`: the
     semantic lists of the facts a question combines (with_clauses); `multilingual`: the
     multilingual space's list (fuse_scores); `translated`: the translated keyword list
-    (fuse_scores); `examples`: a list question's example round (with_examples)."""
+    (fuse_scores); `examples`: a list question's example round (with_examples); `births`: an
+    age question's passages that tell a birth (with_births)."""
     scores = fuse_scores(list(keyword), list(semantic), multilingual=multilingual, translated=translated)
     if person_rounds:
         scores = with_person_round(scores, person_rounds)
@@ -462,6 +477,8 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
         scores = with_clauses(scores, clause_rounds)
     if examples:
         scores = with_examples(scores, examples)
+    if births:
+        scores = with_births(scores, births)
     scores = small_talk.less_small_talk(scores, {cid: row.small_talk for cid, row in rows.items()})
     periods = query_dates(query)
     if periods:

@@ -82,6 +82,10 @@ PERSON_ROUND_PEOPLE = 2  # the first people a question names
 # a question that combines two facts ("How old was I when I moved?") also ranks each by its own
 # meaning (query_understanding.clauses, ranking.with_clauses), where the model embeds the query
 CLAUSE_ROUNDS = True
+# a question for someone's age ("How old was I when I moved?", core/memory/ages.py) also ranks the
+# passages that hold a birth word, this many, as one more fact it combines (ranking.with_clauses):
+# the birth date is told once, in words neither the question's meaning nor its words lead to
+BIRTH_DEPTH = 40
 # a question for every instance also ranks the passages nearest to its best few
 # (ranking.with_examples): its instances are told alike
 LIST_EXAMPLE_ROUND = True
@@ -256,14 +260,15 @@ class Searcher:
             ((keyword, keyword_rows), understood), (semantic, semantic_rows) = await asyncio.to_thread(both)
         rounds, round_rows = await self._person_rounds(query, understood, query_vector, where=where)
         translated, translated_rows = await self._translated_rows(query, understood, depth=depth, where=where)
+        births, birth_rows = await self._birth_rows(query, understood, where=where)
         # each half read its candidates' chunks: fusion starts with every row at hand
         rows = {**round_rows, **{k: v for _, found in clause_rounds for k, v in found.items()},
-                **translated_rows, **multilingual_rows, **keyword_rows, **semantic_rows}
+                **birth_rows, **translated_rows, **multilingual_rows, **keyword_rows, **semantic_rows}
         intent, names = understood.intent, understood.names
         wanted = math.ceil(limit * (LIST_FACTOR if intent.exhaustive else MANY_FACTOR if intent.many else 1))
         ranked_by = dict(intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds,
                          clause_rounds=[ranked for ranked, _ in clause_rounds], multilingual=multilingual,
-                         translated=translated)
+                         translated=translated, births=births)
         groups, _ = ranking.rank(query, keyword, semantic, rows, limit=wanted, **ranked_by)
         if intent.exhaustive and LIST_EXAMPLE_ROUND and query_vector is not None:
             # its instances are told alike: the passages nearest its best few, ranked once more
@@ -434,6 +439,17 @@ class Searcher:
         return await asyncio.to_thread(_translated_now, reader, self.translator, query, understood,
                                        depth=depth, where=where)
 
+    async def _birth_rows(self, query: str, understood: Understood, *, where: chunk_store.ChunkFilter) -> Ranked:
+        """For a question about someone's age, the passages that tell a birth (core/memory/ages.py):
+        bm25 over the birth words of the store's languages, with the names of the people the
+        question is about beside them (their birth, not everyone's); nothing for other questions."""
+        from core.memory.ages import asks_age
+
+        if not BIRTH_DEPTH or not asks_age(query):
+            return [], {}
+        reader = await self._keyword_reader()
+        return await asyncio.to_thread(_births_now, reader, understood, depth=BIRTH_DEPTH, where=where)
+
     async def _hits(self, groups: list[list[int]], scores: dict[int, float],
                     rows: dict[int, chunk_store.StoredChunk] | None = None,
                     intent: QueryIntent | None = None) -> list[SearchHit]:
@@ -547,6 +563,22 @@ def _translated_now(reader: KeywordReader, translator: Translator, query: str, u
             if hit.chunk.id not in told and -hit.bm25 > best.get(hit.chunk.id, -math.inf):
                 best[hit.chunk.id], rows[hit.chunk.id] = -hit.bm25, hit.chunk
     return sorted(best.items(), key=lambda item: -item[1]), rows
+
+
+def _births_now(reader: KeywordReader, understood: Understood, *, depth: int,
+                where: chunk_store.ChunkFilter) -> Ranked:
+    """The birth list, blocking (in a worker thread): see Searcher._birth_rows."""
+    from core.memory.ages import birth_ranked, birth_words
+    from core.memory.ranking import said_text
+
+    languages = reader.languages()
+    names = understood.intent.names
+    match = keyword_query(" ".join([birth_words(languages), *sorted(names)]), languages, keep=names)
+    if match is None:
+        return [], {}
+    hits = reader.search(match, limit=depth, where=where)
+    ranked = birth_ranked([(hit.chunk.id, -hit.bm25, said_text(hit.chunk.text)) for hit in hits])
+    return ranked, {hit.chunk.id: hit.chunk for hit in hits}
 
 
 def _person_rounds_now(reader: KeywordReader, index: VectorIndex | None, vector: np.ndarray | None, *,

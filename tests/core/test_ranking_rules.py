@@ -231,3 +231,18 @@ def test_a_date_written_with_a_comma_and_no_space():
 
     assert query_dates("shared by Teo on December 1,2023") == [(date(2023, 12, 1), date(2023, 12, 1))]
     assert query_dates("on 3 June,2023") == [(date(2023, 6, 3), date(2023, 6, 3))]
+
+
+def test_an_age_questions_birth_passage_is_lifted_into_the_results():
+    from core.memory.ranking import with_births
+
+    rows = {i: Row(i, i, 0, 50, chat(("Maya", text), ("Ana", "ok"))) for i, text in (
+        (1, "moved to Berlin today"), (2, "Berlin flat keys"), (3, "Born 12 May 1994 in Porto"), (4, "rain"))}
+    keyword, semantic = [(1, 5.0), (2, 4.0), (4, 1.0)], [(1, 0.6), (2, 0.5), (4, 0.2), (3, 0.1)]
+    plain, _ = rank("How old was I when I moved to Berlin?", keyword, semantic, rows, limit=2)
+    births, _ = rank("How old was I when I moved to Berlin?", keyword, semantic, rows, limit=2,
+                     births=[(3, 3.0), (2, 1.0)])
+    assert plain == [[1], [2]] and births == [[1], [3]]
+    assert with_births({1: 0.5}, [], weight=0.8) == {1: 0.5}
+    # the surest birth gets the whole weight, a chunk only this list found enters with its share alone
+    assert with_births({1: 0.5}, [(3, 3.0), (2, 1.0)], weight=0.8) == {1: 0.5, 3: 0.8, 2: 0.0}

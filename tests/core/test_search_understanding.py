@@ -219,3 +219,33 @@ async def test_a_list_question_also_ranks_what_is_nearest_its_best_passages(tmp_
         monkeypatch.setattr(search.Searcher, "_example_round", lambda self, *a, **k: rounds.append(a))
         await memory.search("When did I go to the dentist?", limit=1)
         assert rounds == []
+
+
+async def test_an_age_question_finds_the_birth_date_that_shares_nothing_with_it(tmp_path, monkeypatch):
+    # "How old was Ana when she moved to Lisbon?": the CV's birth line shares no word with the
+    # question ("old" is a question word), and notes about the move crowd it out of both halves
+    from core.memory import search
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "CV Ana.md").write_text("# Ana Costa\n\nTranslator. Born 3 March 1990 in Faro.\n", encoding="utf-8")
+    (inbox / "2023.md").write_text("## 2023-03-15\n\nMoved to Lisbon today.\n", encoding="utf-8")
+    for d in range(1, 16):
+        (inbox / f"note {d}.md").write_text(f"## 2023-04-{d:02d}\n\nLisbon trams again, ride {d}, moved seats.\n",
+                                           encoding="utf-8")
+    (inbox / "wishes.md").write_text("## 2023-03-03\n\nHappy birthday from the whole office!\n", encoding="utf-8")
+    question = "How old was Ana when she moved to Lisbon?"
+
+    def texts(hits) -> str:
+        return "\n".join(hit.text for hit in hits)
+
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([inbox])
+        found = texts(await memory.search(question, limit=3))
+        assert "Born 3 March 1990" in found and "Moved to Lisbon today" in found
+        assert "Happy birthday" not in found  # a wish tells no birth
+        monkeypatch.setattr(search, "BIRTH_DEPTH", 0)
+        assert "Born 3 March 1990" not in texts(await memory.search(question, limit=3))
+        # a question about something else runs no birth list
+        monkeypatch.setattr(search, "BIRTH_DEPTH", 40)
+        assert "Born 3 March 1990" not in texts(await memory.search("When did Ana move to Lisbon?", limit=3))
