@@ -1,6 +1,6 @@
 """The export formats the invented lives of bench/life_eval are written in: one emitter a format,
-turning a life's messages into the bytes that app or program exports, shared by the four
-write_archive.py (here and in second/, third/, fourth/). What differs between the lives on purpose
+turning a life's messages into the bytes that app or program exports, shared by the five
+write_archive.py (here and in second/, third/, fourth/, fifth/). What differs between the lives on purpose
 (a phone's locale, an iOS clock's seconds, a Message-ID's scheme, a calendar's layout) is a
 parameter; their people, words and dates stay in their writers.
 

@@ -1,4 +1,4 @@
-"""bench/life_eval's four writers write their committed archives again, byte for byte: the
+"""bench/life_eval's five writers write their committed archives again, byte for byte: the
 archives are what the life evaluation's questions were checked against, and the writers share
 their export formats (bench/life_eval/exports.py), so a change to one format shows here."""
 
@@ -24,7 +24,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("life", ["", "second", "third", "fourth"])
+@pytest.mark.parametrize("life", ["", "second", "third", "fourth", "fifth"])
 def test_a_writer_writes_its_committed_archive_again(life: str, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "path", list(sys.path))  # the writer puts bench/life_eval on it
