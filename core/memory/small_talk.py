@@ -1,6 +1,8 @@
 """Small talk weighs little: a line said again and again ("haha", "Long day at work", "Boa
 noite", "Call you tomorrow") carries no evidence, and a chat window made mostly of such lines is
-no answer to a question, however well its words or its meaning match.
+no answer to a question, however well its words or its meaning match. In prose (a journal, notes)
+the unit is the sentence: a diary says "Tired but happy." and "Slept badly." entry after entry,
+each time among other words on the same line.
 
 Measured within each document when it is indexed (small_talk_shares over its chunks: one chat
 says its "haha" and "good night" hundreds of times), kept with each chunk, and used twice by the
@@ -27,6 +29,8 @@ SEMANTIC_POOL = 3
 
 # the head of a conversation chunk's line, as core/memory/chunking.py renders a message
 _STAMPED = re.compile(r"^\[[^\]\n]*\] [^:\n]{1,120}: ", re.M)
+# where prose's sentences end: after a full stop, an exclamation or a question, before a space
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
 def lines_said(text: str) -> list[str]:
@@ -35,10 +39,20 @@ def lines_said(text: str) -> list[str]:
     return [line for raw in _STAMPED.sub("", text).split("\n") if (line := " ".join(raw.lower().split()))]
 
 
+def units_said(text: str) -> list[str]:
+    """What a chunk says in the units small talk is counted in: a conversation's lines (one
+    message each: "Thanks! I got the job" is news, whatever "Thanks!" is), prose's sentences."""
+    lines = lines_said(text)
+    if _STAMPED.search(text):
+        return lines
+    return [sentence for line in lines for sentence in _SENTENCE_END.split(line) if sentence]
+
+
 def small_talk_shares(texts: Mapping[int, str], *, repeats: int = REPEATS) -> dict[int, float]:
-    """Each text's share of characters in lines that `repeats` or more of the texts say: 0.0
-    for a passage all its own, 1.0 for one made of lines the others say too."""
-    said = {key: lines_said(text) for key, text in texts.items()}
+    """Each text's share of characters in lines (prose: sentences, units_said) that `repeats` or
+    more of the texts say: 0.0 for a passage all its own, 1.0 for one made of lines the others
+    say too."""
+    said = {key: units_said(text) for key, text in texts.items()}
     seen = Counter(line for lines in said.values() for line in set(lines))
     out: dict[int, float] = {}
     for key, lines in said.items():

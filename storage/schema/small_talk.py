@@ -23,3 +23,15 @@ async def m180_chunks_small_talk(conn: Store) -> None:
         "CREATE INDEX chunks_unmeasured ON chunks (document_id) WHERE small_talk IS NULL",
         "CREATE INDEX chunks_small_talk ON chunks (id, small_talk) WHERE small_talk > 0",
     ])
+
+
+@migration(188)
+async def m188_prose_small_talk_in_sentences(conn: Store) -> None:
+    """Prose's small talk is counted in sentences since (core/memory/small_talk.py units_said): its
+    chunks (those that are no conversation's, whose text does not open with a message's stamp)
+    are measured again at the indexer's next run (`biographer reindex --pending` runs it without
+    embedding). Until then search counts them as none, as it counted most of them before: a
+    journal's lines are seldom said again whole."""
+    await run_statements(conn, [
+        "UPDATE chunks SET small_talk = NULL WHERE small_talk IS NOT NULL AND substr(text, 1, 1) <> '['",
+    ])

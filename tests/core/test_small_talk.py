@@ -6,7 +6,7 @@ import pytest
 
 from core.memory import small_talk
 from core.memory.ranking import fuse_scores, rank
-from core.memory.small_talk import informed, less_small_talk, lines_said, measured, small_talk_shares
+from core.memory.small_talk import informed, less_small_talk, lines_said, measured, small_talk_shares, units_said
 from tests.core.test_ranking import Row  # a chunk as ranking sees it
 
 
@@ -19,6 +19,23 @@ def test_lines_said_leave_out_when_and_who_and_fold_case_and_spaces():
     text = chat("Clara: Long  day at WORK", "Inês: haha") + "\n\n"
     assert lines_said(text) == ["long day at work", "haha"]
     assert lines_said("# Journal\n\nMoved to Berlin today.") == ["# journal", "moved to berlin today."]
+
+
+def test_prose_is_said_in_sentences_and_a_conversation_in_lines():
+    assert units_said("## 2023-01-29\n\nTired but happy. Quiet day! Moved to Glasgow?  Yes.") == [
+        "## 2023-01-29", "tired but happy.", "quiet day!", "moved to glasgow?", "yes."]
+    # a message is one unit, whatever its sentences: "Thanks!" beside news is no small talk
+    assert units_said(chat("Clara: Thanks! I got the job at Intel.")) == ["thanks! i got the job at intel."]
+
+
+def test_a_journals_sentence_written_entry_after_entry_is_small_talk():
+    # each entry's line is its own; two of its three sentences are said in every entry
+    texts = {d: f"## 2023-01-{d:02d}\n\nTired but happy. {news} Slept badly." for d, news in
+             ((1, "Rain again."), (2, "Cooked soup."), (3, "Walked an hour."))}
+    texts[4] = "## 2023-01-04\n\nFirst night in my own place on rue Chabot. Tired but happy."
+    shares = small_talk_shares(texts)
+    assert 0.5 < shares[1] < 1.0 and shares[4] < 0.3  # its heading and its news are its own
+    assert small_talk_shares({1: texts[1], 4: texts[4]}) == {1: 0.0, 4: 0.0}  # said twice: not yet
 
 
 def test_a_line_said_in_several_chunks_is_small_talk_and_a_line_of_its_own_is_not():

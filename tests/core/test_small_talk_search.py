@@ -60,3 +60,29 @@ async def test_a_store_made_before_the_measure_is_measured_by_indexing(tmp_path)
         await memory.index_pending()  # `biographer reindex --pending`: nothing to embed, all measured
         assert None not in (await _measured(memory.conn)).values()
         assert not await chunk_store.unmeasured_documents(memory.conn, limit=10)
+
+
+async def test_a_journal_measured_in_lines_is_measured_again_in_sentences(tmp_path):
+    # a store made before migration 188 counted a journal's small talk in whole lines, of which
+    # it says none twice; its chats' shares stand
+    from storage.schema.small_talk import m188_prose_small_talk_in_sentences
+
+    _chat(tmp_path / "inbox")
+    entries = "\n\n".join(f"## 2024-01-{d:02d}\n\nTired but happy. Walked {d} km by the river. Slept badly."
+                          for d in range(1, 21))
+    (tmp_path / "inbox" / "journal 2024.md").write_text(f"# Journal 2024\n\n{entries}\n", encoding="utf-8")
+    async with memory_at(tmp_path / "data", HashEmbedder()) as memory:
+        await memory.ingest([tmp_path / "inbox"])
+        async with memory.conn.execute("SELECT c.id, d.kind FROM chunks c JOIN documents d ON d.id = c.document_id") as cur:
+            kinds = dict(await cur.fetchall())
+        measured = await _measured(memory.conn)
+        journal = [cid for cid, kind in kinds.items() if kind == "markdown"]
+        assert len(journal) >= 10 and min(measured[cid] for cid in journal) > 0.3  # two sentences of three, in every entry
+        await memory.conn.execute("UPDATE chunks SET small_talk = 0.0 WHERE id IN (%s)" % ",".join(map(str, journal)))
+        await m188_prose_small_talk_in_sentences(memory.conn)
+        await memory.conn.commit()
+        again = await _measured(memory.conn)
+        assert all(again[cid] is None for cid in journal)
+        assert all(again[cid] == measured[cid] for cid, kind in kinds.items() if kind != "markdown")
+        await memory.index_pending()
+        assert await _measured(memory.conn) == measured
