@@ -199,6 +199,8 @@ def understand(query: str, names: KnownNames = KnownNames(), languages: Sequence
               for m in pattern.finditer(lowered) for w in WORD.findall(m.group())}
     if WHEN_WORDS_OUT:
         filler |= set(when_words(lowered))
+    # and as the keyword index splits them: "aujourd'hui" is its terms "aujourd" and "hui"
+    filler |= {part for w in filler for part in _index_words(w)}
     owner_named, drop, keep = False, set(filler), set()
     people: list[str] = []
     possessed: list[str] = []

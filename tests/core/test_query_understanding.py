@@ -72,6 +72,13 @@ def test_present_states_in_several_languages():
         assert not understand(query, NAMES).present, query
 
 
+def test_a_present_marker_is_dropped_as_the_keyword_index_splits_it():
+    # "aujourd'hui" is the index's terms "aujourd" and "hui": dropping the whole word dropped neither,
+    # and every "aujourd'hui" of the store outranked the brother's new job
+    intent = understand("Où travaille le frère de Mélodie aujourd'hui ?", NAMES, ["fr"])
+    assert intent.present and {"aujourd", "hui"} <= intent.drop
+
+
 def test_a_word_of_one_language_is_no_marker_in_another():
     assert not understand("What was the most expensive dinner?", NAMES).present  # Hungarian "most": now
 
