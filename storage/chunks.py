@@ -233,6 +233,16 @@ async def walk_matching(conn: Store, match: str, *, where: ChunkFilter, newest_f
         await cursor.close()
 
 
+def earliest_matching_sync(conn: sqlean.Connection, match: str, *, limit: int, where: ChunkFilter) -> list[StoredChunk]:
+    """The `limit` oldest dated chunks an FTS5 expression matches (then by document and place),
+    rows and all. Blocking: for a reader connection in a worker thread."""
+    clause, params = where.where()
+    sql = (f"SELECT {_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id "
+           f"WHERE c.id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?) AND c.time_start IS NOT NULL "
+           f"AND {clause} ORDER BY c.time_start, c.document_id, c.char_start LIMIT ?")
+    return [_stored(row) for row in conn.execute(sql, (match, *params, limit))]
+
+
 def get_chunks_sync(conn: sqlean.Connection, ids: Sequence[int]) -> dict[int, StoredChunk]:
     """get_chunks through a plain (blocking) connection, for readers that run in a worker thread."""
     out: dict[int, StoredChunk] = {}

@@ -55,6 +55,8 @@ PERSON_ROUND_WEIGHT = 0.5
 CLAUSE_WEIGHT = 0.3
 # a question for someone's age: the passages that tell a birth (core/memory/ages.py, with_births)
 BIRTH_WEIGHT = 0.8
+# a question about meeting someone: the oldest passages naming them (core/memory/meetings.py, with_meetings)
+MEETING_WEIGHT = 0.5
 # the multilingual space's list (core/memory/multilingual.py: the multilingual model's nearest
 # among the chunks not in English), added to the fused score with this weight; measured on the
 # life archive's two halves and LoCoMo conversations 0-4 with bench/second_space.py (README,
@@ -418,6 +420,16 @@ def with_births(scores: Mapping[int, float], births: Sequence[tuple[int, float]]
                              weight=BIRTH_WEIGHT if weight is None else weight)
 
 
+def with_meetings(scores: Mapping[int, float], meetings: Sequence[tuple[int, float]], *,
+                  weight: float | None = None) -> dict[int, float]:
+    """`scores` plus `weight` (MEETING_WEIGHT unless given) times each chunk's normalised score
+    among the oldest passages naming the person a question asks about meeting (search.py's
+    meeting round, the oldest scoring most): "When did I meet Lukas?" is the journal's "Met a
+    tall guy called Lukas", the first time the name is written, among two years of his chats."""
+    return with_person_round(scores, [((), meetings)] if meetings else [],
+                             weight=MEETING_WEIGHT if weight is None else weight)
+
+
 def example_seeds(groups: Sequence[Sequence[int]], count: int | None = None) -> list[int]:
     """The chunks that stand for the best `count` passages (LIST_EXAMPLES unless given): each
     passage's first, the one it was ranked by."""
@@ -462,6 +474,7 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
          translated: Sequence[tuple[int, float]] = (),
          examples: Sequence[tuple[int, float]] = (),
          births: Sequence[tuple[int, float]] = (),
+         meetings: Sequence[tuple[int, float]] = (),
          month_boost: float | None = None) -> tuple[list[list[int]], dict[int, float]]:
     """Hybrid ranking: groups of adjacent chunk ids, best first, and each chunk's score.
     `intent`: what the question points at, with the owner's names and every person's (lower-cased);
@@ -469,7 +482,8 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
     semantic lists of the facts a question combines (with_clauses); `multilingual`: the
     multilingual space's list (fuse_scores); `translated`: the translated keyword list
     (fuse_scores); `examples`: a list question's example round (with_examples); `births`: an
-    age question's passages that tell a birth (with_births)."""
+    age question's passages that tell a birth (with_births); `meetings`: the oldest passages naming
+    the person a question asks about meeting (with_meetings)."""
     scores = fuse_scores(list(keyword), list(semantic), multilingual=multilingual, translated=translated)
     if person_rounds:
         scores = with_person_round(scores, person_rounds)
@@ -479,6 +493,8 @@ def rank(query: str, keyword: Sequence[tuple[int, float]], semantic: Sequence[tu
         scores = with_examples(scores, examples)
     if births:
         scores = with_births(scores, births)
+    if meetings:
+        scores = with_meetings(scores, meetings)
     scores = small_talk.less_small_talk(scores, {cid: row.small_talk for cid, row in rows.items()})
     periods = query_dates(query)
     if periods:

@@ -86,6 +86,10 @@ CLAUSE_ROUNDS = True
 # passages that hold a birth word, this many, as one more fact it combines (ranking.with_clauses):
 # the birth date is told once, in words neither the question's meaning nor its words lead to
 BIRTH_DEPTH = 40
+# a question about meeting someone ("When did I meet Lukas?", core/memory/meetings.py) also ranks
+# the oldest passages that name them, this many a person (ranking.with_meetings): how two people
+# met is told where one of them first appears
+MEETING_DEPTH = 3
 # a question for every instance also ranks the passages nearest to its best few
 # (ranking.with_examples): its instances are told alike
 LIST_EXAMPLE_ROUND = True
@@ -261,14 +265,15 @@ class Searcher:
         rounds, round_rows = await self._person_rounds(query, understood, query_vector, where=where)
         translated, translated_rows = await self._translated_rows(query, understood, depth=depth, where=where)
         births, birth_rows = await self._birth_rows(query, understood, where=where)
+        meetings, meeting_rows = await self._meeting_rows(query, understood, where=where)
         # each half read its candidates' chunks: fusion starts with every row at hand
         rows = {**round_rows, **{k: v for _, found in clause_rounds for k, v in found.items()},
-                **birth_rows, **translated_rows, **multilingual_rows, **keyword_rows, **semantic_rows}
+                **birth_rows, **meeting_rows, **translated_rows, **multilingual_rows, **keyword_rows, **semantic_rows}
         intent, names = understood.intent, understood.names
         wanted = math.ceil(limit * (LIST_FACTOR if intent.exhaustive else MANY_FACTOR if intent.many else 1))
         ranked_by = dict(intent=intent, owner=names.owner, names_of=names.names_of, person_rounds=rounds,
                          clause_rounds=[ranked for ranked, _ in clause_rounds], multilingual=multilingual,
-                         translated=translated, births=births)
+                         translated=translated, births=births, meetings=meetings)
         groups, _ = ranking.rank(query, keyword, semantic, rows, limit=wanted, **ranked_by)
         if intent.exhaustive and LIST_EXAMPLE_ROUND and query_vector is not None:
             # its instances are told alike: the passages nearest its best few, ranked once more
@@ -450,6 +455,16 @@ class Searcher:
         reader = await self._keyword_reader()
         return await asyncio.to_thread(_births_now, reader, understood, depth=BIRTH_DEPTH, where=where)
 
+    async def _meeting_rows(self, query: str, understood: Understood, *, where: chunk_store.ChunkFilter) -> Ranked:
+        """For a question about meeting someone the store knows, the oldest passages naming each
+        of the first people it names (core/memory/meetings.py); nothing for other questions."""
+        from core.memory.meetings import asks_meeting
+
+        if not MEETING_DEPTH or not understood.intent.people or not asks_meeting(query):
+            return [], {}
+        reader = await self._keyword_reader()
+        return await asyncio.to_thread(_meetings_now, reader, understood, depth=MEETING_DEPTH, where=where)
+
     async def _hits(self, groups: list[list[int]], scores: dict[int, float],
                     rows: dict[int, chunk_store.StoredChunk] | None = None,
                     intent: QueryIntent | None = None) -> list[SearchHit]:
@@ -579,6 +594,23 @@ def _births_now(reader: KeywordReader, understood: Understood, *, depth: int,
     hits = reader.search(match, limit=depth, where=where)
     ranked = birth_ranked([(hit.chunk.id, -hit.bm25, said_text(hit.chunk.text)) for hit in hits])
     return ranked, {hit.chunk.id: hit.chunk for hit in hits}
+
+
+def _meetings_now(reader: KeywordReader, understood: Understood, *, depth: int,
+                  where: chunk_store.ChunkFilter) -> Ranked:
+    """The meeting list, blocking (in a worker thread): see Searcher._meeting_rows. Each person's
+    oldest passage scores `depth`, the next one less; a passage naming two keeps its best."""
+    languages = reader.languages()
+    best: dict[int, float] = {}
+    rows: dict[int, chunk_store.StoredChunk] = {}
+    for person in understood.intent.people[:PERSON_ROUND_PEOPLE]:
+        every = understood.names.names_of.get(person, (person,))
+        named = keyword_query(" ".join(every), languages, keep=frozenset(w for n in every for w in n.lower().split()))
+        if named is None:
+            continue
+        for place, chunk in enumerate(reader.earliest(named, limit=depth, where=where)):
+            best[chunk.id], rows[chunk.id] = max(best.get(chunk.id, 0.0), float(depth - place)), chunk
+    return sorted(best.items(), key=lambda item: -item[1]), rows
 
 
 def _person_rounds_now(reader: KeywordReader, index: VectorIndex | None, vector: np.ndarray | None, *,

@@ -24,8 +24,9 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from storage.chunks import (ChunkFilter, KeywordHit, any_matching_sync, get_chunks_sync, keyword_hits,
-                            language_counts_sync, languages_sync, small_talk_sync, told_in_sync)
+from storage.chunks import (ChunkFilter, KeywordHit, StoredChunk, any_matching_sync, earliest_matching_sync,
+                            get_chunks_sync, keyword_hits, language_counts_sync, languages_sync, small_talk_sync,
+                            told_in_sync)
 from storage.db import open_reader
 from storage.encryption import StoreKey
 from storage.keyword.query import plain_terms
@@ -107,6 +108,11 @@ class KeywordReader:
         """Which of the chunks `ids` were told as written in `language`."""
         with self._locks[0]:
             return told_in_sync(self._conns[0], ids, language)
+
+    def earliest(self, match: str, *, limit: int, where: ChunkFilter) -> list[StoredChunk]:
+        """The `limit` oldest dated chunks an FTS5 expression matches (storage.chunks.earliest_matching_sync)."""
+        with self._locks[0]:
+            return earliest_matching_sync(self._conns[0], match, limit=limit, where=where)
 
     def search(self, match: str, *, limit: int, where: ChunkFilter, arrays: bool = True,
                pool: int = 0, choose: Chooser | None = None) -> list[KeywordHit]:

@@ -246,3 +246,15 @@ def test_an_age_questions_birth_passage_is_lifted_into_the_results():
     assert with_births({1: 0.5}, [], weight=0.8) == {1: 0.5}
     # the surest birth gets the whole weight, a chunk only this list found enters with its share alone
     assert with_births({1: 0.5}, [(3, 3.0), (2, 1.0)], weight=0.8) == {1: 0.5, 3: 0.8, 2: 0.0}
+
+
+def test_the_oldest_passage_naming_the_person_met_is_lifted():
+    from core.memory.ranking import with_meetings
+
+    rows = {i: Row(i, i, 0, 50, chat(("Ana", text), ("Maya", "ok"))) for i, text in (
+        (1, "pub with Callum again"), (2, "Callum says hi"), (3, "danced with a teacher called Callum"), (4, "rain"))}
+    keyword, semantic = [(1, 5.0), (3, 4.8), (2, 4.7), (4, 1.0)], [(1, 0.6), (3, 0.58), (2, 0.57), (4, 0.1)]
+    plain, _ = rank("When did I meet Callum?", keyword, semantic, rows, limit=1)
+    met, _ = rank("When did I meet Callum?", keyword, semantic, rows, limit=1, meetings=[(3, 3.0), (2, 2.0), (1, 1.0)])
+    assert plain == [[1]] and met == [[3]]
+    assert with_meetings({1: 0.5}, [(3, 3.0), (1, 1.0)], weight=0.5) == {1: 0.5, 3: 0.5}
